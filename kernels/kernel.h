@@ -1,0 +1,118 @@
+/* One interface for every kernel of bindlab-app. A kernel is one file that
+ * allocates its arrays untouched, first-touches them with the same
+ * schedule(static) as its compute loop, runs one timed iteration at a time,
+ * verifies its own answer and states the work it did. Adding a kernel is
+ * adding one file and one entry in kernels/registry.c.
+ *
+ * The app owns MPI initialisation, timing, placement records and output;
+ * kernels never print and never exit. */
+#ifndef BL_KERNEL_H
+#define BL_KERNEL_H
+
+#include <stddef.h>
+
+#include <mpi.h>
+
+#include "../common/err.h"
+
+/* Options from the app's command line. Each kernel reads the fields it
+ * needs; 0 / NULL means "not given on the command line". */
+typedef struct bl_kernel_opts {
+    size_t size_bytes;  /* --size: bytes across one rank's arrays */
+    int serial_init;    /* --init serial: the master thread touches all */
+    int iters;          /* --iters: timed iterations */
+    /* --grid AxB[xC]: the stencil's global grid NX[xNY[xNZ]], or the LU's
+     * process grid PxQ; each kernel gives it its meaning. */
+    long grid[3];
+    int grid_dims;      /* how many of grid[] were given (0 = none) */
+    int radius;         /* --radius (stencil) */
+    int overlap;        /* --overlap (stencil) */
+    long n;             /* --n (lu): matrix order */
+    int nb;             /* --nb (lu): block size */
+    unsigned long seed; /* --seed: for kernels with random input */
+    int test_hook;      /* --test-hook N: deliberate fault for tests */
+} bl_kernel_opts;
+
+typedef struct bl_kernel_ctx {
+    MPI_Comm comm;             /* all ranks of the run */
+    int rank, nranks;
+    int nthreads;              /* OpenMP threads of this rank */
+    const bl_kernel_opts *opts;
+    void *state;               /* the kernel's own */
+} bl_kernel_ctx;
+
+/* A memory region that the compute loop splits among threads with
+ * schedule(static) over `units` units of `unit_bytes` each (elements for a
+ * vector, rows for a grid). The app uses it to find out whether each page
+ * sits on the NUMA node of the thread that computes on it. */
+typedef struct bl_region {
+    const void *base;
+    size_t units;
+    size_t unit_bytes;
+} bl_region;
+
+/* What one timed iteration of this rank does. rate = amount / seconds /
+ * scale, in rate_unit (e.g. bytes, 1e9, "GB/s"). */
+typedef struct bl_work {
+    double amount;
+    double scale;
+    const char *rate_unit;
+    double bytes;              /* memory traffic model, per iteration */
+    double flops;              /* floating-point operations, per iteration */
+    const char *model;         /* one line: how bytes/flops were counted */
+} bl_work;
+
+typedef struct bl_verify {
+    int verified;              /* 1: the answer is right */
+    double error;              /* the kernel's own error measure */
+    char detail[256];          /* one line, e.g. the first wrong element */
+} bl_verify;
+
+/* A kernel-specific figure stored with the results (e.g. halo fraction). */
+typedef struct bl_metric {
+    char name[48];
+    double value;
+    char unit[16];
+} bl_metric;
+
+typedef struct bl_kernel {
+    const char *name;
+    const char *summary;
+    /* Validate options and allocate without touching memory. Collective:
+     * every rank calls it; returns 0, or -1 with err (exit status 2). */
+    int (*setup)(bl_kernel_ctx *ctx, bl_err *err);
+    /* First touch: parallel with schedule(static), or by the master alone
+     * when opts->serial_init. Sets the input values. */
+    void (*first_touch)(bl_kernel_ctx *ctx);
+    /* Optional untimed preparation before every iteration (may be NULL). */
+    void (*before_step)(bl_kernel_ctx *ctx);
+    /* One timed iteration. Returns 0, or -1 with err on a run-time failure. */
+    int (*step)(bl_kernel_ctx *ctx, bl_err *err);
+    /* Check the answer after the last iteration. Collective. */
+    int (*verify)(bl_kernel_ctx *ctx, bl_verify *out);
+    void (*work)(const bl_kernel_ctx *ctx, bl_work *out);
+    /* Fills up to max regions; returns how many there are. */
+    size_t (*regions)(const bl_kernel_ctx *ctx, bl_region *out, size_t max);
+    /* Optional extra figures; returns how many. Collective. May be NULL. */
+    size_t (*metrics)(bl_kernel_ctx *ctx, bl_metric *out, size_t max);
+    void (*teardown)(bl_kernel_ctx *ctx);
+} bl_kernel;
+
+/* The kernel called name, or NULL. */
+const bl_kernel *bl_kernel_find(const char *name);
+
+/* Names of all kernels, "triad, stencil, ..." for messages. */
+const char *bl_kernel_names(void);
+
+/* The [lo, hi) range of units that thread tid of nthreads gets from
+ * schedule(static) with no chunk size: the first n % nthreads threads get
+ * one unit more. This is what libgomp and LLVM's runtime do. */
+void bl_static_range(size_t n, int nthreads, int tid, size_t *lo, size_t *hi);
+
+/* malloc that does not touch the pages: large blocks come straight from
+ * mmap, page-aligned, so first touch decides where they live. Returns NULL
+ * on failure. Free with bl_untouched_free(p, bytes). */
+void *bl_untouched_alloc(size_t bytes);
+void bl_untouched_free(void *p, size_t bytes);
+
+#endif
