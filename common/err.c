@@ -19,13 +19,20 @@ int bl_err_prefix(bl_err *err, const char *fmt, ...)
 {
     if (err) {
         char prefix[256];
-        char old[BL_ERR_MSG_MAX];
+        size_t plen, olen;
         va_list ap;
         va_start(ap, fmt);
         vsnprintf(prefix, sizeof prefix, fmt, ap);
         va_end(ap);
-        memcpy(old, err->msg, sizeof old);
-        snprintf(err->msg, sizeof err->msg, "%s: %s", prefix, old);
+        plen = strlen(prefix) + 2; /* "prefix: " */
+        olen = strlen(err->msg);
+        if (plen + olen >= sizeof err->msg)
+            olen = sizeof err->msg - plen - 1;
+        memmove(err->msg + plen, err->msg, olen);
+        memcpy(err->msg, prefix, plen - 2);
+        err->msg[plen - 2] = ':';
+        err->msg[plen - 1] = ' ';
+        err->msg[plen + olen] = '\0';
     }
     return -1;
 }

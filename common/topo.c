@@ -1,0 +1,93 @@
+#include "topo.h"
+
+#include <sys/stat.h>
+
+int bl_topo_load(const char *spec, hwloc_topology_t *out, bl_err *err)
+{
+    hwloc_topology_t topo;
+    struct stat st;
+
+    if (hwloc_topology_init(&topo) < 0)
+        return bl_err_set(err, "hwloc: cannot initialise a topology");
+    /* Keep caches and everything else hwloc sees; PCI I/O is not needed. */
+    hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+    if (spec && *spec) {
+        if (stat(spec, &st) == 0) {
+            if (hwloc_topology_set_xml(topo, spec) < 0) {
+                hwloc_topology_destroy(topo);
+                return bl_err_set(err,
+                                  "topology '%s': not an hwloc XML file "
+                                  "(make one with 'lstopo --of xml FILE')",
+                                  spec);
+            }
+        } else if (hwloc_topology_set_synthetic(topo, spec) < 0) {
+            hwloc_topology_destroy(topo);
+            return bl_err_set(err,
+                              "topology '%s': no such file, and not an hwloc "
+                              "synthetic description (e.g. \"pack:2 numa:4 "
+                              "l3:2 core:8 pu:2\")",
+                              spec);
+        }
+    }
+    if (hwloc_topology_load(topo) < 0) {
+        hwloc_topology_destroy(topo);
+        return bl_err_set(err, "topology '%s': hwloc could not load it",
+                          spec && *spec ? spec : "this machine");
+    }
+    *out = topo;
+    return 0;
+}
+
+static int ancestor_index(hwloc_topology_t topo, hwloc_obj_t pu,
+                          hwloc_obj_type_t type)
+{
+    hwloc_obj_t o = hwloc_get_ancestor_obj_by_type(topo, type, pu);
+    return o ? (int)o->logical_index : -1;
+}
+
+/* NUMA nodes are memory children in hwloc 2, not ancestors: the local node
+ * is the first one whose cpuset contains the PU. */
+static int local_numa(hwloc_topology_t topo, hwloc_obj_t pu)
+{
+    hwloc_obj_t node = NULL;
+    while ((node = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_NUMANODE,
+                                              node)) != NULL)
+        if (hwloc_bitmap_isset(node->cpuset, pu->os_index))
+            return (int)node->logical_index;
+    return -1;
+}
+
+int bl_topo_pu_where(hwloc_topology_t topo, int pu_os, bl_pu_where *w,
+                     bl_err *err)
+{
+    hwloc_obj_t pu;
+    if (pu_os < 0 ||
+        !(pu = hwloc_get_pu_obj_by_os_index(topo, (unsigned)pu_os)))
+        return bl_err_set(err, "CPU %d is not a PU of this topology", pu_os);
+    w->pu_os = pu_os;
+    w->pu = (int)pu->logical_index;
+    w->core = ancestor_index(topo, pu, HWLOC_OBJ_CORE);
+    w->l3 = ancestor_index(topo, pu, HWLOC_OBJ_L3CACHE);
+    w->package = ancestor_index(topo, pu, HWLOC_OBJ_PACKAGE);
+    w->numa = local_numa(topo, pu);
+    return 0;
+}
+
+void bl_topo_objs_touched(hwloc_topology_t topo, hwloc_const_cpuset_t set,
+                          hwloc_obj_type_t type, hwloc_bitmap_t out)
+{
+    hwloc_obj_t o = NULL;
+    hwloc_bitmap_zero(out);
+    while ((o = hwloc_get_next_obj_by_type(topo, type, o)) != NULL)
+        if (o->cpuset && hwloc_bitmap_intersects(o->cpuset, set))
+            hwloc_bitmap_set(out, o->logical_index);
+}
+
+void bl_topo_counts_get(hwloc_topology_t topo, bl_topo_counts *c)
+{
+    c->packages = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);
+    c->numa_nodes = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE);
+    c->l3_domains = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_L3CACHE);
+    c->cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+    c->pus = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
+}

@@ -1,0 +1,46 @@
+/* Loading a node topology (this machine, an hwloc XML file, or an hwloc
+ * synthetic description) and naming where a PU sits in it: its core, L3,
+ * NUMA node and package as hwloc logical indexes. */
+#ifndef BL_TOPO_H
+#define BL_TOPO_H
+
+#include <hwloc.h>
+
+#include "err.h"
+
+/* spec NULL or "" : this machine. A path to an existing file: hwloc XML.
+ * Anything else is tried as a synthetic description such as
+ * "pack:2 numa:4 l3:2 core:8 pu:2". On success *out is loaded and must be
+ * released with hwloc_topology_destroy(). Foreign topologies are loaded with
+ * HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM unset, so nothing is ever bound. */
+int bl_topo_load(const char *spec, hwloc_topology_t *out, bl_err *err);
+
+/* Where one PU sits. -1 for a level the machine does not have (e.g. no L3
+ * object) or does not know. */
+typedef struct bl_pu_where {
+    int pu_os;      /* OS (physical) index, as Linux numbers CPUs */
+    int pu;         /* hwloc logical index */
+    int core;
+    int l3;
+    int numa;       /* logical index of the NUMA node local to the PU */
+    int package;
+} bl_pu_where;
+
+/* Fills w for the PU with OS index pu_os; -1 if the topology has no such PU. */
+int bl_topo_pu_where(hwloc_topology_t topo, int pu_os, bl_pu_where *w,
+                     bl_err *err);
+
+/* The logical indexes of the objects of one type that a cpuset touches,
+ * as an hwloc bitmap of logical indexes (e.g. the NUMA nodes a rank spans).
+ * type is HWLOC_OBJ_CORE, HWLOC_OBJ_L3CACHE, HWLOC_OBJ_PACKAGE or
+ * HWLOC_OBJ_NUMANODE. */
+void bl_topo_objs_touched(hwloc_topology_t topo, hwloc_const_cpuset_t set,
+                          hwloc_obj_type_t type, hwloc_bitmap_t out);
+
+/* Counts: packages, NUMA nodes, L3 domains, cores, PUs. */
+typedef struct bl_topo_counts {
+    int packages, numa_nodes, l3_domains, cores, pus;
+} bl_topo_counts;
+void bl_topo_counts_get(hwloc_topology_t topo, bl_topo_counts *c);
+
+#endif
