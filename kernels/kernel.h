@@ -65,10 +65,13 @@ typedef struct bl_work {
 typedef struct bl_verify {
     int verified;              /* 1: the answer is right */
     double error;              /* the kernel's own error measure */
+    double checksum;           /* a figure of the answer that must not depend
+                                * on ranks x threads (e.g. a norm) */
     char detail[256];          /* one line, e.g. the first wrong element */
 } bl_verify;
 
-/* A kernel-specific figure stored with the results (e.g. halo fraction). */
+/* A kernel-specific figure of this rank, stored with the results as a
+ * table (rank, name, value, unit), e.g. the halo-exchange time fraction. */
 typedef struct bl_metric {
     char name[48];
     double value;
@@ -86,7 +89,9 @@ typedef struct bl_kernel {
     void (*first_touch)(bl_kernel_ctx *ctx);
     /* Optional untimed preparation before every iteration (may be NULL). */
     void (*before_step)(bl_kernel_ctx *ctx);
-    /* One timed iteration. Returns 0, or -1 with err on a run-time failure. */
+    /* One timed iteration; called warmup + iters times in all, each time
+     * between an MPI_Barrier and the time stamps. Returns 0, or -1 with err
+     * on a run-time failure. */
     int (*step)(bl_kernel_ctx *ctx, bl_err *err);
     /* Check the answer after the last iteration. Collective. */
     int (*verify)(bl_kernel_ctx *ctx, bl_verify *out);
