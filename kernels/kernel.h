@@ -14,6 +14,7 @@
 #include <mpi.h>
 
 #include "../common/err.h"
+#include "../common/units.h"
 
 /* Options from the app's command line. Each kernel reads the fields it
  * needs; 0 / NULL means "not given on the command line". */
@@ -37,6 +38,7 @@ typedef struct bl_kernel_ctx {
     MPI_Comm comm;             /* all ranks of the run */
     int rank, nranks;
     int nthreads;              /* OpenMP threads of this rank */
+    int local_ranks;           /* ranks of this run on this node */
     const bl_kernel_opts *opts;
     void *state;               /* the kernel's own */
 } bl_kernel_ctx;
@@ -119,5 +121,13 @@ void bl_static_range(size_t n, int nthreads, int tid, size_t *lo, size_t *hi);
  * on failure. Free with bl_untouched_free(p, bytes). */
 void *bl_untouched_alloc(size_t bytes);
 void bl_untouched_free(void *p, size_t bytes);
+
+/* MemAvailable from /proc/meminfo in bytes, 0 if unknown. */
+size_t bl_memory_available(void);
+
+/* 0 if `bytes` per rank fits this rank's share of the node's free memory;
+ * else -1 with a message naming `what` (e.g. "--size '64GiB'"). */
+int bl_kernel_fits_memory(const bl_kernel_ctx *ctx, size_t bytes,
+                          const char *what, bl_err *err);
 
 #endif

@@ -1,0 +1,172 @@
+/* The one place that knows bindlab's HDF5 layout: group, dataset and
+ * attribute names and the compound row types, for writing and reading.
+ * docs/schema.md describes the same layout for users of h5dump and h5py.
+ *
+ * A run file (written by bindlab-app):
+ *   /            attrs schema_version, bindlab_version, created, command, file_kind
+ *   /machine     attrs (bl_h5_machine) + dataset topology_xml
+ *   /run         attrs (kernel, args, ...) + tables env, placement, counters,
+ *                memory, ranks, metrics, dataset timings[iterations][ranks],
+ *                group result (attrs)
+ * A sweep file (written by bindlab) holds /machine, /runs/<run-id> (each a
+ * /run group plus the harness's attributes) and /summary. */
+#ifndef BL_H5SCHEMA_H
+#define BL_H5SCHEMA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <hdf5.h>
+
+#include "err.h"
+
+#define BL_H5_SCHEMA_VERSION 1
+
+/* ---- generic compound tables ------------------------------------------ */
+
+typedef enum { BL_F_I8, BL_F_I32, BL_F_I64, BL_F_F64, BL_F_STR } bl_h5_ftype;
+
+typedef struct bl_h5_field {
+    const char *name;
+    size_t offset;
+    bl_h5_ftype type;       /* BL_F_STR fields are char * (variable length) */
+} bl_h5_field;
+
+typedef struct bl_h5_table_def {
+    const char *name;       /* dataset name */
+    size_t row_size;
+    const bl_h5_field *fields;
+    size_t nfields;
+} bl_h5_table_def;
+
+int bl_h5_table_write(hid_t loc, const bl_h5_table_def *def, const void *rows,
+                      size_t n, bl_err *err);
+/* Reads by field name, so files with more or fewer columns still read
+ * (missing columns read as 0 / NULL). *rows is malloc'ed, strings strdup'ed;
+ * free with bl_h5_table_free. A missing dataset reads as 0 rows. */
+int bl_h5_table_read(hid_t loc, const bl_h5_table_def *def, void **rows,
+                     size_t *n, bl_err *err);
+void bl_h5_table_free(const bl_h5_table_def *def, void *rows, size_t n);
+
+/* ---- attributes --------------------------------------------------------- */
+
+int bl_h5_attr_put_str(hid_t loc, const char *name, const char *value);
+int bl_h5_attr_put_i64(hid_t loc, const char *name, long long value);
+int bl_h5_attr_put_f64(hid_t loc, const char *name, double value);
+/* Getters return the default when the attribute is missing. */
+char *bl_h5_attr_get_str(hid_t loc, const char *name); /* malloc'ed or NULL */
+long long bl_h5_attr_get_i64(hid_t loc, const char *name, long long dflt);
+double bl_h5_attr_get_f64(hid_t loc, const char *name, double dflt);
+
+/* ---- rows of a run ------------------------------------------------------ */
+
+typedef struct bl_h5_placement {
+    int32_t rank, thread;
+    char *host, *rank_cpuset, *cpuset;
+    int32_t cpu_first, cpu_last, core, l3, numa, package;
+    int64_t migrations;
+} bl_h5_placement;
+
+typedef struct bl_h5_counter {
+    int32_t rank, thread;
+    char *name, *event;
+    int64_t value;
+    int8_t available;
+    char *note;
+} bl_h5_counter;
+
+typedef struct bl_h5_memory {
+    int32_t rank, numa_node;   /* numa_node -1: pages not present */
+    int64_t pages;
+} bl_h5_memory;
+
+typedef struct bl_h5_rank {
+    int32_t rank;
+    char *host;
+    double median_s, min_s, rate, local_page_fraction;
+    int64_t pages_local, pages_total;
+} bl_h5_rank;
+
+typedef struct bl_h5_metric {
+    int32_t rank;
+    char *name;
+    double value;
+    char *unit;
+} bl_h5_metric;
+
+typedef struct bl_h5_env {
+    char *name, *value;
+} bl_h5_env;
+
+extern const bl_h5_table_def bl_h5_placement_def, bl_h5_counter_def,
+    bl_h5_memory_def, bl_h5_rank_def, bl_h5_metric_def, bl_h5_env_def;
+
+/* ---- machine and run ---------------------------------------------------- */
+
+typedef struct bl_h5_machine {
+    char *hostname, *cpu_model, *mpi_library_version, *compiler,
+        *omp_runtime, *kernel_release, *topology_xml;
+    int packages, numa_nodes, l3_domains, cores, pus;
+    int numa_balancing;        /* /proc/sys/kernel/numa_balancing, -1 unknown */
+} bl_h5_machine;
+
+typedef struct bl_h5_result {
+    double median_s, min_s, max_s, rate;
+    char *rate_unit;
+    double bytes_per_iteration, flops_per_iteration;
+    char *work_model;
+    int verified;
+    double error, checksum;
+    char *verify_detail;
+    double local_page_fraction;
+} bl_h5_result;
+
+typedef struct bl_h5_run {
+    char *kernel, *args, *init, *status;
+    long long size_bytes;
+    int iterations, warmup, ranks, threads;
+    bl_h5_result result;
+    double *timings;           /* iterations x ranks, row-major */
+    bl_h5_env *env;            size_t nenv;
+    bl_h5_placement *placement; size_t nplacement;
+    bl_h5_counter *counters;   size_t ncounters;
+    bl_h5_memory *memory;      size_t nmemory;
+    bl_h5_rank *rank_rows;     size_t nrank_rows;
+    bl_h5_metric *metrics;     size_t nmetrics;
+} bl_h5_run;
+
+/* Writes /machine under file. */
+int bl_h5_write_machine(hid_t file, const bl_h5_machine *m, bl_err *err);
+int bl_h5_read_machine(hid_t file, bl_h5_machine *m, bl_err *err);
+void bl_h5_machine_free(bl_h5_machine *m);
+
+/* Writes a run as group `name` under loc (the app: "/run"; the harness:
+ * "/runs/<id>"), and reads it back. */
+int bl_h5_write_run(hid_t loc, const char *name, const bl_h5_run *r,
+                    bl_err *err);
+int bl_h5_read_run(hid_t loc, const char *name, bl_h5_run *r, bl_err *err);
+void bl_h5_run_free(bl_h5_run *r);
+
+/* Root attributes: schema_version, bindlab_version, created, command and
+ * file_kind ("run" or "sweep"). */
+int bl_h5_write_root(hid_t file, const char *kind, const char *command,
+                     bl_err *err);
+
+/* The whole run file, atomically: written as PATH.tmp.PID beside PATH and
+ * renamed over PATH only when complete, so a killed run leaves no partial
+ * file under the final name. */
+int bl_h5_write_run_file(const char *path, const char *command,
+                         const bl_h5_machine *m, const bl_h5_run *r,
+                         bl_err *err);
+/* Opens a run or sweep file for reading, with a clear message when it is
+ * missing, truncated or not bindlab's. Close with H5Fclose. */
+hid_t bl_h5_open_read(const char *path, bl_err *err);
+int bl_h5_read_run_file(const char *path, bl_h5_machine *m, bl_h5_run *r,
+                        bl_err *err);
+
+/* Temporary name beside path for atomic writes: "path.tmp.PID". */
+void bl_h5_temp_name(const char *path, char *buf, size_t len);
+/* fsync + rename tmp over path; unlinks tmp on failure. */
+int bl_h5_commit_file(const char *tmp, const char *path, bl_err *err);
+
+#endif
