@@ -1,8 +1,61 @@
-/* bindlab-app: placeholder entry point, replaced by the real CLI. */
+/* bindlab-app: the CLI. Parses options, starts MPI, runs, exits with the
+ * run's status (0 verified, 1 failure or wrong answer, 2 bad input). */
 #include <stdio.h>
-const char *bl_app_version(void);
-int main(void)
+#include <stdlib.h>
+
+#include <mpi.h>
+
+#include "cli.h"
+#include "run.h"
+
+/* Before MPI_Init the rank is only known from the launcher's environment;
+ * bad options are reported by the first rank alone. */
+static int first_rank(void)
 {
-    printf("bindlab-app %s\n", bl_app_version());
-    return 0;
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK",
+                                       "PMI_RANK", "SLURM_PROCID"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v)
+            return atoi(v) == 0;
+    }
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    bl_app_opts o;
+    bl_err err = {""};
+    int provided = 0, status;
+
+    if (bl_app_parse(argc, argv, &o, &err) < 0) {
+        if (first_rank())
+            fprintf(stderr, "bindlab-app: %s\n", err.msg);
+        return 2;
+    }
+    if (o.help) {
+        fputs(bl_app_usage(), stdout);
+        printf("\nKernels: %s\n", bl_kernel_names());
+        return 0;
+    }
+    if (o.version) {
+        printf("bindlab-app %s\n", bl_app_version());
+        return 0;
+    }
+    if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) !=
+        MPI_SUCCESS) {
+        fprintf(stderr, "bindlab-app: MPI_Init_thread failed\n");
+        return 1;
+    }
+    if (provided < MPI_THREAD_FUNNELED) {
+        if (first_rank())
+            fprintf(stderr, "bindlab-app: the MPI library gives thread level "
+                    "%d, below MPI_THREAD_FUNNELED; rebuild MPI with thread "
+                    "support\n", provided);
+        MPI_Finalize();
+        return 1;
+    }
+    status = bl_app_run(&o, argc, argv, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return status;
 }

@@ -1,0 +1,172 @@
+#include "machine.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <mpi.h>
+#include <omp.h>
+
+#include "topo.h"
+
+extern char **environ;
+
+static char *dup_or_empty(const char *s)
+{
+    return strdup(s ? s : "");
+}
+
+static char *cpu_model(hwloc_topology_t topo)
+{
+    hwloc_obj_t pkg = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PACKAGE, 0);
+    const char *model = pkg ? hwloc_obj_get_info_by_name(pkg, "CPUModel") : NULL;
+    return dup_or_empty(model);
+}
+
+static char *mpi_library(void)
+{
+    char buf[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    MPI_Get_library_version(buf, &len);
+    /* Open MPI ends it with a newline and a NUL, MPICH with several lines:
+     * keep it whole but trim the trailing white space. */
+    while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' ' ||
+                       buf[len - 1] == '\0'))
+        len--;
+    buf[len] = '\0';
+    return strdup(buf);
+}
+
+static char *compiler(void)
+{
+    char buf[256];
+#if defined(__clang__)
+    snprintf(buf, sizeof buf, "clang %s", __clang_version__);
+#elif defined(__GNUC__)
+    snprintf(buf, sizeof buf, "gcc %s", __VERSION__);
+#else
+    snprintf(buf, sizeof buf, "unknown C compiler");
+#endif
+    return strdup(buf);
+}
+
+/* The shared object that provides omp_get_num_threads names the runtime:
+ * libgomp (GCC), libomp (LLVM) or libiomp5 (Intel). */
+static char *omp_runtime(void)
+{
+    char buf[512];
+    Dl_info info;
+    const char *lib = "unknown";
+    void *sym = dlsym(RTLD_DEFAULT, "omp_get_num_threads");
+    if (sym && dladdr(sym, &info) && info.dli_fname) {
+        const char *slash = strrchr(info.dli_fname, '/');
+        lib = slash ? slash + 1 : info.dli_fname;
+    }
+    snprintf(buf, sizeof buf, "%s (OpenMP %d)", lib, _OPENMP);
+    return strdup(buf);
+}
+
+static char *kernel_release(void)
+{
+    struct utsname u;
+    if (uname(&u) < 0)
+        return strdup("");
+    return strdup(u.release);
+}
+
+static int numa_balancing(void)
+{
+    int v = -1;
+    FILE *f = fopen("/proc/sys/kernel/numa_balancing", "r");
+    if (f) {
+        if (fscanf(f, "%d", &v) != 1)
+            v = -1;
+        fclose(f);
+    }
+    return v;
+}
+
+static char *topology_xml(hwloc_topology_t topo)
+{
+    char *xml = NULL, *copy;
+    int len = 0;
+    if (hwloc_topology_export_xmlbuffer(topo, &xml, &len, 0) < 0)
+        return strdup("");
+    copy = strdup(xml);
+    hwloc_free_xmlbuffer(topo, xml);
+    return copy;
+}
+
+void bl_machine_describe(hwloc_topology_t topo, bl_h5_machine *m)
+{
+    char host[256] = "";
+    bl_topo_counts c;
+
+    memset(m, 0, sizeof *m);
+    gethostname(host, sizeof host - 1);
+    m->hostname = strdup(host);
+    m->cpu_model = cpu_model(topo);
+    m->mpi_library_version = mpi_library();
+    m->compiler = compiler();
+    m->omp_runtime = omp_runtime();
+    m->kernel_release = kernel_release();
+    m->numa_balancing = numa_balancing();
+    m->topology_xml = topology_xml(topo);
+    bl_topo_counts_get(topo, &c);
+    m->packages = c.packages;
+    m->numa_nodes = c.numa_nodes;
+    m->l3_domains = c.l3_domains;
+    m->cores = c.cores;
+    m->pus = c.pus;
+}
+
+static const char *const env_prefixes[] = {
+    "OMP_", "GOMP_", "KMP_", "OMPI_", "PMIX_RANK", "PRTE_", "SLURM_",
+    "HWLOC_", "I_MPI_", "MPICH_", "HYDRA_", "MV2_", "OPENBLAS_", "LIKWID_",
+};
+
+static int wanted(const char *entry)
+{
+    for (size_t i = 0; i < sizeof env_prefixes / sizeof env_prefixes[0]; i++)
+        if (strncmp(entry, env_prefixes[i], strlen(env_prefixes[i])) == 0)
+            return 1;
+    return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(((const bl_h5_env *)a)->name, ((const bl_h5_env *)b)->name);
+}
+
+void bl_machine_env(bl_h5_env **rows, size_t *n)
+{
+    size_t count = 0, k = 0;
+    for (char **e = environ; *e; e++)
+        count += wanted(*e) && strchr(*e, '=');
+    *rows = calloc(count + 1, sizeof **rows);
+    *n = 0;
+    if (!*rows)
+        return;
+    for (char **e = environ; *e && k < count; e++) {
+        const char *eq = strchr(*e, '=');
+        if (!eq || !wanted(*e))
+            continue;
+        (*rows)[k].name = strndup(*e, (size_t)(eq - *e));
+        (*rows)[k].value = strdup(eq + 1);
+        k++;
+    }
+    qsort(*rows, k, sizeof **rows, by_name);
+    *n = k;
+}
+
+const char *bl_machine_env_get(const bl_h5_env *rows, size_t n,
+                               const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(rows[i].name, name) == 0)
+            return rows[i].value;
+    return "";
+}

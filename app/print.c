@@ -1,0 +1,79 @@
+#include "print.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "machine.h"
+#include "units.h"
+
+static int by_rank_thread(const void *a, const void *b)
+{
+    const bl_h5_placement *x = a, *y = b;
+    if (x->rank != y->rank)
+        return x->rank - y->rank;
+    return x->thread - y->thread;
+}
+
+void bl_print_placement(FILE *out, const bl_h5_run *r)
+{
+    bl_h5_placement *rows = malloc(sizeof *rows * (r->nplacement + 1));
+    size_t hostw = 4;
+    if (!rows)
+        return;
+    memcpy(rows, r->placement, sizeof *rows * r->nplacement);
+    qsort(rows, r->nplacement, sizeof *rows, by_rank_thread);
+    for (size_t i = 0; i < r->nplacement; i++)
+        if (strlen(rows[i].host) > hostw)
+            hostw = strlen(rows[i].host);
+    fprintf(out, "%-*s %5s %6s %4s %5s %4s %5s %7s  %s\n", (int)hostw, "host",
+            "rank", "thread", "cpu", "core", "l3", "numa", "package", "cpuset");
+    for (size_t i = 0; i < r->nplacement; i++) {
+        const bl_h5_placement *p = &rows[i];
+        fprintf(out, "%-*s %5d %6d %4d %5d %4d %5d %7d  %s\n", (int)hostw,
+                p->host, p->rank, p->thread, p->cpu_last, p->core, p->l3,
+                p->numa, p->package, p->cpuset);
+    }
+    free(rows);
+}
+
+void bl_print_run(FILE *out, const bl_app_opts *o, const bl_h5_machine *m,
+                  const bl_h5_run *r, const bl_work *w)
+{
+    const char *places = bl_machine_env_get(r->env, r->nenv, "OMP_PLACES");
+    const char *bind = bl_machine_env_get(r->env, r->nenv, "OMP_PROC_BIND");
+    char size[32] = "";
+
+    if (o->k.size_bytes)
+        bl_format_size(o->k.size_bytes, size, sizeof size);
+    fprintf(out,
+            "bindlab-app %s: kernel %s on %d rank%s x %d thread%s (%s), "
+            "%s%s%d iterations + %d warmup, init %s\n",
+            bl_app_version(), r->kernel, r->ranks, r->ranks == 1 ? "" : "s",
+            r->threads, r->threads == 1 ? "" : "s", m->hostname, size,
+            *size ? " per rank, " : "", r->iterations, r->warmup, r->init);
+    fprintf(out, "OMP_PLACES=%s OMP_PROC_BIND=%s; %s\n",
+            *places ? places : "(unset)", *bind ? bind : "(unset)", w->model);
+    if (o->show_placement)
+        bl_print_placement(out, r);
+    for (size_t q = 0; q < r->nrank_rows; q++) {
+        const bl_h5_rank *k = &r->rank_rows[q];
+        fprintf(out, "rank %d (%s): %.3f %s (median %.6f s, min %.6f s), "
+                "local pages %.3f\n",
+                k->rank, k->host, k->rate, r->result.rate_unit, k->median_s,
+                k->min_s, k->local_page_fraction);
+    }
+    fprintf(out,
+            "total: %.3f %s (median iteration %.6f s, min %.6f s, slowest "
+            "rank per iteration), verified: %s (%s)\n",
+            r->result.rate, r->result.rate_unit, r->result.median_s,
+            r->result.min_s, r->result.verified ? "yes" : "NO",
+            r->result.verify_detail ? r->result.verify_detail : "");
+    fprintf(out,
+            "bindlab-app: result kernel=%s verified=%s error=%.6g "
+            "checksum=%.17g median_s=%.9g min_s=%.9g rate=%.6g unit=%s "
+            "local_page_fraction=%.4f\n",
+            r->kernel, r->result.verified ? "yes" : "no", r->result.error,
+            r->result.checksum, r->result.median_s, r->result.min_s,
+            r->result.rate, r->result.rate_unit,
+            r->result.local_page_fraction);
+}

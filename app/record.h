@@ -1,0 +1,42 @@
+/* Everything one rank measured, in fixed-size records that travel to rank 0
+ * with plain MPI_BYTE gathers. */
+#ifndef BL_APP_RECORD_H
+#define BL_APP_RECORD_H
+
+#include <hwloc.h>
+#include <mpi.h>
+
+#include "counters.h"
+#include "h5schema.h"
+#include "kernel.h"
+#include "placement.h"
+
+#define BL_MAX_METRICS 32
+
+typedef struct bl_rank_record {
+    int nthreads;
+    bl_thread_place *threads;          /* [nthreads] */
+    bl_counter (*counters)[BL_NCOUNTERS]; /* [nthreads] */
+    double *times;                     /* [iters]: this rank's step times */
+    long long *pages;                  /* [nnodes + 1] pages per NUMA node */
+    long long pages_local, pages_total;
+    bl_verify verify;
+    bl_metric metrics[BL_MAX_METRICS];
+    int nmetrics;
+    bl_work work;
+} bl_rank_record;
+
+/* Where this rank's regions live: counts per node, and pages on the NUMA
+ * node of the thread whose static-schedule share holds them. */
+int bl_record_pages(hwloc_topology_t topo, const bl_kernel *k,
+                    const bl_kernel_ctx *ctx, bl_rank_record *rec,
+                    bl_err *err);
+
+/* Gathers every rank's record on rank 0 into the run's tables. Collective.
+ * On rank 0 fills r (placement, counters, memory, ranks, metrics, timings)
+ * and the per-iteration maximum over ranks in iter_max[iters]. */
+int bl_record_gather(MPI_Comm comm, int iters, int nnodes,
+                     const bl_rank_record *rec, bl_h5_run *r,
+                     double *iter_max, bl_err *err);
+
+#endif
