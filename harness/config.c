@@ -1,0 +1,624 @@
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yaml.h>
+
+typedef struct ctx {
+    const char *file;
+    yaml_document_t doc;
+    bl_err *err;
+    char **strs;            /* every string the spec points to */
+    int nstrs, capstrs;
+    bl_sweep_spec spec;
+    bl_kernel_spec *kernels;
+    int nkernels;
+    bl_sweep *out;
+} ctx;
+
+static int fail_at(ctx *c, const yaml_node_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int fail_at(ctx *c, const yaml_node_t *n, const char *fmt, ...)
+{
+    char msg[BL_ERR_MSG_MAX - 128];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return bl_err_set(c->err, "%s:%zu:%zu: %s", c->file,
+                      n ? n->start_mark.line + 1 : 1,
+                      n ? n->start_mark.column + 1 : 1, msg);
+}
+
+static char *keep(ctx *c, const char *s)
+{
+    char *copy;
+    if (c->nstrs == c->capstrs) {
+        int cap = c->capstrs ? 2 * c->capstrs : 64;
+        char **v = realloc(c->strs, (size_t)cap * sizeof *v);
+        if (!v)
+            return NULL;
+        c->strs = v;
+        c->capstrs = cap;
+    }
+    if (!(copy = strdup(s)))
+        return NULL;
+    c->strs[c->nstrs++] = copy;
+    return copy;
+}
+
+static yaml_node_t *node(ctx *c, int id)
+{
+    return yaml_document_get_node(&c->doc, id);
+}
+
+static const char *text(const yaml_node_t *n)
+{
+    return (const char *)n->data.scalar.value;
+}
+
+static int is_null(const yaml_node_t *n)
+{
+    const char *t = text(n);
+    return n->type == YAML_SCALAR_NODE &&
+           n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+           (!*t || !strcmp(t, "~") || !strcmp(t, "null") ||
+            !strcmp(t, "Null") || !strcmp(t, "NULL"));
+}
+
+static const char *kind_name(const yaml_node_t *n)
+{
+    switch (n->type) {
+    case YAML_MAPPING_NODE: return "a mapping";
+    case YAML_SEQUENCE_NODE: return "a list";
+    default: return "a single value";
+    }
+}
+
+static int expect(ctx *c, const yaml_node_t *n, yaml_node_type_t type,
+                  const char *what)
+{
+    if (n->type == type)
+        return 0;
+    return fail_at(c, n, "%s: expected %s, found %s", what,
+                   type == YAML_MAPPING_NODE    ? "a mapping (key: value)"
+                   : type == YAML_SEQUENCE_NODE ? "a list"
+                                                : "a single value",
+                   kind_name(n));
+}
+
+/* The index of key in the NULL-terminated keys, or an error listing them.
+ * Also rejects a key given twice in one mapping. */
+static int key_index(ctx *c, const yaml_node_t *map, const yaml_node_pair_t *p,
+                     const char *const *keys, const char *section)
+{
+    const yaml_node_t *k = node(c, p->key);
+    char list[512] = "";
+    size_t len = 0;
+    if (k->type != YAML_SCALAR_NODE)
+        return fail_at(c, k, "%s: keys must be plain words", section);
+    for (const yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++)
+        if (node(c, q->key)->type == YAML_SCALAR_NODE &&
+            !strcmp(text(node(c, q->key)), text(k)))
+            return fail_at(c, k, "%s: key '%s' is given twice", section,
+                           text(k));
+    for (int i = 0; keys[i]; i++) {
+        if (!strcmp(keys[i], text(k)))
+            return i;
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s",
+                                i ? ", " : "", keys[i]);
+        if (len >= sizeof list)
+            len = sizeof list - 1;
+    }
+    return fail_at(c, k, "%s: unknown key '%s'; accepted: %s", section,
+                   text(k), list);
+}
+
+/* --- kernels ------------------------------------------------------------ */
+
+enum arg_kind { ARG_SIZE, ARG_POS, ARG_NONNEG, ARG_GRID, ARG_BOOL };
+
+static const struct {
+    const char *key, *flag;
+    enum arg_kind kind;
+} kernel_args[] = {
+    {"size", "--size", ARG_SIZE},     {"iters", "--iters", ARG_POS},
+    {"warmup", "--warmup", ARG_NONNEG}, {"grid", "--grid", ARG_GRID},
+    {"radius", "--radius", ARG_POS},  {"overlap", "--overlap", ARG_BOOL},
+    {"n", "--n", ARG_POS},            {"nb", "--nb", ARG_POS},
+    {"seed", "--seed", ARG_NONNEG},
+};
+#define N_KERNEL_ARGS (sizeof kernel_args / sizeof kernel_args[0])
+
+static int all_digits(const char *s)
+{
+    if (!*s)
+        return 0;
+    for (; *s; s++)
+        if (!isdigit((unsigned char)*s))
+            return 0;
+    return 1;
+}
+
+/* "256MiB", "1.5GiB", "4096": a number and an optional unit. */
+static int is_size(const char *s)
+{
+    static const char *const units[] = {"", "B", "KiB", "MiB", "GiB",
+                                        "TiB", "kB", "KB", "MB", "GB", "TB"};
+    char *end;
+    errno = 0;
+    if (!isdigit((unsigned char)*s) || !(strtod(s, &end) > 0) || errno)
+        return 0;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (!strcmp(end, units[i]))
+            return 1;
+    return 0;
+}
+
+/* "4096", "4096x2048", "64x64x64" (or process grids such as "2x1"). */
+static int is_grid(const char *s)
+{
+    int dims = 0;
+    for (;;) {
+        if (!isdigit((unsigned char)*s) || *s == '0')
+            return 0;
+        while (isdigit((unsigned char)*s))
+            s++;
+        dims++;
+        if (!*s)
+            return dims <= 3;
+        if (*s++ != 'x')
+            return 0;
+    }
+}
+
+static int kernel_arg(ctx *c, bl_kernel_spec *k, int a, const yaml_node_t *v)
+{
+    const char *t;
+    int ok;
+    if (expect(c, v, YAML_SCALAR_NODE, kernel_args[a].key) < 0)
+        return -1;
+    t = text(v);
+    switch (kernel_args[a].kind) {
+    case ARG_SIZE: ok = is_size(t); break;
+    case ARG_POS: ok = all_digits(t) && atol(t) > 0 && strlen(t) < 10; break;
+    case ARG_NONNEG: ok = all_digits(t) && strlen(t) < 19; break;
+    case ARG_GRID: ok = is_grid(t); break;
+    default: ok = !strcmp(t, "true") || !strcmp(t, "false"); break;
+    }
+    if (!ok)
+        return fail_at(c, v, "%s '%s': accepted: %s", kernel_args[a].key, t,
+                       kernel_args[a].kind == ARG_SIZE
+                           ? "a size such as 256MiB, 1.5GiB or 4096 (bytes)"
+                       : kernel_args[a].kind == ARG_POS ? "a whole number, 1 or more"
+                       : kernel_args[a].kind == ARG_NONNEG ? "a whole number, 0 or more"
+                       : kernel_args[a].kind == ARG_GRID ? "N, AxB or AxBxC"
+                                                         : "true or false");
+    if (k->nargs + 2 > BL_KERNEL_MAX_ARGS)
+        return fail_at(c, v, "too many kernel arguments");
+    if (kernel_args[a].kind == ARG_BOOL) {
+        if (!strcmp(t, "true") && !(k->args[k->nargs++] = strdup(kernel_args[a].flag)))
+            return fail_at(c, v, "out of memory");
+        return 0;
+    }
+    if (!(k->args[k->nargs++] = strdup(kernel_args[a].flag)) ||
+        !(k->args[k->nargs++] = strdup(t)))
+        return fail_at(c, v, "out of memory");
+    return 0;
+}
+
+static int kernel_name(ctx *c, bl_kernel_spec *k, const yaml_node_t *v,
+                       char *dst, size_t len, const char *key)
+{
+    const char *t;
+    if (expect(c, v, YAML_SCALAR_NODE, key) < 0)
+        return -1;
+    t = text(v);
+    if (!*t || strlen(t) >= len || strspn(t, "abcdefghijklmnopqrstuvwxyz"
+                                             "0123456789_-.") != strlen(t))
+        return fail_at(c, v, "kernel %s '%s': accepted: lower-case letters, "
+                             "digits, '_', '-', '.', up to %zu characters",
+                       key, t, len - 1);
+    (void)k;
+    strcpy(dst, t);
+    return 0;
+}
+
+static int parse_kernel(ctx *c, const yaml_node_t *n, bl_kernel_spec *k)
+{
+    static const char *keys[N_KERNEL_ARGS + 3];
+    if (!keys[0]) {
+        keys[0] = "name";
+        keys[1] = "label";
+        for (size_t i = 0; i < N_KERNEL_ARGS; i++)
+            keys[i + 2] = kernel_args[i].key;
+    }
+    if (n->type == YAML_SCALAR_NODE) {
+        if (kernel_name(c, k, n, k->name, sizeof k->name, "name") < 0)
+            return -1;
+        strcpy(k->label, k->name);
+        return 0;
+    }
+    if (expect(c, n, YAML_MAPPING_NODE, "kernels entry") < 0)
+        return -1;
+    for (yaml_node_pair_t *p = n->data.mapping.pairs.start;
+         p < n->data.mapping.pairs.top; p++) {
+        int i = key_index(c, n, p, keys, "kernels entry");
+        const yaml_node_t *v = node(c, p->value);
+        if (i < 0)
+            return -1;
+        if (i == 0 && kernel_name(c, k, v, k->name, sizeof k->name, "name") < 0)
+            return -1;
+        if (i == 1 &&
+            kernel_name(c, k, v, k->label, sizeof k->label, "label") < 0)
+            return -1;
+        if (i >= 2 && kernel_arg(c, k, i - 2, v) < 0)
+            return -1;
+    }
+    if (!k->name[0])
+        return fail_at(c, n, "kernels entry: no name; accepted: "
+                             "{name: triad, size: 256MiB, ...}");
+    if (!k->label[0])
+        strcpy(k->label, k->name);
+    return 0;
+}
+
+static int parse_kernels(ctx *c, const yaml_node_t *n)
+{
+    int count;
+    if (expect(c, n, YAML_SEQUENCE_NODE, "kernels") < 0)
+        return -1;
+    count = (int)(n->data.sequence.items.top - n->data.sequence.items.start);
+    if (count == 0)
+        return fail_at(c, n, "kernels: the list is empty; give at least one, "
+                             "e.g. [{name: triad, size: 256MiB}]");
+    if (!(c->kernels = calloc((size_t)count, sizeof *c->kernels)))
+        return fail_at(c, n, "out of memory");
+    c->nkernels = count;
+    for (int i = 0; i < count; i++) {
+        const yaml_node_t *e = node(c, n->data.sequence.items.start[i]);
+        if (parse_kernel(c, e, &c->kernels[i]) < 0)
+            return -1;
+        for (int j = 0; j < i; j++)
+            if (!strcmp(c->kernels[j].label, c->kernels[i].label))
+                return fail_at(c, e, "kernels: '%s' appears twice; give "
+                                     "entries of one kernel a label: each",
+                               c->kernels[i].label);
+    }
+    return 0;
+}
+
+/* --- layout fields ------------------------------------------------------ */
+
+/* Checks one field value where it is written, so a bad value is reported
+ * at its own line and column; returns the kept text, or NULL. */
+static const char *field_value(ctx *c, bl_field f, const yaml_node_t *v)
+{
+    bl_layout scratch;
+    bl_err e;
+    const char *t;
+    if (v->type != YAML_SCALAR_NODE) {
+        fail_at(c, v, "%s: expected a single value, found %s%s",
+                bl_field_key(f), kind_name(v),
+                f == BL_F_OMP_PLACES && v->type == YAML_MAPPING_NODE
+                    ? " (quote explicit place lists: \"{0:4},{4:4}\")"
+                    : "");
+        return NULL;
+    }
+    t = text(v);
+    if (is_null(v)) {
+        if (f != BL_F_RANK_BY && f != BL_F_OMP_PLACES &&
+            f != BL_F_OMP_PROC_BIND) {
+            fail_at(c, v, "%s: a value is needed (only rank_by, omp_places "
+                          "and omp_proc_bind may be left unset)",
+                    bl_field_key(f));
+            return NULL;
+        }
+        t = "unset";
+    }
+    if (f != BL_F_KERNEL) {
+        bl_layout_defaults(&scratch);
+        if (bl_layout_set(&scratch, f, t, &e) < 0) {
+            fail_at(c, v, "%s", e.msg);
+            return NULL;
+        }
+    }
+    if (!(t = keep(c, t)))
+        fail_at(c, v, "out of memory");
+    return t;
+}
+
+/* A mapping of layout fields: defaults:, an exclude entry, a layout. */
+static int parse_partial(ctx *c, const yaml_node_t *n, bl_partial *out,
+                         int allow_kernel, int allow_name,
+                         const char *section)
+{
+    static const char *keys[BL_F_COUNT + 2];
+    if (!keys[0]) {
+        for (int f = 0; f < BL_F_COUNT; f++)
+            keys[f] = bl_field_key((bl_field)f);
+        keys[BL_F_COUNT] = "name";
+    }
+    if (expect(c, n, YAML_MAPPING_NODE, section) < 0)
+        return -1;
+    out->line = (int)n->start_mark.line + 1;
+    out->col = (int)n->start_mark.column + 1;
+    for (yaml_node_pair_t *p = n->data.mapping.pairs.start;
+         p < n->data.mapping.pairs.top; p++) {
+        int i = key_index(c, n, p, keys, section);
+        const yaml_node_t *v = node(c, p->value);
+        if (i < 0)
+            return -1;
+        if ((i == BL_F_KERNEL && !allow_kernel) ||
+            (i == BL_F_COUNT && !allow_name))
+            return fail_at(c, node(c, p->key),
+                           "%s: '%s' cannot be given here; accepted: %s",
+                           section, keys[i], bl_field_keys());
+        if (i == BL_F_COUNT) {
+            if (expect(c, v, YAML_SCALAR_NODE, "name") < 0)
+                return -1;
+            if (strlen(text(v)) >= sizeof out->name || !*text(v))
+                return fail_at(c, v, "name '%s': accepted: 1 to %zu "
+                                     "characters", text(v),
+                               sizeof out->name - 1);
+            strcpy(out->name, text(v));
+            continue;
+        }
+        if (!(out->v[i] = (char *)field_value(c, (bl_field)i, v)))
+            return -1;
+    }
+    return 0;
+}
+
+static int parse_list_of_partials(ctx *c, const yaml_node_t *n,
+                                  bl_partial **out, int *count,
+                                  int allow_name, const char *section)
+{
+    int k;
+    if (expect(c, n, YAML_SEQUENCE_NODE, section) < 0)
+        return -1;
+    k = (int)(n->data.sequence.items.top - n->data.sequence.items.start);
+    if (k == 0)
+        return fail_at(c, n, "%s: the list is empty (remove the key, or "
+                             "give entries)", section);
+    if (!(*out = calloc((size_t)k, sizeof **out)))
+        return fail_at(c, n, "out of memory");
+    *count = k;
+    for (int i = 0; i < k; i++)
+        if (parse_partial(c, node(c, n->data.sequence.items.start[i]),
+                          &(*out)[i], 1, allow_name, section) < 0)
+            return -1;
+    return 0;
+}
+
+/* sweep: each field is one value or a list, crossed with the others. */
+static int parse_axes(ctx *c, const yaml_node_t *n)
+{
+    static const char *keys[BL_F_COUNT + 1];
+    if (!keys[0])
+        for (int f = 0; f < BL_F_COUNT; f++)
+            keys[f] = bl_field_key((bl_field)f);
+    if (expect(c, n, YAML_MAPPING_NODE, "sweep") < 0)
+        return -1;
+    c->spec.have_axes = 1;
+    c->spec.axes_line = (int)n->start_mark.line + 1;
+    c->spec.axes_col = (int)n->start_mark.column + 1;
+    for (yaml_node_pair_t *p = n->data.mapping.pairs.start;
+         p < n->data.mapping.pairs.top; p++) {
+        int f = key_index(c, n, p, keys, "sweep");
+        const yaml_node_t *v = node(c, p->value);
+        bl_axis *ax;
+        int k;
+        if (f < 0)
+            return -1;
+        if (f == BL_F_KERNEL)
+            return fail_at(c, node(c, p->key),
+                           "sweep: 'kernel' cannot be given here; every "
+                           "layout runs each entry of kernels:");
+        ax = &c->spec.axes[f];
+        k = v->type == YAML_SEQUENCE_NODE
+                ? (int)(v->data.sequence.items.top - v->data.sequence.items.start)
+                : 1;
+        if (k == 0)
+            return fail_at(c, v, "sweep: %s: the list is empty",
+                           bl_field_key((bl_field)f));
+        if (!(ax->values = calloc((size_t)k, sizeof *ax->values)))
+            return fail_at(c, v, "out of memory");
+        ax->n = k;
+        for (int i = 0; i < k; i++) {
+            const yaml_node_t *e = v->type == YAML_SEQUENCE_NODE
+                ? node(c, v->data.sequence.items.start[i]) : v;
+            if (!(ax->values[i] = (char *)field_value(c, (bl_field)f, e)))
+                return -1;
+            for (int j = 0; j < i; j++)
+                if (!strcmp(ax->values[j], ax->values[i]))
+                    return fail_at(c, e, "sweep: %s: '%s' is listed twice",
+                                   bl_field_key((bl_field)f), ax->values[i]);
+        }
+    }
+    return 0;
+}
+
+/* --- the file ----------------------------------------------------------- */
+
+static int parse_top(ctx *c, const yaml_node_t *root)
+{
+    static const char *const keys[] = {"name", "description", "kernels",
+                                       "defaults", "sweep", "exclude",
+                                       "layouts", NULL};
+    const yaml_node_t *excl = NULL;
+    if (expect(c, root, YAML_MAPPING_NODE, "sweep file") < 0)
+        return -1;
+    for (yaml_node_pair_t *p = root->data.mapping.pairs.start;
+         p < root->data.mapping.pairs.top; p++) {
+        int i = key_index(c, root, p, keys, "sweep file");
+        const yaml_node_t *v = node(c, p->value);
+        int rc = 0;
+        switch (i) {
+        case 0: case 1: {
+            char *dst = i == 0 ? c->out->name : c->out->description;
+            size_t len = i == 0 ? sizeof c->out->name
+                                : sizeof c->out->description;
+            if (expect(c, v, YAML_SCALAR_NODE, keys[i]) < 0)
+                return -1;
+            if (strlen(text(v)) >= len)
+                return fail_at(c, v, "%s: longer than %zu characters",
+                               keys[i], len - 1);
+            strcpy(dst, text(v));
+            break;
+        }
+        case 2: rc = parse_kernels(c, v); break;
+        case 3:
+            rc = parse_partial(c, v, &c->spec.defaults, 0, 0, "defaults");
+            break;
+        case 4: rc = parse_axes(c, v); break;
+        case 5:
+            excl = v;
+            rc = parse_list_of_partials(c, v, &c->spec.exclude,
+                                        &c->spec.nexclude, 0, "exclude");
+            break;
+        case 6:
+            rc = parse_list_of_partials(c, v, &c->spec.explicit_layouts,
+                                        &c->spec.nexplicit, 1, "layouts");
+            break;
+        default: return -1;
+        }
+        if (rc < 0)
+            return -1;
+    }
+    if (!c->nkernels)
+        return fail_at(c, root, "kernels: missing; accepted: a list such as "
+                                "[{name: triad, size: 256MiB, iters: 20}]");
+    if (!c->spec.have_axes && !c->spec.nexplicit)
+        return fail_at(c, root, "no layouts: give a sweep: mapping (crossed) "
+                                "or a layouts: list (or both)");
+    if (excl && !c->spec.have_axes)
+        return fail_at(c, excl, "exclude: only applies to sweep:, and there "
+                                "is none");
+    return 0;
+}
+
+/* "configs/sweeps/epyc-2s.yaml" -> "epyc-2s". */
+static void name_from_path(const char *path, char *dst, size_t len)
+{
+    const char *base = strrchr(path, '/');
+    size_t n;
+    base = base ? base + 1 : path;
+    n = strcspn(base, ".");
+    if (n >= len)
+        n = len - 1;
+    memcpy(dst, base, n);
+    dst[n] = '\0';
+}
+
+static void ctx_free(ctx *c)
+{
+    for (int i = 0; i < c->nstrs; i++)
+        free(c->strs[i]);
+    free(c->strs);
+    for (int f = 0; f < BL_F_COUNT; f++)
+        free(c->spec.axes[f].values);
+    free(c->spec.exclude);
+    free(c->spec.explicit_layouts);
+}
+
+static int load(yaml_parser_t *parser, const char *file, bl_sweep *out,
+                bl_err *err)
+{
+    ctx c;
+    yaml_node_t *root;
+    int rc = -1;
+
+    memset(&c, 0, sizeof c);
+    memset(out, 0, sizeof *out);
+    c.file = file;
+    c.err = err;
+    c.out = out;
+    if (!yaml_parser_load(parser, &c.doc)) {
+        bl_err_set(err, "%s:%zu:%zu: YAML syntax: %s%s%s; accepted: a "
+                        "mapping of sweep keys (see docs/sweep-files.md)",
+                   file, parser->problem_mark.line + 1,
+                   parser->problem_mark.column + 1,
+                   parser->problem ? parser->problem : "unreadable",
+                   parser->context ? " " : "",
+                   parser->context ? parser->context : "");
+        return -1;
+    }
+    root = yaml_document_get_root_node(&c.doc);
+    if (!root) {
+        bl_err_set(err, "%s:1:1: the file is empty; a sweep needs kernels: "
+                        "and sweep: or layouts:", file);
+        goto done;
+    }
+    if (parse_top(&c, root) < 0)
+        goto done;
+    snprintf(out->file, sizeof out->file, "%s", file);
+    if (!out->name[0])
+        name_from_path(file, out->name, sizeof out->name);
+    c.spec.kernels = c.kernels;
+    c.spec.nkernels = c.nkernels;
+    c.spec.file = file;
+    if (bl_layout_expand(&c.spec, &out->layouts, &out->nlayouts, err) < 0)
+        goto done;
+    out->kernels = c.kernels;
+    out->nkernels = c.nkernels;
+    c.kernels = NULL;
+    rc = 0;
+done:
+    if (c.kernels) {
+        for (int i = 0; i < c.nkernels; i++)
+            bl_kernel_spec_clear(&c.kernels[i]);
+        free(c.kernels);
+    }
+    ctx_free(&c);
+    yaml_document_delete(&c.doc);
+    if (rc < 0)
+        memset(out, 0, sizeof *out);
+    return rc;
+}
+
+int bl_config_load(const char *path, bl_sweep *out, bl_err *err)
+{
+    yaml_parser_t parser;
+    FILE *f = fopen(path, "rb");
+    int rc;
+    if (!f)
+        return bl_err_set(err, "%s: cannot open: %s", path, strerror(errno));
+    if (!yaml_parser_initialize(&parser)) {
+        fclose(f);
+        return bl_err_set(err, "%s: cannot start the YAML parser", path);
+    }
+    yaml_parser_set_input_file(&parser, f);
+    rc = load(&parser, path, out, err);
+    yaml_parser_delete(&parser);
+    fclose(f);
+    return rc;
+}
+
+int bl_config_load_string(const char *text_in, const char *name,
+                          bl_sweep *out, bl_err *err)
+{
+    yaml_parser_t parser;
+    int rc;
+    if (!yaml_parser_initialize(&parser))
+        return bl_err_set(err, "%s: cannot start the YAML parser", name);
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text_in,
+                                 strlen(text_in));
+    rc = load(&parser, name, out, err);
+    yaml_parser_delete(&parser);
+    return rc;
+}
+
+void bl_sweep_free(bl_sweep *s)
+{
+    for (int i = 0; i < s->nkernels; i++)
+        bl_kernel_spec_clear(&s->kernels[i]);
+    free(s->kernels);
+    free(s->layouts);
+    memset(s, 0, sizeof *s);
+}
