@@ -1,0 +1,677 @@
+#include "launch.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* After the child ended: how long to wait for the pipes to close (a process
+ * outside the session may hold them) and for killed strays to die. */
+#define DRAIN_S 1.0
+#define STRAY_WAIT_S 2.0
+/* Poll period when pidfd_open is unavailable (Linux < 5.3). */
+#define FALLBACK_POLL_MS 20
+
+/* What a signal handler may touch. */
+static volatile sig_atomic_t g_pid;          /* running child, or 0 */
+static volatile sig_atomic_t g_interrupt;
+static int g_wake[2] = {-1, -1};             /* self-pipe: wakes poll() */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* --- signal-side API ------------------------------------------------------ */
+
+void bl_launch_interrupt(void)
+{
+    int saved = errno;
+    pid_t pid = (pid_t)g_pid;
+    g_interrupt = 1;
+    if (pid > 0) {
+        kill(-pid, SIGTERM);
+        kill(-pid, SIGCONT);
+    }
+    if (g_wake[1] >= 0) {
+        ssize_t r = write(g_wake[1], "x", 1);
+        (void)r;  /* a full pipe already wakes poll() */
+    }
+    errno = saved;
+}
+
+int bl_launch_interrupted(void) { return g_interrupt != 0; }
+void bl_launch_clear_interrupt(void) { g_interrupt = 0; }
+
+pid_t bl_launch_kill_current(int sig)
+{
+    int saved = errno;
+    pid_t pid = (pid_t)g_pid;
+    if (pid > 0)
+        kill(-pid, sig);
+    errno = saved;
+    return pid;
+}
+
+int bl_launch_adopt_orphans(bl_err *err)
+{
+    if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
+        return bl_err_set(err, "cannot become the reaper of orphaned "
+                          "processes (prctl PR_SET_CHILD_SUBREAPER): %s",
+                          strerror(errno));
+    return 0;
+}
+
+/* --- captured output ------------------------------------------------------ */
+
+static void output_init(bl_launch_output *o, size_t head_max, size_t tail_max)
+{
+    memset(o, 0, sizeof *o);
+    o->head_max = head_max;
+    o->tail_max = tail_max;
+}
+
+static void output_add(bl_launch_output *o, const char *p, size_t n)
+{
+    o->total += n;
+    if (o->head_len < o->head_max) {
+        size_t k = o->head_max - o->head_len;
+        if (k > n)
+            k = n;
+        if (o->head_len + k + 1 > o->head_alloc) {
+            size_t want = o->head_alloc ? o->head_alloc : 4096;
+            while (want < o->head_len + k + 1)
+                want *= 2;
+            if (want > o->head_max + 1)
+                want = o->head_max + 1;
+            char *h = realloc(o->head, want);
+            if (!h)
+                return;  /* out of memory: the bytes count as dropped */
+            o->head = h;
+            o->head_alloc = want;
+        }
+        memcpy(o->head + o->head_len, p, k);
+        o->head_len += k;
+        p += k;
+        n -= k;
+    }
+    if (n == 0 || o->tail_max == 0)
+        return;
+    if (!o->tail && !(o->tail = malloc(o->tail_max + 1)))
+        return;
+    if (n >= o->tail_max) {  /* only the last tail_max bytes survive */
+        memcpy(o->tail, p + n - o->tail_max, o->tail_max);
+        o->tail_pos = 0;
+        o->tail_len = o->tail_max;
+        return;
+    }
+    size_t first = o->tail_max - o->tail_pos;  /* room before wrapping */
+    if (first > n)
+        first = n;
+    memcpy(o->tail + o->tail_pos, p, first);
+    memcpy(o->tail, p + first, n - first);
+    o->tail_pos = (o->tail_pos + n) % o->tail_max;
+    o->tail_len = o->tail_len + n > o->tail_max ? o->tail_max : o->tail_len + n;
+}
+
+/* Puts the tail ring in order and terminates both strings. */
+static void output_finish(bl_launch_output *o)
+{
+    if (!o->head)
+        o->head = calloc(1, 1);
+    else
+        o->head[o->head_len] = '\0';
+    if (o->tail && o->tail_len == o->tail_max && o->tail_pos != 0) {
+        char *lin = malloc(o->tail_max + 1);
+        if (lin) {
+            size_t a = o->tail_max - o->tail_pos;
+            memcpy(lin, o->tail + o->tail_pos, a);
+            memcpy(lin + a, o->tail, o->tail_pos);
+            free(o->tail);
+            o->tail = lin;
+        }
+    }
+    o->tail_pos = 0;
+    if (!o->tail)
+        o->tail = calloc(1, 1);
+    else
+        o->tail[o->tail_len] = '\0';
+    o->dropped = o->total - o->head_len - o->tail_len;
+}
+
+char *bl_launch_output_text(const bl_launch_output *o)
+{
+    char gap[80] = "";
+    if (o->dropped)
+        snprintf(gap, sizeof gap, "\n[... %zu bytes not kept ...]\n",
+                 o->dropped);
+    size_t glen = strlen(gap);
+    char *s = malloc(o->head_len + glen + o->tail_len + 1);
+    if (!s)
+        return NULL;
+    if (o->head_len)
+        memcpy(s, o->head, o->head_len);
+    memcpy(s + o->head_len, gap, glen);
+    if (o->tail_len)
+        memcpy(s + o->head_len + glen, o->tail, o->tail_len);
+    s[o->head_len + glen + o->tail_len] = '\0';
+    return s;
+}
+
+size_t bl_launch_last_lines(const bl_launch_output *o, int n, char *buf,
+                            size_t len)
+{
+    const char *s = o->tail_len ? o->tail : o->head;
+    size_t end = o->tail_len ? o->tail_len : o->head_len;
+    if (len == 0)
+        return 0;
+    buf[0] = '\0';
+    if (!s || n <= 0)
+        return 0;
+    while (end > 0 && (s[end - 1] == '\n' || s[end - 1] == '\r'))
+        end--;
+    size_t start = end;
+    int lines = 0;
+    while (start > 0) {
+        if (s[start - 1] == '\n' && ++lines == n)
+            break;
+        start--;
+    }
+    if (end - start > len - 1)  /* keep the end: the last words matter */
+        start = end - (len - 1);
+    memcpy(buf, s + start, end - start);
+    buf[end - start] = '\0';
+    return end - start;
+}
+
+/* --- the session's processes ---------------------------------------------- */
+
+/* Reads state, parent, group and session of pid from /proc. */
+static int proc_stat(pid_t pid, char *state, pid_t *ppid, pid_t *sid)
+{
+    char path[64], line[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, line, sizeof line - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    line[n] = '\0';
+    /* the command name may hold spaces and parentheses: skip to the last ')' */
+    char *p = strrchr(line, ')');
+    int pp, pg, ss;
+    if (!p || sscanf(p + 1, " %c %d %d %d", state, &pp, &pg, &ss) != 4)
+        return -1;
+    *ppid = pp;
+    *sid = ss;
+    return 0;
+}
+
+/* Processes of session sid other than its leader that are still running.
+ * Sends them sig when sig != 0, and reaps the dead ones that became our
+ * children (when we are a subreaper). */
+static int session_signal(pid_t sid, int sig)
+{
+    DIR *d = opendir("/proc");
+    if (!d)
+        return 0;
+    int live = 0;
+    pid_t self = getpid();
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        char *end;
+        long v = strtol(de->d_name, &end, 10);
+        if (*end || v <= 0 || v == sid)
+            continue;
+        char state;
+        pid_t ppid, s;
+        if (proc_stat((pid_t)v, &state, &ppid, &s) != 0 || s != sid)
+            continue;
+        if (state == 'Z' || state == 'X') {
+            if (ppid == self)
+                waitpid((pid_t)v, NULL, WNOHANG);
+            continue;
+        }
+        live++;
+        if (sig) {
+            kill((pid_t)v, sig);
+            if (sig == SIGTERM)  /* a stopped process would not see it */
+                kill((pid_t)v, SIGCONT);
+        }
+    }
+    closedir(d);
+    return live;
+}
+
+/* Signals everything the run started. Only called while the leader is not
+ * yet reaped, so that its pid cannot name another process group. */
+static void kill_run(pid_t pid, int sig)
+{
+    kill(-pid, sig);
+    if (sig == SIGTERM)
+        kill(-pid, SIGCONT);
+    session_signal(pid, sig);
+}
+
+/* The child ended: kill what it left running in its session. */
+static int kill_strays(pid_t pid)
+{
+    int n = session_signal(pid, 0);
+    if (n == 0)
+        return 0;
+    kill_run(pid, SIGKILL);
+    double until = now_s() + STRAY_WAIT_S;
+    while (session_signal(pid, 0) > 0 && now_s() < until) {
+        struct timespec ts = {0, 5 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    return n;
+}
+
+/* --- starting the child --------------------------------------------------- */
+
+static int env_name_len(const char *entry)
+{
+    const char *eq = strchr(entry, '=');
+    return eq ? (int)(eq - entry) : -1;
+}
+
+/* environ minus the names in extra, then extra; pointers only. */
+static char **build_env(char *const *extra, bl_err *err)
+{
+    size_t ne = 0, nx = 0;
+    while (environ && environ[ne])
+        ne++;
+    while (extra && extra[nx]) {
+        if (env_name_len(extra[nx]) <= 0)
+            return bl_err_set(err, "environment entry '%s': expected "
+                              "NAME=VALUE", extra[nx]), NULL;
+        nx++;
+    }
+    char **envp = malloc((ne + nx + 1) * sizeof *envp);
+    if (!envp)
+        return bl_err_set(err, "out of memory building the environment"),
+               NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < ne; i++) {
+        int len = env_name_len(environ[i]), replaced = 0;
+        for (size_t j = 0; len > 0 && j < nx && !replaced; j++)
+            replaced = env_name_len(extra[j]) == len &&
+                       strncmp(environ[i], extra[j], (size_t)len) == 0;
+        if (!replaced)
+            envp[k++] = environ[i];
+    }
+    for (size_t j = 0; j < nx; j++)
+        envp[k++] = extra[j];
+    envp[k] = NULL;
+    return envp;
+}
+
+static int spawn_child(char *const *argv, char **envp, int out_w, int err_w,
+                       pid_t *pid, bl_err *err)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t at;
+    sigset_t all, none;
+    sigfillset(&all);
+    sigemptyset(&none);
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, out_w, 1);
+    posix_spawn_file_actions_adddup2(&fa, err_w, 2);
+    posix_spawnattr_init(&at);
+    /* new session; default dispositions and an empty mask, whatever the
+     * harness ignores or blocks */
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGDEF |
+                                      POSIX_SPAWN_SETSIGMASK);
+    posix_spawnattr_setsigdefault(&at, &all);
+    posix_spawnattr_setsigmask(&at, &none);
+    int rc = posix_spawnp(pid, argv[0], &fa, &at, argv, envp);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+    if (rc == 0)
+        return 0;
+    if (rc == ENOENT && !strchr(argv[0], '/'))
+        return bl_err_set(err, "'%s': program not found in PATH", argv[0]);
+    if (rc == ENOENT)
+        return bl_err_set(err, "'%s': no such program", argv[0]);
+    if (rc == EACCES)
+        return bl_err_set(err, "'%s': not an executable program (%s)",
+                          argv[0], strerror(rc));
+    if (rc == ENOEXEC)
+        return bl_err_set(err, "'%s': not a program this system can run "
+                          "(%s)", argv[0], strerror(rc));
+    return bl_err_set(err, "'%s': cannot start: %s", argv[0], strerror(rc));
+}
+
+/* --- log files ------------------------------------------------------------ */
+
+typedef struct logfile {
+    const char *path;
+    char *part;
+    int fd;
+} logfile;
+
+static int log_open(logfile *l, const char *path, bl_err *err)
+{
+    l->path = path;
+    l->fd = -1;
+    l->part = NULL;
+    if (!path)
+        return 0;
+    size_t n = strlen(path) + sizeof ".part";
+    if (!(l->part = malloc(n)))
+        return bl_err_set(err, "out of memory");
+    snprintf(l->part, n, "%s.part", path);
+    l->fd = open(l->part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (l->fd < 0)
+        return bl_err_set(err, "log file '%s': %s", l->part, strerror(errno));
+    return 0;
+}
+
+static void log_write(int fd, const char *p, size_t n, int *log_errno)
+{
+    while (fd >= 0 && n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (!*log_errno)
+                *log_errno = w < 0 ? errno : EIO;
+            return;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+static void log_close(logfile *l, int keep, int *log_errno)
+{
+    if (l->fd >= 0) {
+        if (close(l->fd) != 0 && !*log_errno)
+            *log_errno = errno;
+        if (keep && rename(l->part, l->path) != 0 && !*log_errno)
+            *log_errno = errno;
+        if (!keep)
+            unlink(l->part);
+    }
+    free(l->part);
+    l->part = NULL;
+    l->fd = -1;
+}
+
+/* --- the run -------------------------------------------------------------- */
+
+typedef struct run_state {
+    pid_t pid;
+    int pidfd;
+    int fd[2];              /* stdout, stderr pipes; -1 once closed */
+    int logfd[2];
+    bl_launch_output *cap[2];
+    int *log_errno;
+    double t0, deadline, kill_at, drain_until, grace;
+    int term_sent, kill_sent, ended;
+} run_state;
+
+static int leader_ended(pid_t pid)
+{
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    /* WNOWAIT: leave it a zombie, so its pid (= group = session id) stays
+     * ours until we have killed what it left behind */
+    if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0)
+        return errno == ECHILD;
+    return si.si_pid == pid;
+}
+
+static void read_pipe(run_state *st, int i)
+{
+    char buf[65536];
+    for (;;) {
+        ssize_t n = read(st->fd[i], buf, sizeof buf);
+        if (n > 0) {
+            output_add(st->cap[i], buf, (size_t)n);
+            log_write(st->logfd[i], buf, (size_t)n, st->log_errno);
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN)
+            return;
+        close(st->fd[i]);  /* EOF or error */
+        st->fd[i] = -1;
+        return;
+    }
+}
+
+static void end_run(run_state *st, int sig, double now)
+{
+    kill_run(st->pid, sig);
+    if (sig == SIGTERM) {
+        st->term_sent = 1;
+        st->kill_at = now + st->grace;
+    } else {
+        st->kill_sent = 1;
+    }
+}
+
+/* One pass of the control logic; returns 1 when the run is over. */
+static int step(run_state *st, bl_launch_result *res, double now)
+{
+    if (!st->ended) {
+        if (g_interrupt && !st->term_sent) {
+            res->interrupted = 1;
+            end_run(st, SIGTERM, now);
+        }
+        if (st->deadline > 0 && now >= st->deadline && !st->term_sent) {
+            res->timed_out = 1;
+            end_run(st, SIGTERM, now);
+        }
+        if (st->term_sent && !st->kill_sent && now >= st->kill_at) {
+            res->killed = 1;
+            end_run(st, SIGKILL, now);
+        }
+        if (leader_ended(st->pid)) {
+            st->ended = 1;
+            res->wall_s = now - st->t0;
+            res->strays = kill_strays(st->pid);
+            st->drain_until = now_s() + DRAIN_S;
+        }
+    }
+    return st->ended && ((st->fd[0] < 0 && st->fd[1] < 0) ||
+                         now >= st->drain_until);
+}
+
+static int poll_timeout_ms(const run_state *st, double now)
+{
+    double next = INFINITY;
+    if (st->ended) {
+        next = st->drain_until;
+    } else {
+        if (st->deadline > 0 && !st->term_sent)
+            next = st->deadline;
+        if (st->term_sent && !st->kill_sent)
+            next = st->kill_at;
+    }
+    int ms = -1;
+    if (isfinite(next))
+        ms = next <= now ? 0 : (int)ceil((next - now) * 1000.0);
+    if (!st->ended && st->pidfd < 0 && (ms < 0 || ms > FALLBACK_POLL_MS))
+        ms = FALLBACK_POLL_MS;
+    return ms;
+}
+
+static void drain_wake(void)
+{
+    char buf[64];
+    while (read(g_wake[0], buf, sizeof buf) > 0)
+        ;
+}
+
+static void supervise(run_state *st, bl_launch_result *res)
+{
+    for (;;) {
+        double now = now_s();
+        if (step(st, res, now))
+            break;
+        struct pollfd pf[4];
+        int n = 0, idx[2] = {-1, -1};
+        for (int i = 0; i < 2; i++)
+            if (st->fd[i] >= 0) {
+                idx[i] = n;
+                pf[n++] = (struct pollfd){.fd = st->fd[i], .events = POLLIN};
+            }
+        if (!st->ended && st->pidfd >= 0)
+            pf[n++] = (struct pollfd){.fd = st->pidfd, .events = POLLIN};
+        if (g_wake[0] >= 0)
+            pf[n++] = (struct pollfd){.fd = g_wake[0], .events = POLLIN};
+        int r = poll(pf, (nfds_t)n, poll_timeout_ms(st, now));
+        if (r <= 0)
+            continue;  /* timeout or EINTR: step() decides */
+        for (int i = 0; i < 2; i++)
+            if (idx[i] >= 0 && pf[idx[i]].revents)
+                read_pipe(st, i);
+        if (g_wake[0] >= 0 && pf[n - 1].revents)
+            drain_wake();
+    }
+}
+
+static void set_nonblock(int fd)
+{
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
+
+static int open_pipes(int out[2], int errp[2], bl_err *err)
+{
+    out[0] = out[1] = errp[0] = errp[1] = -1;
+    if (g_wake[0] < 0 && pipe2(g_wake, O_CLOEXEC | O_NONBLOCK) != 0)
+        g_wake[0] = g_wake[1] = -1;  /* then EINTR alone wakes poll() */
+    if (pipe2(out, O_CLOEXEC) != 0 || pipe2(errp, O_CLOEXEC) != 0)
+        return bl_err_set(err, "cannot create pipes: %s", strerror(errno));
+    set_nonblock(out[0]);
+    set_nonblock(errp[0]);
+    return 0;
+}
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+int bl_launch_run(const bl_launch_opts *o, bl_launch_result *res, bl_err *err)
+{
+    memset(res, 0, sizeof *res);
+    output_init(&res->out, o->head_max ? o->head_max : BL_LAUNCH_HEAD_MAX,
+                o->tail_max ? o->tail_max : BL_LAUNCH_TAIL_MAX);
+    output_init(&res->errs, res->out.head_max, res->out.tail_max);
+    if (!o->argv || !o->argv[0] || !o->argv[0][0])
+        return bl_err_set(err, "launch: empty command line");
+    if (g_interrupt) {
+        res->interrupted = 1;
+        return bl_err_set(err, "'%s': not started: interrupted", o->argv[0]);
+    }
+    char **envp = build_env(o->env, err);
+    if (!envp)
+        return -1;
+    int same = o->stdout_path && o->stderr_path &&
+               strcmp(o->stdout_path, o->stderr_path) == 0;
+    logfile lo, le;
+    int out[2] = {-1, -1}, errp[2] = {-1, -1}, rc = -1;
+    log_open(&le, NULL, NULL);
+    if (log_open(&lo, o->stdout_path, err) != 0 ||
+        (!same && log_open(&le, o->stderr_path, err) != 0) ||
+        open_pipes(out, errp, err) != 0)
+        goto done;
+    pid_t pid;
+    double t0 = now_s();
+    if (spawn_child(o->argv, envp, out[1], errp[1], &pid, err) != 0)
+        goto done;
+    g_pid = pid;
+    close_fd(&out[1]);
+    close_fd(&errp[1]);
+
+    run_state st = {
+        .pid = pid, .pidfd = (int)syscall(SYS_pidfd_open, pid, 0),
+        .fd = {out[0], errp[0]}, .logfd = {lo.fd, same ? lo.fd : le.fd},
+        .cap = {&res->out, &res->errs}, .log_errno = &res->log_errno,
+        .t0 = t0, .deadline = o->timeout_s > 0 ? t0 + o->timeout_s : 0,
+        .grace = o->grace_s > 0 ? o->grace_s : BL_LAUNCH_GRACE_S,
+    };
+    out[0] = errp[0] = -1;  /* owned by st now */
+    supervise(&st, res);
+
+    int status = 0, w;
+    while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
+        ;
+    g_pid = 0;
+    res->pid = pid;
+    if (w != pid) {
+        /* reaped elsewhere (a SIGCHLD handler): the status is lost */
+    } else if (WIFEXITED(status)) {
+        res->exited = 1;
+        res->exit_status = WEXITSTATUS(status);
+    } else if (WIFSIGNALED(status)) {
+        res->term_signal = WTERMSIG(status);
+    }
+    close_fd(&st.fd[0]);
+    close_fd(&st.fd[1]);
+    close_fd(&st.pidfd);
+    rc = 0;
+done:
+    log_close(&lo, rc == 0, &res->log_errno);
+    log_close(&le, rc == 0, &res->log_errno);
+    close_fd(&out[0]);
+    close_fd(&out[1]);
+    close_fd(&errp[0]);
+    close_fd(&errp[1]);
+    output_finish(&res->out);
+    output_finish(&res->errs);
+    free(envp);
+    return rc;
+}
+
+void bl_launch_result_free(bl_launch_result *res)
+{
+    free(res->out.head);
+    free(res->out.tail);
+    free(res->errs.head);
+    free(res->errs.tail);
+    res->out.head = res->out.tail = res->errs.head = res->errs.tail = NULL;
+}
+
+int bl_launch_describe(const bl_launch_result *r, const bl_launch_opts *o,
+                       char *buf, size_t len)
+{
+    const char *how = r->killed ? "killed with SIGKILL after the grace period"
+                                : "ended by SIGTERM";
+    if (r->timed_out)
+        return snprintf(buf, len, "timed out after %g s (%s)", o->timeout_s,
+                        how);
+    if (r->interrupted)
+        return snprintf(buf, len, "interrupted (%s)", how);
+    if (r->exited)
+        return snprintf(buf, len, "exit status %d", r->exit_status);
+    if (r->term_signal)
+        return snprintf(buf, len, "killed by signal %d (%s)", r->term_signal,
+                        strsignal(r->term_signal));
+    return snprintf(buf, len, "ended in an unknown way");
+}
