@@ -1,0 +1,67 @@
+#include "lu_blas.h"
+
+#include <stdio.h>
+
+#include "dgemm_fallback.h"
+
+#ifdef BL_HAVE_CBLAS
+#include <cblas.h>
+#endif
+
+const char *bl_lu_blas_name(void)
+{
+#ifdef BL_HAVE_CBLAS
+    static char name[160];
+    if (name[0] == '\0')
+        /* CMake accepts only OpenBLAS's OpenMP build as CBLAS */
+        snprintf(name, sizeof name, "%s, OpenMP build", openblas_get_config());
+    return name;
+#else
+    return "bindlab fallback DGEMM";
+#endif
+}
+
+void bl_lu_dgemm(int m, int n, int k, double alpha, const double *a, int lda,
+                 const double *b, int ldb, double *c, int ldc)
+{
+    if (m <= 0 || n <= 0 || k <= 0)
+        return;
+#ifdef BL_HAVE_CBLAS
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, alpha, a,
+                lda, b, ldb, 1.0, c, ldc);
+#else
+    bl_dgemm_fallback(m, n, k, alpha, a, lda, b, ldb, c, ldc);
+#endif
+}
+
+void bl_lu_dtrsm_lower_unit(int m, int n, const double *l, int ldl, double *b,
+                            int ldb)
+{
+    if (m <= 0 || n <= 0)
+        return;
+#ifdef BL_HAVE_CBLAS
+    cblas_dtrsm(CblasColMajor, CblasLeft, CblasLower, CblasNoTrans,
+                CblasUnit, m, n, 1.0, l, ldl, b, ldb);
+#else
+    for (int j = 0; j < n; j++) {
+        double *bj = b + (long)j * ldb;
+        for (int p = 0; p < m; p++) {
+            const double *lp = l + (long)p * ldl;
+            double s = bj[p];
+            for (int i = p + 1; i < m; i++)
+                bj[i] -= lp[i] * s;
+        }
+    }
+#endif
+}
+
+void bl_lu_dtrsv_upper(int n, const double *u, int ldu, double *x)
+{
+    /* column-oriented back substitution: contiguous access to U */
+    for (int j = n - 1; j >= 0; j--) {
+        const double *uj = u + (long)j * ldu;
+        x[j] /= uj[j];
+        for (int i = 0; i < j; i++)
+            x[i] -= uj[i] * x[j];
+    }
+}

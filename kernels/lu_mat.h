@@ -1,0 +1,78 @@
+/* The LU kernel's distributed matrix and its operations: the N x (N+1)
+ * augmented matrix [A | b] in a 2D block-cyclic layout over a P x Q grid,
+ * the right-looking blocked factorisation with partial pivoting (b is
+ * transformed along with A, as in HPL, so the solve is only U x = b'), the
+ * back substitution, and HPL's scaled residual. All collective over the
+ * communicator given to bl_lu_mat_init; MPI is called from the master
+ * thread only (MPI_THREAD_FUNNELED is enough). */
+#ifndef BL_LU_MAT_H
+#define BL_LU_MAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mpi.h>
+
+#include "../common/err.h"
+#include "lu_layout.h"
+
+typedef struct bl_lu_times {
+    double panel;     /* panel factorisation, pivot search included */
+    double bcast;     /* panel broadcast along the process row */
+    double swap;      /* row swaps and U broadcast along the process column */
+    double update;    /* triangular solve for U and DGEMM trailing update */
+    double solve;     /* back substitution */
+} bl_lu_times;
+
+typedef struct bl_lu_mat {
+    MPI_Comm comm, rowcomm, colcomm; /* rowcomm: my process row (Q ranks) */
+    int p, q, myrow, mycol;
+    long n;
+    int nb;
+    bl_lu_layout rows, cols;         /* rows over P of N, cols over Q of N+1 */
+    long mloc, nloc, lld;            /* local rows, columns, leading dim */
+    long nlblocks;                   /* local column blocks */
+    long *grow, *gcol;               /* global index of each local row/col */
+    double *a;                       /* lld x (nlblocks * nb), column-major */
+    size_t a_bytes;
+    double *x;                       /* the solution, N, on every rank */
+    double *xl;                      /* x at my local columns */
+    double *pbuf, *ubuf, *sbuf, *gbuf, *wbuf; /* workspace */
+    long info;                       /* first exactly-zero pivot, or -1 */
+    bl_lu_times t;
+} bl_lu_mat;
+
+/* Bytes one rank at grid position (myrow, mycol) allocates: for checking
+ * that the run fits before allocating anything. */
+size_t bl_lu_mat_bytes(long n, int nb, int p, int q, int myrow, int mycol);
+
+/* Collective. Builds the grid (rank = myrow * q + mycol) and allocates
+ * without touching the matrix. Returns 0, or -1 with err. */
+int bl_lu_mat_init(bl_lu_mat *m, MPI_Comm comm, long n, int nb, int p, int q,
+                   bl_err *err);
+void bl_lu_mat_free(bl_lu_mat *m);
+
+/* Writes [A | b] from the seed. Threads take the local column blocks
+ * round-robin (schedule(static, 1)), the same blocks they later update;
+ * with serial the master writes everything. */
+void bl_lu_mat_generate(bl_lu_mat *m, uint64_t seed, int serial);
+
+/* Collective: factorises in place and transforms b. test_hook 1 applies a
+ * wrong row swap to the trailing matrix in the first panel (for tests).
+ * Returns the first column with an exactly zero pivot, or -1 (on every
+ * rank). */
+long bl_lu_factor(bl_lu_mat *m, int test_hook);
+
+/* Collective: back substitution after bl_lu_factor; fills m->x. */
+void bl_lu_solve(bl_lu_mat *m);
+
+/* Collective: regenerates A and b from the seed and returns HPL's scaled
+ * residual ||Ax-b||oo / (eps * (||A||oo * ||x||oo + ||b||oo) * N), eps the
+ * unit roundoff 2^-53; fills norms[0..3] = ||Ax-b||oo, ||A||oo, ||x||oo,
+ * ||b||oo when norms is not NULL. */
+double bl_lu_residual(const bl_lu_mat *m, uint64_t seed, double norms[4]);
+
+/* Column-major element (local row r, local column c). */
+#define BL_LU_A(m, r, c) ((m)->a[(size_t)(c) * (size_t)(m)->lld + (size_t)(r)])
+
+#endif
