@@ -1,0 +1,92 @@
+/* bindlab-app's option parsing. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cli.h"
+
+/* Splits a command line on spaces (test inputs have no quoting). */
+static int parse(bl_app_opts *o, bl_err *err, const char *line)
+{
+    static char buf[512];
+    char *argv[64] = {"bindlab-app"};
+    int argc = 1;
+    snprintf(buf, sizeof buf, "%s", line);
+    for (char *t = strtok(buf, " "); t && argc < 63; t = strtok(NULL, " "))
+        argv[argc++] = t;
+    return bl_app_parse(argc, argv, o, err);
+}
+
+static void app_cli_reads_every_option(void **state)
+{
+    bl_app_opts o;
+    bl_err err;
+    (void)state;
+    assert_int_equal(parse(&o, &err, "--kernel triad --size=1.5GiB --iters 7 --warmup=0 --init serial --out x.h5 --show-placement --grid 64x32 --radius 3 --n 1000 --nb 64 --seed 5"),
+                     0);
+    assert_string_equal(o.kernel->name, "triad");
+    assert_int_equal(o.k.size_bytes, 1610612736ULL);
+    assert_int_equal(o.iters, 7);
+    assert_int_equal(o.k.iters, 7);
+    assert_int_equal(o.warmup, 0);
+    assert_int_equal(o.k.serial_init, 1);
+    assert_string_equal(o.out, "x.h5");
+    assert_int_equal(o.show_placement, 1);
+    assert_int_equal(o.k.grid_dims, 2);
+    assert_int_equal(o.k.grid[0], 64);
+    assert_int_equal(o.k.grid[1], 32);
+    assert_int_equal(o.k.radius, 3);
+    assert_int_equal(o.k.n, 1000);
+    assert_int_equal(o.k.nb, 64);
+    assert_int_equal(o.k.seed, 5);
+}
+
+static void app_cli_defaults(void **state)
+{
+    bl_app_opts o;
+    bl_err err;
+    (void)state;
+    assert_int_equal(parse(&o, &err, "--show-placement"), 0);
+    assert_string_equal(o.kernel->name, "triad");
+    assert_int_equal(o.iters, BL_APP_DEFAULT_ITERS);
+    assert_int_equal(o.warmup, BL_APP_DEFAULT_WARMUP);
+    assert_null(o.out);
+}
+
+static void app_cli_errors_name_the_option(void **state)
+{
+    bl_app_opts o;
+    bl_err err;
+    (void)state;
+    assert_int_equal(parse(&o, &err, "--bogus"), -1);
+    assert_non_null(strstr(err.msg, "--bogus"));
+    assert_int_equal(parse(&o, &err, "--kernel fft"), -1);
+    assert_non_null(strstr(err.msg, "triad"));
+    assert_int_equal(parse(&o, &err, "--iters ten"), -1);
+    assert_non_null(strstr(err.msg, "--iters"));
+    assert_int_equal(parse(&o, &err, "--iters 0"), -1);
+    assert_int_equal(parse(&o, &err, "--init lazy"), -1);
+    assert_non_null(strstr(err.msg, "parallel or serial"));
+    assert_int_equal(parse(&o, &err, "--grid 64x"), -1);
+    assert_non_null(strstr(err.msg, "--grid"));
+    assert_int_equal(parse(&o, &err, "--grid 0x4"), -1);
+    assert_int_equal(parse(&o, &err, "--grid 1x2x3x4"), -1);
+    assert_int_equal(parse(&o, &err, "--size"), -1);
+    assert_non_null(strstr(err.msg, "needs a value"));
+    assert_int_equal(parse(&o, &err, "--out="), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(app_cli_reads_every_option),
+        cmocka_unit_test(app_cli_defaults),
+        cmocka_unit_test(app_cli_errors_name_the_option),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

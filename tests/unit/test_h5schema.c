@@ -1,0 +1,182 @@
+/* The HDF5 run file: round trip, atomic write, damaged files. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "h5schema.h"
+
+static char dir[] = "/tmp/bl_h5test.XXXXXX";
+
+static void sample(bl_h5_machine *m, bl_h5_run *r)
+{
+    static bl_h5_placement place[2] = {
+        {0, 0, "nodeA", "0-1", "0", 0, 0, 0, 0, 0, 0, 0},
+        {0, 1, "nodeA", "0-1", "1", 1, 1, 1, 0, 0, 0, 3},
+    };
+    static bl_h5_counter cnt[1] = {
+        {0, 1, "cycles", "", 0, 0, "PAPI_TOT_CYC: Event does not exist"}};
+    static bl_h5_memory mem[2] = {{0, 0, 100}, {0, -1, 2}};
+    static bl_h5_rank ranks[1] = {{0, "nodeA", 0.5, 0.25, 10.0, 1.0, 100, 100}};
+    static bl_h5_env env[1] = {{"OMP_PLACES", "cores"}};
+    static double timings[3] = {0.5, 0.25, 0.75};
+
+    memset(m, 0, sizeof *m);
+    m->hostname = "nodeA";
+    m->cpu_model = "Test CPU";
+    m->mpi_library_version = "Open MPI v4.1.4";
+    m->compiler = "gcc";
+    m->omp_runtime = "libgomp.so.1";
+    m->kernel_release = "6.1";
+    m->topology_xml = "<topology/>";
+    m->packages = 2;
+    m->numa_nodes = 8;
+    m->pus = 128;
+    m->numa_balancing = 0;
+    memset(r, 0, sizeof *r);
+    r->kernel = "triad";
+    r->args = "bindlab-app --size 1GiB";
+    r->init = "parallel";
+    r->status = "ok";
+    r->size_bytes = 1LL << 30;
+    r->iterations = 3;
+    r->ranks = 1;
+    r->threads = 2;
+    r->timings = timings;
+    r->result.median_s = 0.5;
+    r->result.rate = 42.0;
+    r->result.rate_unit = "GB/s";
+    r->result.verified = 1;
+    r->result.local_page_fraction = 1.0;
+    r->placement = place;
+    r->nplacement = 2;
+    r->counters = cnt;
+    r->ncounters = 1;
+    r->memory = mem;
+    r->nmemory = 2;
+    r->rank_rows = ranks;
+    r->nrank_rows = 1;
+    r->env = env;
+    r->nenv = 1;
+}
+
+static void run_file_round_trips(void **state)
+{
+    bl_h5_machine m, m2;
+    bl_h5_run r, r2;
+    bl_err err;
+    char path[256];
+    (void)state;
+    snprintf(path, sizeof path, "%s/run.h5", dir);
+    sample(&m, &r);
+    assert_int_equal(bl_h5_write_run_file(path, "test", &m, &r, &err), 0);
+    assert_int_equal(bl_h5_read_run_file(path, &m2, &r2, &err), 0);
+    assert_string_equal(m2.hostname, "nodeA");
+    assert_int_equal(m2.numa_nodes, 8);
+    assert_string_equal(m2.topology_xml, "<topology/>");
+    assert_string_equal(r2.kernel, "triad");
+    assert_int_equal(r2.size_bytes, 1LL << 30);
+    assert_int_equal(r2.nplacement, 2);
+    assert_string_equal(r2.placement[1].cpuset, "1");
+    assert_string_equal(r2.placement[1].rank_cpuset, "0-1");
+    assert_int_equal(r2.placement[1].migrations, 3);
+    assert_int_equal(r2.ncounters, 1);
+    assert_int_equal(r2.counters[0].available, 0);
+    assert_string_equal(r2.counters[0].note,
+                        "PAPI_TOT_CYC: Event does not exist");
+    assert_int_equal(r2.nmemory, 2);
+    assert_int_equal(r2.memory[1].numa_node, -1);
+    assert_true(r2.timings[2] == 0.75);
+    assert_true(r2.result.rate == 42.0);
+    assert_string_equal(r2.result.rate_unit, "GB/s");
+    assert_string_equal(r2.env[0].value, "cores");
+    assert_int_equal(r2.nmetrics, 0);
+    bl_h5_run_free(&r2);
+    bl_h5_machine_free(&m2);
+}
+
+static void run_file_write_leaves_no_temporary(void **state)
+{
+    bl_h5_machine m;
+    bl_h5_run r;
+    bl_err err;
+    char path[256], tmp[300];
+    (void)state;
+    snprintf(path, sizeof path, "%s/atomic.h5", dir);
+    sample(&m, &r);
+    assert_int_equal(bl_h5_write_run_file(path, "test", &m, &r, &err), 0);
+    bl_h5_temp_name(path, tmp, sizeof tmp);
+    assert_int_equal(access(tmp, F_OK), -1);
+    assert_int_equal(access(path, F_OK), 0);
+}
+
+static void run_file_write_to_missing_directory_fails_cleanly(void **state)
+{
+    bl_h5_machine m;
+    bl_h5_run r;
+    bl_err err;
+    (void)state;
+    sample(&m, &r);
+    assert_int_equal(bl_h5_write_run_file("/nonexistent-dir/x.h5", "t", &m, &r,
+                                          &err), -1);
+    assert_non_null(strstr(err.msg, "/nonexistent-dir/x.h5"));
+}
+
+static void truncated_run_file_is_named_not_misread(void **state)
+{
+    bl_h5_machine m;
+    bl_h5_run r;
+    bl_err err;
+    char path[256], cut[256];
+    FILE *in, *out;
+    char buf[1024];
+    size_t n;
+    (void)state;
+    snprintf(path, sizeof path, "%s/whole.h5", dir);
+    snprintf(cut, sizeof cut, "%s/cut.h5", dir);
+    sample(&m, &r);
+    assert_int_equal(bl_h5_write_run_file(path, "test", &m, &r, &err), 0);
+    in = fopen(path, "rb");
+    out = fopen(cut, "wb");
+    n = fread(buf, 1, sizeof buf, in);
+    fwrite(buf, 1, n, out);
+    fclose(in);
+    fclose(out);
+    assert_int_equal(bl_h5_read_run_file(cut, &m, &r, &err), -1);
+    assert_non_null(strstr(err.msg, "cut.h5"));
+    assert_int_equal(bl_h5_read_run_file("/nonexistent.h5", &m, &r, &err), -1);
+    assert_non_null(strstr(err.msg, "No such file"));
+}
+
+static int cleanup(void **state)
+{
+    char path[300];
+    static const char *const names[] = {"run.h5", "atomic.h5", "whole.h5",
+                                        "cut.h5"};
+    (void)state;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(run_file_round_trips),
+        cmocka_unit_test(run_file_write_leaves_no_temporary),
+        cmocka_unit_test(run_file_write_to_missing_directory_fails_cleanly),
+        cmocka_unit_test(truncated_run_file_is_named_not_misread),
+    };
+    if (!mkdtemp(dir))
+        return 1;
+    return cmocka_run_group_tests(tests, NULL, cleanup);
+}
