@@ -1,0 +1,13 @@
+/* The verbs of the bindlab command. Each takes the arguments after
+ * "bindlab" (argv[0] is the verb's name), prints its own output and
+ * messages, and returns the process exit status: 0 success, 1 a failure at
+ * run time (or, for a checking verb, something found wrong), 2 bad usage
+ * or unreadable input. Adding a verb: one cli_<verb>.c, one prototype here,
+ * one line in main.c's table. */
+#ifndef BL_CLI_H
+#define BL_CLI_H
+
+/* bindlab bindings FILE|- [--format F] [--topology FILE|SYNTH] */
+int bl_cli_bindings(int argc, char **argv);
+
+#endif

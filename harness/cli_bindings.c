@@ -1,0 +1,235 @@
+/* bindlab bindings FILE|- : the binding-report parsers as a tool. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bindreport.h"
+#include "cli.h"
+#include "cpuset.h"
+#include "topo.h"
+
+static const char help[] =
+    "usage: bindlab bindings FILE|- [--format F] [--topology FILE|SYNTH]\n"
+    "\n"
+    "Reads the captured output of a launch (FILE, or standard input for -)\n"
+    "and prints where the launcher says each rank may run, one line per\n"
+    "rank (and per thread for OMP_DISPLAY_AFFINITY lines), sorted:\n"
+    "\n"
+    "  rank R host H cpus LIST core LIST l3 LIST numa LIST package LIST\n"
+    "\n"
+    "cpus are PU OS indexes (as Linux, taskset and Slurm number CPUs); the\n"
+    "other columns are the hwloc logical indexes of the cores, L3 caches,\n"
+    "NUMA nodes and packages those PUs belong to ('-' when the topology has\n"
+    "no such level). A rank that the launcher left unbound gets all PUs and\n"
+    "the word 'unbound' at the end. OMP lines without rank= show 'rank -'\n"
+    "followed by 'pid P'.\n"
+    "\n"
+    "Formats, detected from the first report line unless --format says:\n"
+    "  ompi4   Open MPI 4.x mpirun --report-bindings\n"
+    "  ompi5   Open MPI 5.x / PRRTE --report-bindings (--display bind)\n"
+    "  slurm   srun --cpu-bind=verbose,...\n"
+    "  hydra   MPICH mpiexec -bind-to ... with HYDRA_TOPO_DEBUG=1\n"
+    "  omp     OMP_DISPLAY_AFFINITY=true with OMP_AFFINITY_FORMAT set to\n"
+    "          '" BL_OMP_AFFINITY_FORMAT "'\n"
+    "          (optionally with rank=R), or LLVM libomp's default format\n"
+    "  auto    the default; also reads OMP lines next to the launcher's\n"
+    "\n"
+    "Open MPI names cores and PUs by hwloc logical index, so the report is\n"
+    "read against a topology: --topology FILE (an hwloc XML file, from\n"
+    "'lstopo --of xml FILE' on the node that printed the report) or an\n"
+    "hwloc synthetic description such as \"pack:2 numa:4 l3:2 core:8 pu:2\";\n"
+    "by default this machine's. Every PU a report names must exist in it.\n"
+    "\n"
+    "Lines that look like report lines but cannot be read completely\n"
+    "(truncated, wrapped, naming CPUs the topology lacks, a rank reported\n"
+    "twice with different CPUs) are listed on standard error with their\n"
+    "line number; nothing is guessed.\n"
+    "\n"
+    "Exit status: 0 when bindings were read and no line was rejected, 1 when\n"
+    "lines were rejected or no binding line was found, 2 for bad usage or an\n"
+    "unreadable file or topology.\n";
+
+typedef struct {
+    const char *input;
+    const char *topology;
+    bl_report_format format;
+} options;
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "bindlab bindings: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n(see 'bindlab bindings --help')\n");
+    return 2;
+}
+
+/* Returns -1 to go on, or an exit status. */
+static int parse_args(int argc, char **argv, options *o)
+{
+    bl_err err;
+    memset(o, 0, sizeof *o);
+    o->format = BL_REPORT_AUTO;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *val = NULL;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(help, stdout);
+            return 0;
+        }
+        if (strncmp(a, "--format", 8) == 0 || strncmp(a, "--topology", 10) == 0) {
+            const char *eq = strchr(a, '=');
+            size_t n = eq ? (size_t)(eq - a) : strlen(a);
+            int is_format = n == 8 && strncmp(a, "--format", 8) == 0;
+            if (!is_format && !(n == 10 && strncmp(a, "--topology", 10) == 0))
+                return usage_error("unknown option '%s'", a);
+            if (eq)
+                val = eq + 1;
+            else if (i + 1 < argc)
+                val = argv[++i];
+            else
+                return usage_error("%s needs a value", a);
+            if (!is_format)
+                o->topology = val;
+            else if (bl_bindreport_format_parse(val, &o->format, &err) < 0)
+                return usage_error("%s", err.msg);
+            continue;
+        }
+        if (a[0] == '-' && a[1] != '\0')
+            return usage_error("unknown option '%s'", a);
+        if (o->input)
+            return usage_error("one input only (got a second: '%s')", a);
+        o->input = a;
+    }
+    if (!o->input)
+        return usage_error("%s", "no input: give a FILE, or - for standard "
+                           "input");
+    return -1;
+}
+
+/* The whole of f in a malloc'ed, NUL-terminated buffer, or NULL. */
+static char *slurp(FILE *f)
+{
+    size_t len = 0, cap = 1 << 16;
+    char *buf = malloc(cap);
+    size_t n;
+    while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+        len += n;
+        if (cap - len - 1 == 0) {
+            char *p = realloc(buf, cap *= 2);
+            if (!p)
+                free(buf);
+            buf = p;
+        }
+    }
+    if (buf && ferror(f)) {
+        free(buf);
+        return NULL;
+    }
+    if (buf)
+        buf[len] = '\0';
+    return buf;
+}
+
+static char *read_input(const char *path)
+{
+    FILE *f;
+    char *text;
+    if (strcmp(path, "-") == 0)
+        return slurp(stdin);
+    if (!(f = fopen(path, "r")))
+        return NULL;
+    text = slurp(f);
+    fclose(f);
+    return text;
+}
+
+/* "0-3" of the objects of one type that set touches, or "-". */
+static void column(hwloc_topology_t topo, hwloc_const_bitmap_t set,
+                   hwloc_obj_type_t type, hwloc_bitmap_t tmp, char *buf,
+                   size_t len)
+{
+    bl_topo_objs_touched(topo, set, type, tmp);
+    if (hwloc_bitmap_iszero(tmp))
+        snprintf(buf, len, "-");
+    else
+        bl_cpuset_format_list(tmp, buf, len);
+}
+
+static void print_binding(hwloc_topology_t topo, const bl_binding *b,
+                          hwloc_bitmap_t tmp)
+{
+    static const hwloc_obj_type_t types[] = {
+        HWLOC_OBJ_CORE, HWLOC_OBJ_L3CACHE, HWLOC_OBJ_NUMANODE,
+        HWLOC_OBJ_PACKAGE};
+    static const char *const names[] = {"core", "l3", "numa", "package"};
+    char *cpus = bl_cpuset_list_strdup(b->cpus);
+    char col[4096];
+
+    if (b->rank >= 0)
+        printf("rank %d", b->rank);
+    else
+        printf("rank - pid %ld", b->pid);
+    if (b->thread >= 0)
+        printf(" thread %d", b->thread);
+    printf(" host %s cpus %s", b->host[0] ? b->host : "-",
+           cpus ? cpus : "?");
+    for (size_t i = 0; i < 4; i++) {
+        column(topo, b->cpus, types[i], tmp, col, sizeof col);
+        printf(" %s %s", names[i], col);
+    }
+    printf("%s\n", b->bound ? "" : " unbound");
+    free(cpus);
+}
+
+static void print_rejected(const char *input, const bl_rejected_line *j)
+{
+    fprintf(stderr, "bindlab bindings: %s:%d: %s: '%.100s%s'\n",
+            strcmp(input, "-") == 0 ? "<stdin>" : input, j->line, j->reason,
+            j->text, strlen(j->text) > 100 ? "..." : "");
+}
+
+int bl_cli_bindings(int argc, char **argv)
+{
+    options o;
+    hwloc_topology_t topo;
+    bl_binding_report r;
+    bl_err err;
+    hwloc_bitmap_t tmp;
+    char *text;
+    int rc = parse_args(argc, argv, &o);
+
+    if (rc >= 0)
+        return rc;
+    if (!(text = read_input(o.input))) {
+        fprintf(stderr, "bindlab bindings: cannot read '%s': %s\n", o.input,
+                strerror(errno));
+        return 2;
+    }
+    if (bl_topo_load(o.topology, &topo, &err) < 0) {
+        fprintf(stderr, "bindlab bindings: %s\n", err.msg);
+        free(text);
+        return 2;
+    }
+    rc = bl_bindreport_parse(text, o.format, topo, &r, &err);
+    free(text);
+    if (rc < 0 || !(tmp = hwloc_bitmap_alloc())) {
+        fprintf(stderr, "bindlab bindings: %s\n",
+                rc < 0 ? err.msg : "out of memory");
+        if (rc == 0)
+            bl_bindreport_free(&r);
+        hwloc_topology_destroy(topo);
+        return 1;
+    }
+    for (size_t i = 0; i < r.count; i++)
+        print_binding(topo, &r.items[i], tmp);
+    for (size_t i = 0; i < r.nrejected; i++)
+        print_rejected(o.input, &r.rejected[i]);
+    if (r.count == 0 && r.nrejected == 0)
+        fprintf(stderr, "bindlab bindings: no binding report lines in '%s' "
+                "(format %s)\n", o.input, bl_bindreport_format_name(o.format));
+    rc = (r.count > 0 && r.nrejected == 0) ? 0 : 1;
+    hwloc_bitmap_free(tmp);
+    bl_bindreport_free(&r);
+    hwloc_topology_destroy(topo);
+    return rc;
+}

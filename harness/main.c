@@ -1,0 +1,57 @@
+/* bindlab: sweep MPI x OpenMP layouts and check where ranks and threads
+ * ran. This file only picks the verb; each verb lives in cli_<verb>.c. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+typedef struct verb {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} verb;
+
+/* One line per verb, in the order `bindlab --help` lists them. */
+static const verb verbs[] = {
+    {"bindings", bl_cli_bindings,
+     "read a launcher's binding report: one line per rank with its CPUs"},
+};
+#define NVERBS (sizeof verbs / sizeof verbs[0])
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: bindlab VERB [OPTIONS]\n"
+               "       bindlab VERB --help\n"
+               "       bindlab --version\n\nverbs:\n");
+    for (size_t i = 0; i < NVERBS; i++)
+        fprintf(f, "  %-10s %s\n", verbs[i].name, verbs[i].summary);
+}
+
+static void verb_names(FILE *f)
+{
+    for (size_t i = 0; i < NVERBS; i++)
+        fprintf(f, "%s%s", i ? ", " : "", verbs[i].name);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("bindlab %s\n", BINDLAB_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < NVERBS; i++)
+        if (strcmp(argv[1], verbs[i].name) == 0)
+            return verbs[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "bindlab: unknown verb '%s' (verbs: ", argv[1]);
+    verb_names(stderr);
+    fprintf(stderr, ")\n");
+    return 2;
+}
