@@ -1,0 +1,236 @@
+#include "launcher_info.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "launch.h"
+
+#define DETECT_TIMEOUT_S 10.0
+
+const char *bl_launcher_kind_name(bl_launcher_kind kind)
+{
+    switch (kind) {
+    case BL_LAUNCHER_OPENMPI: return "Open MPI";
+    case BL_LAUNCHER_MPICH: return "MPICH (Hydra)";
+    case BL_LAUNCHER_INTELMPI: return "Intel MPI";
+    case BL_LAUNCHER_SLURM: return "Slurm";
+    default: return "unknown";
+    }
+}
+
+/* Copies the line starting at p (without its newline) into buf. */
+static void copy_line(const char *p, char *buf, size_t len)
+{
+    size_t n = strcspn(p, "\r\n");
+    if (n >= len)
+        n = len - 1;
+    memcpy(buf, p, n);
+    buf[n] = '\0';
+}
+
+/* Reads "4.1.4", "5.0.0rc12", "2021.8": up to three dot-separated numbers
+ * at p. Stores the printed token (up to white space) in info->version.
+ * Returns 0 if at least the major number is there. */
+static int parse_numbers(const char *p, bl_launcher_info *info)
+{
+    int v[3] = {0, 0, 0}, k = 0;
+    if (!isdigit((unsigned char)*p))
+        return -1;
+    const char *q = p;
+    while (k < 3 && isdigit((unsigned char)*q)) {
+        char *end;
+        long x = strtol(q, &end, 10);
+        if (x > 1000000)
+            return -1;
+        v[k++] = (int)x;
+        q = end;
+        if (*q != '.' || !isdigit((unsigned char)q[1]))
+            break;
+        q++;
+    }
+    info->major = v[0];
+    info->minor = v[1];
+    info->patch = v[2];
+    size_t n = strcspn(p, " \t\r\n");
+    if (n >= sizeof info->version)
+        n = sizeof info->version - 1;
+    memcpy(info->version, p, n);
+    info->version[n] = '\0';
+    return 0;
+}
+
+/* The start of the line holding needle, or NULL. */
+static const char *line_with(const char *text, const char *needle)
+{
+    const char *p = strstr(text, needle);
+    if (!p)
+        return NULL;
+    while (p > text && p[-1] != '\n')
+        p--;
+    return p;
+}
+
+/* "mpirun (Open MPI) 4.1.4"; Open MPI 1.x said "(Open RTE)". */
+static int parse_openmpi(const char *text, bl_launcher_info *out)
+{
+    static const char *const tags[] = {"(Open MPI) ", "(Open RTE) "};
+    for (int i = 0; i < 2; i++) {
+        const char *p = strstr(text, tags[i]);
+        if (p && parse_numbers(p + strlen(tags[i]), out) == 0) {
+            out->kind = BL_LAUNCHER_OPENMPI;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* "Intel(R) MPI Library for Linux* OS, Version 2021.8 Build 20221129 ..."
+ * or "... Version 2019 Update 2 Build ...". */
+static int parse_intel(const char *text, bl_launcher_info *out)
+{
+    const char *line = line_with(text, "Intel(R) MPI Library");
+    if (!line)
+        return -1;
+    const char *p = strstr(line, "Version ");
+    const char *eol = line + strcspn(line, "\n");
+    if (!p || p > eol || parse_numbers(p + 8, out) != 0)
+        return -1;
+    int update;
+    const char *u = p + 8 + strlen(out->version);
+    if (out->minor == 0 && sscanf(u, " Update %d", &update) == 1) {
+        out->minor = update;
+        snprintf(out->version, sizeof out->version, "%d Update %d",
+                 out->major, update);
+    }
+    out->kind = BL_LAUNCHER_INTELMPI;
+    return 0;
+}
+
+/* "HYDRA build details:" then "    Version:     4.0.2". */
+static int parse_hydra(const char *text, bl_launcher_info *out)
+{
+    const char *h = strstr(text, "HYDRA build details:");
+    if (!h)
+        return -1;
+    const char *p = strstr(h, "Version:");
+    if (!p)
+        return -1;
+    p += strlen("Version:");
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (parse_numbers(p, out) != 0)
+        return -1;
+    out->kind = BL_LAUNCHER_MPICH;
+    return 0;
+}
+
+int bl_launcher_parse_mpirun_version(const char *text, bl_launcher_info *out,
+                                     bl_err *err)
+{
+    memset(out, 0, sizeof *out);
+    if (parse_openmpi(text, out) == 0 || parse_intel(text, out) == 0 ||
+        parse_hydra(text, out) == 0)
+        return 0;
+    memset(out, 0, sizeof *out);
+    char first[120];
+    copy_line(text + strspn(text, " \t\r\n"), first, sizeof first);
+    return bl_err_set(err, "cannot tell the MPI from '%s'; "
+                      "recognised: 'mpirun (Open MPI) 4.1.4', 'HYDRA build "
+                      "details: ... Version: 4.0.2' (MPICH), 'Intel(R) MPI "
+                      "Library ..., Version 2021.8'", first);
+}
+
+int bl_launcher_parse_srun_version(const char *text, bl_launcher_info *out,
+                                   bl_err *err)
+{
+    memset(out, 0, sizeof *out);
+    const char *p = text + strspn(text, " \t\r\n");
+    size_t name = strcspn(p, " \t\r\n");
+    if ((name == 5 && strncmp(p, "slurm", 5) == 0) ||
+        (name == 9 && strncmp(p, "slurm-wlm", 9) == 0)) {
+        const char *v = p + name + strspn(p + name, " \t");
+        if (parse_numbers(v, out) == 0) {
+            out->kind = BL_LAUNCHER_SLURM;
+            return 0;
+        }
+    }
+    memset(out, 0, sizeof *out);
+    char first[120];
+    copy_line(p, first, sizeof first);
+    return bl_err_set(err, "expected 'slurm 22.05.8' "
+                      "(or 'slurm-wlm 22.05.8'), got '%s'", first);
+}
+
+typedef int (*parse_fn)(const char *, bl_launcher_info *, bl_err *);
+
+static int detect(const char *program, double timeout_s, parse_fn parse,
+                  bl_launcher_info *out, bl_err *err)
+{
+    char *const argv[] = {(char *)program, "--version", NULL};
+    bl_launch_opts o = {.argv = argv,
+                        .timeout_s = timeout_s > 0 ? timeout_s
+                                                   : DETECT_TIMEOUT_S,
+                        .grace_s = 1, .head_max = 1 << 16};
+    bl_launch_result r;
+    memset(out, 0, sizeof *out);
+    if (bl_launch_run(&o, &r, err) != 0) {
+        bl_launch_result_free(&r);
+        return bl_err_prefix(err, "finding the launcher");
+    }
+    /* the version normally goes to stdout; accept it on stderr too */
+    int rc = parse(r.out.head, out, err);
+    if (rc != 0 && parse(r.errs.head, out, NULL) == 0)
+        rc = 0;
+    if (rc != 0 && (r.timed_out || !r.exited || r.exit_status != 0)) {
+        char how[128], last[512];
+        bl_launch_describe(&r, &o, how, sizeof how);
+        bl_launch_last_lines(&r.errs, 3, last, sizeof last);
+        rc = bl_err_set(err, "'%s --version' failed: %s%s%s", program, how,
+                        last[0] ? ": " : "", last);
+    } else if (rc != 0) {
+        bl_err_prefix(err, "'%s --version'", program);
+    }
+    bl_launch_result_free(&r);
+    return rc;
+}
+
+int bl_launcher_detect_mpirun(const char *program, double timeout_s,
+                              bl_launcher_info *out, bl_err *err)
+{
+    return detect(program ? program : "mpirun", timeout_s,
+                  bl_launcher_parse_mpirun_version, out, err);
+}
+
+int bl_launcher_detect_srun(const char *program, double timeout_s,
+                            bl_launcher_info *out, bl_err *err)
+{
+    return detect(program ? program : "srun", timeout_s,
+                  bl_launcher_parse_srun_version, out, err);
+}
+
+int bl_launcher_version_at_least(const bl_launcher_info *info, int major,
+                                 int minor, int patch)
+{
+    if (info->major != major)
+        return info->major > major;
+    if (info->minor != minor)
+        return info->minor > minor;
+    return info->patch >= patch;
+}
+
+int bl_launcher_in_slurm_allocation(void)
+{
+    const char *id = getenv("SLURM_JOB_ID");
+    return id && id[0];
+}
+
+int bl_launcher_is_root(void) { return geteuid() == 0; }
+
+int bl_launcher_needs_allow_run_as_root(const bl_launcher_info *info,
+                                        int is_root)
+{
+    return is_root && info->kind == BL_LAUNCHER_OPENMPI;
+}
