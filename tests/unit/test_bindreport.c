@@ -1,0 +1,493 @@
+/* Binding-report parsers on captured and transcribed fixtures
+ * (tests/fixtures/bindreport/), plus malformed and truncated lines. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "bindreport.h"
+#include "cpuset.h"
+#include "topo.h"
+
+static char *fixture(const char *name)
+{
+    const char *dir = getenv("BINDLAB_FIXTURES");
+    char path[1024];
+    FILE *f;
+    long n;
+    char *text;
+    assert_non_null(dir);
+    snprintf(path, sizeof path, "%s/bindreport/%s", dir, name);
+    f = fopen(path, "r");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    rewind(f);
+    text = malloc((size_t)n + 1);
+    assert_non_null(text);
+    assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
+    text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
+static hwloc_topology_t topo_of(const char *spec)
+{
+    hwloc_topology_t t;
+    bl_err err;
+    char path[1024];
+    /* Names ending in .xml are real topologies: configs/topologies/ of
+     * the source tree, else the team's shared copy; skipped without. */
+    if (spec && strstr(spec, ".xml")) {
+        const char *src = getenv("BINDLAB_SOURCE_DIR");
+        snprintf(path, sizeof path, "%s/configs/topologies/%s",
+                 src ? src : ".", spec);
+        if (access(path, R_OK) != 0)
+            snprintf(path, sizeof path, "/work/shared/topologies/%s", spec);
+        if (access(path, R_OK) != 0)
+            skip();
+        spec = path;
+    }
+    assert_int_equal(bl_topo_load(spec, &t, &err), 0);
+    return t;
+}
+
+/* Parses a fixture (or literal text when name has no '.txt'). */
+static void parse(const char *name, const char *topo_spec,
+                  bl_report_format fmt, bl_binding_report *r,
+                  hwloc_topology_t *topo)
+{
+    bl_err err;
+    char *text = strstr(name, ".txt") ? fixture(name) : strdup(name);
+    *topo = topo_of(topo_spec);
+    assert_int_equal(bl_bindreport_parse(text, fmt, *topo, r, &err), 0);
+    free(text);
+}
+
+static void done(bl_binding_report *r, hwloc_topology_t topo)
+{
+    bl_bindreport_free(r);
+    hwloc_topology_destroy(topo);
+}
+
+static void expect(const bl_binding *b, int rank, int thread,
+                   const char *cpus, int bound)
+{
+    char buf[512];
+    bl_cpuset_format_list(b->cpus, buf, sizeof buf);
+    assert_int_equal(b->rank, rank);
+    assert_int_equal(b->thread, thread);
+    assert_string_equal(buf, cpus);
+    assert_int_equal(b->bound, bound);
+}
+
+/* The reason of the rejected line number `line`, or NULL. */
+static const char *rejected(const bl_binding_report *r, int line)
+{
+    for (size_t i = 0; i < r->nrejected; i++)
+        if (r->rejected[i].line == line)
+            return r->rejected[i].reason;
+    return NULL;
+}
+
+static void ompi4_vm_capture_reads_every_rank(void **state)
+{
+    bl_binding_report r;
+    hwloc_topology_t t;
+    (void)state;
+    parse("ompi4-vm-core.txt", "pack:1 core:2 pu:1", BL_REPORT_AUTO, &r, &t);
+    assert_int_equal(r.format, BL_REPORT_OMPI4);
+    assert_int_equal(r.count, 4);
+    assert_int_equal(r.nrejected, 0);
+    expect(&r.items[0], 0, -1, "0", 1);
+    expect(&r.items[1], 1, -1, "1", 1);
+    expect(&r.items[2], 2, -1, "0", 1);
+    expect(&r.items[3], 3, -1, "1", 1);
+    assert_string_equal(r.items[0].host, "vm");
+    assert_int_equal(r.items[3].line, 3); /* rank 3 printed second */
+    done(&r, t);
+}
+
+static void ompi4_not_bound_gets_whole_topology(void **state)
+{
+    bl_binding_report r;
+    hwloc_topology_t t;
+    (void)state;
+    parse("ompi4-vm-notbound.txt", "pack:1 core:2 pu:1", BL_REPORT_AUTO, &r,
+          &t);
+    assert_int_equal(r.count, 2);
+    expect(&r.items[0], 0, -1, "0-1", 0);
+    expect(&r.items[1], 1, -1, "0-1", 0);
+    done(&r, t);
+}
+
+/* Skylake numbers PUs 0,2,4.. on package 0 and 36,38.. as their SMT
+ * siblings: logical core 1 is PUs 2 and 38, not 2-3. */
+static void ompi4_skylake_converts_logical_to_os_indexes(void **state)
+{
+    bl_binding_report r;
+    hwloc_topology_t t;
+    (void)state;
+    parse("ompi4-skylake-2s.txt", "Intel-Skylake-2xXeon6140.xml",
+          BL_REPORT_OMPI4, &r, &t);
+    assert_int_equal(r.nrejected, 0);
+    assert_int_equal(r.count, 6);
+    expect(&r.items[0], 0, -1, "0,2,4,6,36,38,40,42", 1);
+    expect(&r.items[1], 1, -1, "1,3,5,7,37,39,41,43", 1);
+    expect(&r.items[2], 10, -1, "0", 1);
+    expect(&r.items[3], 11, -1, "2", 1);
+    done(&r, t);
+}
+
+static void ompi4_epyc_numa_binding(void **state)
+{
+    bl_binding_report r;
+    hwloc_topology_t t;
+    (void)state;
+    parse("ompi4-epyc7451-numa.txt", "AMD-17h-Zen-2xEpyc-7451.xml",
+          BL_REPORT_AUTO, &r, &t);
+    assert_int_equal(r.nrejected, 0);
+    assert_int_equal(r.count, 4);
+    expect(&r.items[1], 1, -1, "6-11,54-59", 1);
+    expect(&r.items[3], 3, -1, "18-23,66-71", 1);
+    done(&r, t);
+}
+
+/* Open MPI cuts the text of this 1600-character line; the map decides. */
+static void ompi4_cut_text_is_read_from_the_map(void **state)
+{
+    bl_binding_report r;
+    hwloc_topology_t t;
+    (void)state;
+    parse("ompi4-zen4-socket-cut.txt", "AMD-19h-Zen4-2xEpyc-9654.xml",
+          BL_REPORT_AUTO, &r, &t);
+    assert_int_equal(r.nrejected, 0);
+    assert_int_equal(r.count, 2);
+    expect(&r.items[0], 0, -1, "0-95,192-287", 1);
+    expect(&r.items[1], 1, -1, "96-191,288-383", 1);
+    done(&r, t);
+}
+
+static void ompi4_rejects_malformed_and_truncated_lines(void **state)
+{
+    bl_binding_report r;
+    hwloc_topology_t t;
+    (void)state;
+    parse("ompi4-malformed.txt", "pack:1 core:2 pu:1", BL_REPORT_AUTO, &r,
+          &t);
+    assert_int_equal(r.count, 2); /* rank 1 and the unbound rank 7 */
+    expect(&r.items[0], 1, -1, "1", 1);
+    expect(&r.items[1], 7, -1, "0-1", 0);
+    assert_int_equal(r.nrejected, 7);
+    assert_non_null(strstr(rejected(&r, 2), "missing ']'"));
+    assert_non_null(strstr(rejected(&r, 4), "no ': [B./..]' map"));
+    assert_null(rejected(&r, 5)); /* the wrapped "[./B]" alone is no report */
+    assert_non_null(strstr(rejected(&r, 6), "the map has 4 PUs"));
+    assert_non_null(strstr(rejected(&r, 7), "the text names CPUs 1"));
+    assert_non_null(strstr(rejected(&r, 8), "unexpected 'X'"));
+    assert_non_null(strstr(rejected(&r, 9), "after rank 6"));
+    assert_non_null(strstr(rejected(&r, 10), "no rank number"));
+    done(&r, t);
+}
+
+static void ompi4_rejects_report_of_another_machine(void **state)
+{
+    bl_binding_report r;
+    hwloc_topology_t t;
+    (void)state;
+    parse("ompi4-skylake-2s.txt", "pack:1 core:2 pu:1", BL_REPORT_AUTO, &r,
+          &t);
+    assert_int_equal(r.count, 0);
+    assert_int_equal(r.nrejected, 6);
+    assert_non_null(strstr(r.rejected[0].reason, "72 PUs"));
+    done(&r, t);
+}
+
+static void ompi5_prrte_docs_examples(void **state)
+{
+    bl_binding_report r;
+    hwloc_topology_t t;
+    (void)state;
+    parse("ompi5-prrte-docs.txt", "pack:2 core:10 pu:8", BL_REPORT_AUTO, &r,
+          &t);
+    assert_int_equal(r.format, BL_REPORT_OMPI5);
+    assert_int_equal(r.nrejected, 0);
+    assert_int_equal(r.count, 20);
+    expect(&r.items[1], 1, -1, "8-15", 1);      /* core:1, 8 hwts */
+    expect(&r.items[5], 11, -1, "80-159", 1);   /* package[1][core:10-19] */
+    expect(&r.items[9], 21, -1, "80-95", 1);    /* core:10-11 */
+    expect(&r.items[13], 31, -1, "8-9", 1);     /* hwt: are PU indexes */
+    expect(&r.items[16], 40, -1, "0-159", 0);
+    done(&r, t);
+}
+
+static void ompi5_rank_lines_and_two_packages(void **state)
+{
+    bl_binding_report r;
+    hwloc_topology_t t;
+    (void)state;
+    parse("ompi5-issues.txt", "pack:2 core:24 pu:2", BL_REPORT_AUTO, &r, &t);
+    assert_int_equal(r.format, BL_REPORT_OMPI5);
+    assert_int_equal(r.nrejected, 0);
+    assert_int_equal(r.count, 4);
+    expect(&r.items[0], 0, -1, "4-5", 1);
+    expect(&r.items[2], 7, -1, "26-27", 1);
+    expect(&r.items[3], 28, -1, "0-95", 1);
+    assert_string_equal(r.items[0].host, "node701.hydra.os");
+    done(&r, t);
+}
+
+static void ompi5_rejects_core_outside_its_package(void **state)
+{
+    bl_binding_report r;
+    hwloc_topology_t t;
+    (void)state;
+    parse("[n:1] Rank 0 bound to package[1][core:2]\n"
+          "[n:1] Rank 1 bound to package[0][core:2-\n"
+          "[n:1] Rank 2 bound to package[0][core:2] package[1][core:50]\n"
+          "[n:1] Rank 3 bound to package[0][core:3]\n",
+          "pack:2 core:24 pu:2", BL_REPORT_OMPI5, &r, &t);
+    assert_int_equal(r.count, 1);
+    expect(&r.items[0], 3, -1, "6-7", 1);
+    assert_int_equal(r.nrejected, 3);
+    assert_non_null(strstr(rejected(&r, 1), "not in package 1"));
+    assert_non_null(rejected(&r, 2));
+    assert_non_null(rejected(&r, 3));
+    done(&r, t);
+}
+
+static void slurm_docs_lines(void **state)
+{
+    bl_binding_report r;
+    hwloc_topology_t t;
+    (void)state;
+    parse("slurm-docs.txt", "pack:2 core:14 pu:2", BL_REPORT_AUTO, &r, &t);
+    assert_int_equal(r.format, BL_REPORT_SLURM);
+    assert_int_equal(r.nrejected, 0); /* rishon1's repeated line is kept once */
+    assert_int_equal(r.count, 9);
+    expect(&r.items[2], 2, -1, "0", 1);
+    assert_string_equal(r.items[2].host, "aion-0220");
+    assert_int_equal(r.items[2].local_rank, 0);
+    assert_int_equal(r.items[2].pid, 2549677);
+    expect(&r.items[5], 5, -1, "1,3,5,7,9,11,13,15,17,19,21,23,25,27", 1);
+    expect(&r.items[6], 6, -1, "0,32", 1);
+    expect(&r.items[7], 7, -1, "0-1", 1); /* cpu_bind= spelling */
+    expect(&r.items[8], 8, -1, "0-27", 0); /* NONE */
+    done(&r, t);
+}
+
+static void slurm_rejects_failed_and_truncated_masks(void **state)
+{
+    bl_binding_report r;
+    hwloc_topology_t t;
+    (void)state;
+    parse("slurm-malformed.txt", "pack:2 core:14 pu:2", BL_REPORT_SLURM, &r,
+          &t);
+    assert_int_equal(r.count, 1);
+    expect(&r.items[0], 5, -1, "1", 1);
+    assert_int_equal(r.nrejected, 5);
+    assert_non_null(strstr(rejected(&r, 2), "FAILED"));
+    assert_non_null(strstr(rejected(&r, 3), "0 hexadecimal digits"));
+    assert_non_null(strstr(rejected(&r, 4), "'g'"));
+    assert_non_null(strstr(rejected(&r, 5), "no CPU set"));
+    assert_non_null(rejected(&r, 6));
+    done(&r, t);
+}
+
+static void slurm_rejects_cpu_outside_topology(void **state)
+{
+    bl_binding_report r;
+    hwloc_topology_t t;
+    (void)state;
+    parse("cpu-bind=MASK - n1, task  0  0 [7]: mask 0x100 set\n",
+          "pack:1 core:2 pu:1", BL_REPORT_AUTO, &r, &t);
+    assert_int_equal(r.count, 0);
+    assert_int_equal(r.nrejected, 1);
+    assert_non_null(strstr(r.rejected[0].reason, "CPU 8 is not a PU"));
+    done(&r, t);
+}
+
+static void hydra_bitstrings(void **state)
+{
+    bl_binding_report r;
+    hwloc_topology_t t;
+    (void)state;
+    parse("hydra-mpich.txt", "pack:1 core:16 pu:1", BL_REPORT_AUTO, &r, &t);
+    assert_int_equal(r.format, BL_REPORT_HYDRA);
+    assert_int_equal(r.count, 7);
+    expect(&r.items[0], 0, -1, "0", 1);
+    expect(&r.items[3], 3, -1, "2-4,8", 1);
+    expect(&r.items[6], 6, -1, "14-15", 1); /* older spaced form */
+    assert_int_equal(r.nrejected, 3);
+    assert_non_null(strstr(rejected(&r, 9), "17 positions"));
+    assert_non_null(strstr(rejected(&r, 10), "binds no PU"));
+    assert_non_null(strstr(rejected(&r, 11), "5 positions"));
+    done(&r, t);
+}
+
+static void omp_libgomp_bindlab_format(void **state)
+{
+    bl_binding_report r;
+    hwloc_topology_t t;
+    (void)state;
+    parse("omp-libgomp-vm.txt", "pack:1 core:2 pu:1", BL_REPORT_AUTO, &r, &t);
+    assert_int_equal(r.format, BL_REPORT_OMP_AFFINITY);
+    assert_int_equal(r.nrejected, 0);
+    assert_int_equal(r.count, 8);
+    /* Ranked lines first (rank 0, 1), then the rank-less process. */
+    expect(&r.items[0], -1, 0, "0", 1);
+    assert_int_equal(r.items[0].pid, 8314);
+    expect(&r.items[2], 0, 0, "0", 1);
+    expect(&r.items[3], 0, 1, "1", 1);
+    expect(&r.items[5], 1, 1, "0", 1);
+    expect(&r.items[7], 1, 3, "1", 1);
+    assert_string_equal(r.items[7].host, "vm");
+    done(&r, t);
+}
+
+static void omp_llvm_default_and_bindlab_format(void **state)
+{
+    bl_binding_report r;
+    hwloc_topology_t t;
+    (void)state;
+    parse("omp-llvm-vm.txt", "pack:1 core:2 pu:1", BL_REPORT_OMP_AFFINITY, &r,
+          &t);
+    assert_int_equal(r.nrejected, 0);
+    assert_int_equal(r.count, 6);
+    expect(&r.items[0], -1, 0, "0-1", 1);
+    expect(&r.items[3], -1, 1, "1", 1);
+    assert_int_equal(r.items[3].pid, 8324);
+    done(&r, t);
+}
+
+static void omp_libgomp_default_is_rejected_not_numbered(void **state)
+{
+    bl_binding_report r;
+    hwloc_topology_t t;
+    (void)state;
+    parse("omp-libgomp-default.txt", "pack:1 core:2 pu:1", BL_REPORT_AUTO, &r,
+          &t);
+    assert_int_equal(r.count, 0);
+    assert_int_equal(r.nrejected, 2);
+    assert_non_null(strstr(r.rejected[0].reason, BL_OMP_AFFINITY_FORMAT));
+    done(&r, t);
+}
+
+static void omp_rejects_truncated_and_unknown_fields(void **state)
+{
+    bl_binding_report r;
+    hwloc_topology_t t;
+    (void)state;
+    parse("bindlab-omp host=vm pid=1 thread=0 affinity=0\n"
+          "bindlab-omp host=vm pid=1 thread=1 affin\n"
+          "bindlab-omp host=vm pid=1 thread=2 affinity=0-\n"
+          "bindlab-omp host=vm pid=x thread=3 affinity=0\n"
+          "bindlab-omp host=vm pid=1 thread=4 affinity=0 colour=red\n"
+          "OMP: pid 5 tid 6 thread 0 bound to OS proc set {0,1\n",
+          "pack:1 core:2 pu:1", BL_REPORT_AUTO, &r, &t);
+    assert_int_equal(r.count, 1);
+    assert_int_equal(r.nrejected, 5);
+    for (int line = 2; line <= 6; line++)
+        assert_non_null(rejected(&r, line));
+    assert_non_null(strstr(rejected(&r, 5), "unknown field 'colour'"));
+    done(&r, t);
+}
+
+/* A mpirun capture holds both the launcher's and the threads' lines. */
+static void auto_reads_omp_lines_beside_the_launcher(void **state)
+{
+    bl_binding_report r;
+    hwloc_topology_t t;
+    (void)state;
+    parse("[vm:1] MCW rank 0 bound to socket 0[core 0[hwt 0]]: [B/.]\n"
+          "hello from the app\n"
+          "bindlab-omp rank=0 host=vm pid=9 thread=1 affinity=1\n"
+          "bindlab-omp rank=0 host=vm pid=9 thread=0 affinity=0\n",
+          "pack:1 core:2 pu:1", BL_REPORT_AUTO, &r, &t);
+    assert_int_equal(r.format, BL_REPORT_OMPI4);
+    assert_int_equal(r.nrejected, 0);
+    assert_int_equal(r.count, 3);
+    expect(&r.items[0], 0, -1, "0", 1);
+    expect(&r.items[1], 0, 0, "0", 1);
+    expect(&r.items[2], 0, 1, "1", 1);
+    done(&r, t);
+}
+
+static void rank_repeated_with_other_cpus_is_rejected(void **state)
+{
+    bl_binding_report r;
+    hwloc_topology_t t;
+    (void)state;
+    parse("[vm:1] MCW rank 0 bound to socket 0[core 0[hwt 0]]: [B/.]\n"
+          "[vm:1] MCW rank 0 bound to socket 0[core 1[hwt 0]]: [./B]\n"
+          "cpu-bind=MASK - vm, task  0  0 [3]: mask 0x1 set\n",
+          "pack:1 core:2 pu:1", BL_REPORT_AUTO, &r, &t);
+    assert_int_equal(r.count, 1);
+    expect(&r.items[0], 0, -1, "0", 1);
+    assert_int_equal(r.nrejected, 2);
+    assert_non_null(strstr(rejected(&r, 2), "reported again"));
+    assert_non_null(strstr(rejected(&r, 3), "a slurm line in a ompi4"));
+    done(&r, t);
+}
+
+static void explicit_format_ignores_other_formats(void **state)
+{
+    bl_binding_report r;
+    hwloc_topology_t t;
+    (void)state;
+    parse("ompi4-vm-core.txt", "pack:1 core:2 pu:1", BL_REPORT_SLURM, &r, &t);
+    assert_int_equal(r.format, BL_REPORT_SLURM);
+    assert_int_equal(r.count, 0);
+    assert_int_equal(r.nrejected, 0);
+    done(&r, t);
+}
+
+static void format_names_round_trip(void **state)
+{
+    bl_report_format f;
+    bl_err err;
+    (void)state;
+    for (int i = BL_REPORT_AUTO; i <= BL_REPORT_OMP_AFFINITY; i++) {
+        assert_int_equal(bl_bindreport_format_parse(
+                             bl_bindreport_format_name((bl_report_format)i),
+                             &f, &err), 0);
+        assert_int_equal(f, i);
+    }
+    assert_int_equal(bl_bindreport_format_parse("mpich", &f, &err), -1);
+    assert_non_null(strstr(err.msg, "'mpich'"));
+    assert_non_null(strstr(err.msg, "hydra"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(ompi4_vm_capture_reads_every_rank),
+        cmocka_unit_test(ompi4_not_bound_gets_whole_topology),
+        cmocka_unit_test(ompi4_skylake_converts_logical_to_os_indexes),
+        cmocka_unit_test(ompi4_epyc_numa_binding),
+        cmocka_unit_test(ompi4_cut_text_is_read_from_the_map),
+        cmocka_unit_test(ompi4_rejects_malformed_and_truncated_lines),
+        cmocka_unit_test(ompi4_rejects_report_of_another_machine),
+        cmocka_unit_test(ompi5_prrte_docs_examples),
+        cmocka_unit_test(ompi5_rank_lines_and_two_packages),
+        cmocka_unit_test(ompi5_rejects_core_outside_its_package),
+        cmocka_unit_test(slurm_docs_lines),
+        cmocka_unit_test(slurm_rejects_failed_and_truncated_masks),
+        cmocka_unit_test(slurm_rejects_cpu_outside_topology),
+        cmocka_unit_test(hydra_bitstrings),
+        cmocka_unit_test(omp_libgomp_bindlab_format),
+        cmocka_unit_test(omp_llvm_default_and_bindlab_format),
+        cmocka_unit_test(omp_libgomp_default_is_rejected_not_numbered),
+        cmocka_unit_test(omp_rejects_truncated_and_unknown_fields),
+        cmocka_unit_test(auto_reads_omp_lines_beside_the_launcher),
+        cmocka_unit_test(rank_repeated_with_other_cpus_is_rejected),
+        cmocka_unit_test(explicit_format_ignores_other_formats),
+        cmocka_unit_test(format_names_round_trip),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
