@@ -5,8 +5,8 @@
 
 #include <mpi.h>
 
-#include "cli.h"
-#include "run.h"
+#include "app_cli.h"
+#include "app_run.h"
 
 /* Before MPI_Init the rank is only known from the launcher's environment;
  * bad options are reported by the first rank alone. */

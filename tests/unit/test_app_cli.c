@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "cli.h"
+#include "app_cli.h"
 
 /* Splits a command line on spaces (test inputs have no quoting). */
 static int parse(bl_app_opts *o, bl_err *err, const char *line)

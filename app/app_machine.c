@@ -1,4 +1,4 @@
-#include "machine.h"
+#include "app_machine.h"
 
 #include <dlfcn.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-#include "cli.h"
+#include "app_cli.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -6,7 +6,7 @@
 
 #include <mpi.h>
 
-#include "cli.h"
+#include "app_cli.h"
 
 /* Returns the process exit status: 0 verified, 1 run-time failure or wrong
  * answer, 2 bad input. argc/argv are recorded as the command. */

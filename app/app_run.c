@@ -1,4 +1,4 @@
-#include "run.h"
+#include "app_run.h"
 
 #include <limits.h>
 #include <omp.h>
@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "machine.h"
-#include "print.h"
-#include "record.h"
+#include "app_machine.h"
+#include "app_print.h"
+#include "app_record.h"
 #include "topo.h"
 
 /* Every rank learns whether any rank failed; rank 0 gets the message of the

@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "cli.h"
+#include "app_cli.h"
 #include "h5schema.h"
 
 void bl_print_run(FILE *out, const bl_app_opts *o, const bl_h5_machine *m,

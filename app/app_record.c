@@ -1,4 +1,4 @@
-#include "record.h"
+#include "app_record.h"
 
 #include <stdlib.h>
 #include <string.h>

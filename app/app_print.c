@@ -1,9 +1,9 @@
-#include "print.h"
+#include "app_print.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "machine.h"
+#include "app_machine.h"
 #include "units.h"
 
 static int by_rank_thread(const void *a, const void *b)

@@ -1,0 +1,45 @@
+/* Test helper: prints what a run file says, one fact per line, for the
+ * integration scripts to compare with what the launcher printed.
+ *   ranks N / threads T / verified 0|1 / local_page_fraction F / status S
+ *   rank R cpus LIST          (the rank's binding as the rank saw it)
+ *   thread R.T cpus LIST cpu C (each thread's binding and last CPU)
+ *   counter NAME available A   (thread 0 of rank 0) */
+#include <stdio.h>
+#include <string.h>
+
+#include "h5schema.h"
+
+int main(int argc, char **argv)
+{
+    bl_h5_machine m;
+    bl_h5_run r;
+    bl_err err;
+    if (argc != 2) {
+        fprintf(stderr, "usage: runfile_dump FILE.h5\n");
+        return 2;
+    }
+    if (bl_h5_read_run_file(argv[1], &m, &r, &err) < 0) {
+        fprintf(stderr, "runfile_dump: %s\n", err.msg);
+        return 1;
+    }
+    printf("ranks %d\nthreads %d\nverified %d\nstatus %s\n", r.ranks,
+           r.threads, r.result.verified, r.status);
+    printf("local_page_fraction %.6f\n", r.result.local_page_fraction);
+    printf("timings %d\n", r.iterations);
+    printf("topology_xml_bytes %zu\n", m.topology_xml ? strlen(m.topology_xml) : 0);
+    for (size_t i = 0; i < r.nplacement; i++)
+        if (r.placement[i].thread == 0)
+            printf("rank %d cpus %s\n", r.placement[i].rank,
+                   r.placement[i].rank_cpuset);
+    for (size_t i = 0; i < r.nplacement; i++)
+        printf("thread %d.%d cpus %s cpu %d\n", r.placement[i].rank,
+               r.placement[i].thread, r.placement[i].cpuset,
+               r.placement[i].cpu_last);
+    for (size_t i = 0; i < r.ncounters; i++)
+        if (r.counters[i].rank == 0 && r.counters[i].thread == 0)
+            printf("counter %s available %d\n", r.counters[i].name,
+                   r.counters[i].available);
+    bl_h5_run_free(&r);
+    bl_h5_machine_free(&m);
+    return 0;
+}
