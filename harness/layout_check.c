@@ -69,6 +69,13 @@ static int check_pe(const bl_layout *l, const node *n, int over, bl_err *err)
     int per = cores_in(n, m->res);
     if (m->pe == 0)
         return 0;
+    if (l->bind != BL_RES_CORE && l->bind != BL_RES_HWTHREAD &&
+        l->bind != BL_RES_NONE)
+        return bl_err_set(err,
+                          "map_by '%s' with bind_to %s: Open MPI binds PE= "
+                          "ranks to their cores; accepted with PE=: bind_to "
+                          "core, hwthread or none",
+                          l->map_by, l->bind_to);
     if ((m->res == BL_RES_CORE || m->res == BL_RES_HWTHREAD) && m->pe > 1)
         return bl_err_set(err,
                           "map_by '%s': PE=%d asks for %d cores per rank, "
@@ -118,13 +125,13 @@ static int check_ppr(const bl_layout *l, const node *n, int over,
 static int pus_per_rank(const bl_layout *l, const node *n)
 {
     int k;
-    if (l->map.pe)
-        return l->bind == BL_RES_HWTHREAD ? l->map.pe
-                                          : l->map.pe * n->pus_per_core;
     if (l->bind == BL_RES_NONE) {
         k = n->c.pus / l->np;
         return k > 0 ? k : 1;
     }
+    if (l->map.pe)
+        return l->bind == BL_RES_HWTHREAD ? l->map.pe
+                                          : l->map.pe * n->pus_per_core;
     k = count_of(n, l->bind);
     return k > 0 ? n->c.pus / k : 0;
 }
@@ -153,7 +160,7 @@ int bl_layout_validate(const bl_layout *l, hwloc_topology_t topo,
         rank = rm.res;
     }
     if (check_present(&n, rank, "rank_by", l->rank_by, err) < 0 ||
-        check_pe(l, &n, over, err) < 0 || check_ppr(l, &n, over, err) < 0)
+        check_ppr(l, &n, over, err) < 0 || check_pe(l, &n, over, err) < 0)
         return -1;
     if (!over && !l->map.pe && l->np > n.c.cores)
         return bl_err_set(err,
@@ -169,14 +176,17 @@ int bl_layout_validate(const bl_layout *l, hwloc_topology_t topo,
                           "has %d PUs (bind_to none: the ranks share the "
                           "node)",
                           l->np, threads, (long)l->np * threads, n.c.pus);
-    if (l->bind != BL_RES_NONE && threads > pus)
+    if (l->bind != BL_RES_NONE && threads > pus) {
+        char what[128];
+        if (l->map.pe)
+            snprintf(what, sizeof what, "%s, bind_to %s", l->map_by,
+                     l->bind_to);
+        else
+            snprintf(what, sizeof what, "bind_to %s", l->bind_to);
         return bl_err_set(err,
-                          "threads %d, but one rank's binding (%s%s%s) has "
-                          "%d %s",
-                          threads, l->map.pe ? l->map_by : "bind_to ",
-                          l->map.pe ? "" : l->bind_to,
-                          l->map.pe ? ", bind_to " : "", pus,
-                          plural(pus, "PU", "PUs"));
+                          "threads %d, but one rank's binding (%s) has %d %s",
+                          threads, what, pus, plural(pus, "PU", "PUs"));
+    }
     out->threads = threads;
     out->pus_per_rank = pus;
     return 0;
