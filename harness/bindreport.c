@@ -418,10 +418,13 @@ int bl_bindreport_parse(const char *text, bl_report_format fmt,
         if (lines[i][0] != '#') /* comments in fixtures and notes */
             rc = read_line(&c, lines[i], (int)i + 1, fmt, chosen, topo, &tmp);
     if (rc == 0) {
-        qsort(out->items, out->count, sizeof *out->items, cmp_binding);
+        /* qsort() must not get a NULL base, even for no elements. */
+        if (out->count > 1)
+            qsort(out->items, out->count, sizeof *out->items, cmp_binding);
         rc = dedup(&c, lines);
-        qsort(out->rejected, out->nrejected, sizeof *out->rejected,
-              cmp_rejected);
+        if (out->nrejected > 1)
+            qsort(out->rejected, out->nrejected, sizeof *out->rejected,
+                  cmp_rejected);
     }
     hwloc_bitmap_free(tmp.cpus);
     free(lines);
