@@ -212,8 +212,8 @@ static int kernel_arg(ctx *c, bl_kernel_spec *k, int a, const yaml_node_t *v)
     return 0;
 }
 
-static int kernel_name(ctx *c, bl_kernel_spec *k, const yaml_node_t *v,
-                       char *dst, size_t len, const char *key)
+static int kernel_name(ctx *c, const yaml_node_t *v, char *dst, size_t len,
+                       const char *key)
 {
     const char *t;
     if (expect(c, v, YAML_SCALAR_NODE, key) < 0)
@@ -224,7 +224,6 @@ static int kernel_name(ctx *c, bl_kernel_spec *k, const yaml_node_t *v,
         return fail_at(c, v, "kernel %s '%s': accepted: lower-case letters, "
                              "digits, '_', '-', '.', up to %zu characters",
                        key, t, len - 1);
-    (void)k;
     strcpy(dst, t);
     return 0;
 }
@@ -239,7 +238,7 @@ static int parse_kernel(ctx *c, const yaml_node_t *n, bl_kernel_spec *k)
             keys[i + 2] = kernel_args[i].key;
     }
     if (n->type == YAML_SCALAR_NODE) {
-        if (kernel_name(c, k, n, k->name, sizeof k->name, "name") < 0)
+        if (kernel_name(c, n, k->name, sizeof k->name, "name") < 0)
             return -1;
         strcpy(k->label, k->name);
         return 0;
@@ -252,10 +251,10 @@ static int parse_kernel(ctx *c, const yaml_node_t *n, bl_kernel_spec *k)
         const yaml_node_t *v = node(c, p->value);
         if (i < 0)
             return -1;
-        if (i == 0 && kernel_name(c, k, v, k->name, sizeof k->name, "name") < 0)
+        if (i == 0 && kernel_name(c, v, k->name, sizeof k->name, "name") < 0)
             return -1;
         if (i == 1 &&
-            kernel_name(c, k, v, k->label, sizeof k->label, "label") < 0)
+            kernel_name(c, v, k->label, sizeof k->label, "label") < 0)
             return -1;
         if (i >= 2 && kernel_arg(c, k, i - 2, v) < 0)
             return -1;
