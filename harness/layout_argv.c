@@ -117,7 +117,7 @@ char **bl_layout_mpirun_argv(const bl_layout *l, const bl_kernel_spec *k,
     add(&b, "--bind-to");
     /* With --oversubscribe Open MPI still refuses to bind two ranks to one
      * core unless the binding allows overload. */
-    if (o->oversubscribe && l->bind != BL_RES_NONE)
+    if ((o->oversubscribe || l->map.oversubscribe) && l->bind != BL_RES_NONE)
         addf(&b, "%s:overload-allowed", l->bind_to_launcher);
     else
         add(&b, l->bind_to_launcher);

@@ -548,11 +548,12 @@ static void srun_argv_refuses_what_srun_cannot_express(void **state)
 /* Runs the layout's mpirun line with /bin/true as the app; 0 if mpirun
  * accepted it. Open MPI's test default of oversubscription is removed so
  * that mpirun applies its own slot rules. */
-static int mpirun_accepts(const bl_layout *l, const bl_layout_check *c)
+static int mpirun_accepts(const bl_layout *l, const bl_layout_check *c,
+                          int over)
 {
     bl_kernel_spec k = kspec();
     bl_launch_opts o = {.app = "/bin/true", .out_file = "/dev/null",
-                        .is_root = getuid() == 0,
+                        .is_root = getuid() == 0, .oversubscribe = over,
                         .threads = c->threads > 0 ? c->threads : 1};
     bl_err err;
     char **argv = bl_layout_mpirun_argv(l, &k, &o, &err);
@@ -579,16 +580,19 @@ static void validation_agrees_with_installed_mpirun(void **state)
     static const struct {
         int np;
         const char *map, *bind;
+        int over;
     } cases[] = {
-        {1, "core", "core"},          {2, "core", "core"},
-        {3, "core", "core"},          {2, "slot:PE=2", "core"},
-        {1, "slot:PE=2", "core"},     {1, "core:PE=2", "core"},
-        {1, "numa:PE=3", "core"},     {1, "ppr:1:package", "core"},
-        {2, "ppr:1:package", "core"}, {2, "ppr:2:socket:PE=2", "core"},
-        {2, "numa", "numa"},          {1, "package:PE=2", "package"},
-        {2, "node", "core"},          {4, "hwthread", "hwthread"},
-        {1, "package:PE=2", "none"},  {1, "package:PE=2", "hwthread"},
-        {1, "package:PE=1", "numa"},  {1, "package:PE=1", "l3cache"},
+        {3, "core", "core", 1},       {3, "core:oversubscribe", "core", 0},
+        {4, "slot:PE=2", "core", 1},  {3, "core", "none", 1},
+        {1, "core", "core", 0},          {2, "core", "core", 0},
+        {3, "core", "core", 0},          {2, "slot:PE=2", "core", 0},
+        {1, "slot:PE=2", "core", 0},     {1, "core:PE=2", "core", 0},
+        {1, "numa:PE=3", "core", 0},     {1, "ppr:1:package", "core", 0},
+        {2, "ppr:1:package", "core", 0}, {2, "ppr:2:socket:PE=2", "core", 0},
+        {2, "numa", "numa", 0},          {1, "package:PE=2", "package", 0},
+        {2, "node", "core", 0},          {4, "hwthread", "hwthread", 0},
+        {1, "package:PE=2", "none", 0},  {1, "package:PE=2", "hwthread", 0},
+        {1, "package:PE=1", "numa", 0},  {1, "package:PE=1", "l3cache", 0},
     };
     hwloc_topology_t t = topo(NULL);
     bl_topo_counts n;
@@ -603,13 +607,14 @@ static void validation_agrees_with_installed_mpirun(void **state)
         bl_layout l = make(cases[i].np, cases[i].map, cases[i].bind, "1");
         bl_layout_check c = {0};
         bl_err err;
-        int valid = bl_layout_validate(&l, t, 0, &c, &err) == 0;
+        int valid = bl_layout_validate(&l, t, cases[i].over, &c, &err) == 0;
         int accepted;
         assert_int_equal(bl_layout_translate(&l, 4, 1, &err), 0);
-        accepted = mpirun_accepts(&l, &c) == 0;
+        accepted = mpirun_accepts(&l, &c, cases[i].over) == 0;
         if (valid != accepted)
-            fail_msg("np %d --map-by %s --bind-to %s: bindlab says %s, "
+            fail_msg("np %d --map-by %s --bind-to %s%s: bindlab says %s, "
                      "mpirun %s", cases[i].np, cases[i].map, cases[i].bind,
+                     cases[i].over ? " --oversubscribe" : "",
                      valid ? "valid" : err.msg,
                      accepted ? "accepts it" : "refuses it");
     }
