@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# bindlab-app --kernel lu under real mpirun: 1, 2 and 4 ranks on 1x1, 1x2,
+# 2x1, 2x2 and 4x1 grids x 1 and 2 threads, N not a multiple of NB, all pass
+# HPL's residual check with one solution (checksum ||x||_1 equal to 1e-9);
+# the wrong-pivot test hook fails the check (exit 1, verified=no, file
+# written); a singular matrix is a status, not a crash; bad input is exit 2
+# with one line naming the option and no run file.
+set -u
+: "${BINDLAB_APP:?}"
+command -v mpirun > /dev/null || { echo "no mpirun"; exit 77; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# run NP THREADS ARGS...: sets $rc and $out (stdout+stderr)
+run() {
+    local np=$1 th=$2
+    shift 2
+    out=$(OMP_NUM_THREADS=$th timeout 300 mpirun -np "$np" --oversubscribe \
+          --bind-to none "$BINDLAB_APP" --kernel lu "$@" 2>&1)
+    rc=$?
+}
+field() { sed -n "s/^bindlab-app: result .* $1=\([^ ]*\).*/\1/p" <<< "$out"; }
+# same_within A B REL: |A - B| <= REL * |B|
+same_within() { awk -v a="$1" -v b="$2" -v r="$3" \
+    'BEGIN { d = a - b; if (d < 0) d = -d; m = b < 0 ? -b : b; exit !(d <= r * m) }'; }
+
+base=(--n 203 --nb 16 --seed 11 --iters 2 --warmup 1)
+ref=""
+for layout in "1 1x1" "2 1x2" "2 2x1" "4 2x2" "4 4x1"; do
+    set -- $layout
+    np=$1 grid=$2
+    for th in 1 2; do
+        what="np=$np grid=$grid threads=$th"
+        run "$np" "$th" "${base[@]}" --grid "$grid" --out "$tmp/ok.h5"
+        [ "$rc" = 0 ] || fail "$what: exit $rc: $out"
+        [ "$(field verified)" = yes ] || fail "$what: not verified: $out"
+        e=$(field error)
+        awk -v e="$e" 'BEGIN { exit !(e >= 0 && e < 16) }' \
+            || fail "$what: scaled residual '$e' not in [0, 16)"
+        [ "$(field unit)" = GFLOP/s ] || fail "$what: unit '$(field unit)'"
+        c=$(field checksum)
+        [ -n "$c" ] || { fail "$what: no checksum in: $out"; continue; }
+        [ -z "$ref" ] && ref=$c
+        same_within "$c" "$ref" 1e-9 || fail "$what: checksum $c != $ref"
+    done
+done
+
+# NB larger than N, and NB 1 on an awkward grid
+run 2 1 --n 37 --nb 64 --grid 2x1
+[ "$rc" = 0 ] || fail "NB > N: exit $rc: $out"
+run 3 1 --n 41 --nb 1 --grid 3x1
+[ "$rc" = 0 ] || fail "NB 1 on 3x1: exit $rc: $out"
+
+# The wrong pivot must be caught, on one rank and across a 2x2 grid.
+for layout in "1 1x1" "4 2x2"; do
+    set -- $layout
+    rm -f "$tmp/bad.h5"
+    run "$1" 1 "${base[@]}" --grid "$2" --test-hook 1 --out "$tmp/bad.h5"
+    [ "$rc" = 1 ] || fail "wrong pivot on $2: exit $rc, want 1: $out"
+    [ "$(field verified)" = no ] || fail "wrong pivot on $2: verified: $out"
+    awk -v e="$(field error)" 'BEGIN { exit !(e >= 16) }' \
+        || fail "wrong pivot on $2: residual $(field error) below 16"
+    [ -s "$tmp/bad.h5" ] || fail "wrong pivot on $2: no run file"
+done
+
+# Singular: a status in the result line, not a crash.
+run 2 2 "${base[@]}" --grid 1x2 --test-hook 2
+[ "$rc" = 1 ] || fail "singular: exit $rc, want 1: $out"
+[ "$(field verified)" = no ] || fail "singular: verified: $out"
+grep -q "singular matrix: exactly zero pivot in column 0" <<< "$out" \
+    || fail "singular: no 'singular matrix' line in: $out"
+
+# Bad input: exit 2, one line naming the option, no run file.
+bad() {
+    local want=$1 np=$2
+    shift 2
+    rm -f "$tmp/no.h5"
+    run "$np" 1 "$@" --out "$tmp/no.h5"
+    [ "$rc" = 2 ] || fail "$*: exit $rc, want 2: $out"
+    [ "$(grep -c "^bindlab-app: $want" <<< "$out")" = 1 ] \
+        || fail "$*: want one line 'bindlab-app: $want...', got: $out"
+    [ ! -e "$tmp/no.h5" ] || fail "$*: run file written"
+}
+bad "--grid" 2 --n 100 --grid 2x2
+bad "--grid" 4 --n 100 --grid 2x1x2
+bad "--n" 1 --n -4
+bad "--nb" 1 --n 100 --nb -2
+bad "--n 3000000" 2 --n 3000000
+
+[ "$fails" = 0 ] && echo "all lu integration checks passed"
+exit $((fails > 0))
