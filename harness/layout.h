@@ -184,7 +184,7 @@ int bl_layout_translate(bl_layout *l, int ompi_major, int ompi_minor,
 
 /* --- command lines ---------------------------------------------------- */
 
-typedef struct bl_launch_opts {
+typedef struct bl_layout_argv_opts {
     const char *launcher;   /* "mpirun" or "srun" path; NULL: the name */
     const char *app;        /* path of bindlab-app */
     const char *out_file;   /* the run file, --out */
@@ -192,7 +192,7 @@ typedef struct bl_launch_opts {
     int oversubscribe;      /* add --oversubscribe and :overload-allowed */
     int threads;            /* OMP_NUM_THREADS (from bl_layout_validate) */
     int pus_per_rank;       /* srun -c (from bl_layout_validate) */
-} bl_launch_opts;
+} bl_layout_argv_opts;
 
 /* mpirun -np N --map-by M --bind-to B [--rank-by R] --report-bindings
  * -x OMP_NUM_THREADS=T [-x OMP_PLACES=P] [-x OMP_PROC_BIND=B]
@@ -200,14 +200,14 @@ typedef struct bl_launch_opts {
  * Uses the *_launcher spelling (call bl_layout_translate first). Returns a
  * malloc'ed NULL-terminated argv (free with bl_argv_free), or NULL. */
 char **bl_layout_mpirun_argv(const bl_layout *l, const bl_kernel_spec *k,
-                             const bl_launch_opts *o, bl_err *err);
+                             const bl_layout_argv_opts *o, bl_err *err);
 
 /* srun -n N -c C --cpu-bind=verbose,KIND --distribution=D
  * --export=ALL,OMP_... APP ...: KIND from bind_to (threads, cores, ldoms,
  * sockets, none), D from map_by / rank_by (block or cyclic at node and
  * socket level). Fails for what srun cannot express (l3cache binding). */
 char **bl_layout_srun_argv(const bl_layout *l, const bl_kernel_spec *k,
-                           const bl_launch_opts *o, bl_err *err);
+                           const bl_layout_argv_opts *o, bl_err *err);
 
 void bl_argv_free(char **argv);
 

@@ -72,7 +72,7 @@ static char **done(argv_b *b, bl_err *err)
     return b->v;
 }
 
-static int check_opts(const bl_layout *l, const bl_launch_opts *o,
+static int check_opts(const bl_layout *l, const bl_layout_argv_opts *o,
                       bl_err *err)
 {
     if (!o->app || !o->out_file)
@@ -88,7 +88,7 @@ static int check_opts(const bl_layout *l, const bl_launch_opts *o,
 }
 
 static void app_args(argv_b *b, const bl_layout *l, const bl_kernel_spec *k,
-                     const bl_launch_opts *o)
+                     const bl_layout_argv_opts *o)
 {
     add(b, o->app);
     add(b, "--kernel");
@@ -102,7 +102,7 @@ static void app_args(argv_b *b, const bl_layout *l, const bl_kernel_spec *k,
 }
 
 char **bl_layout_mpirun_argv(const bl_layout *l, const bl_kernel_spec *k,
-                             const bl_launch_opts *o, bl_err *err)
+                             const bl_layout_argv_opts *o, bl_err *err)
 {
     argv_b b = {0};
     if (check_opts(l, o, err) < 0)
@@ -196,7 +196,7 @@ static int srun_check(const bl_layout *l, bl_err *err)
 }
 
 char **bl_layout_srun_argv(const bl_layout *l, const bl_kernel_spec *k,
-                           const bl_launch_opts *o, bl_err *err)
+                           const bl_layout_argv_opts *o, bl_err *err)
 {
     argv_b b = {0};
     char env[512];

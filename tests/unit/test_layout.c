@@ -433,7 +433,7 @@ static void mpirun_argv_has_every_option(void **state)
 {
     bl_layout l = make(2, "ppr:1:package:PE=2", "core", "fill");
     bl_kernel_spec k = kspec();
-    bl_launch_opts o = {.app = "/bin/app", .out_file = "r/x.h5",
+    bl_layout_argv_opts o = {.app = "/bin/app", .out_file = "r/x.h5",
                         .is_root = 1, .threads = 2};
     bl_err err;
     char **argv;
@@ -463,7 +463,7 @@ static void mpirun_argv_oversubscribes_and_leaves_unset_vars_out(void **state)
 {
     bl_layout l = make(3, "core", "core", "1");
     bl_kernel_spec k = kspec();
-    bl_launch_opts o = {.launcher = "/usr/bin/mpirun", .app = "app",
+    bl_layout_argv_opts o = {.launcher = "/usr/bin/mpirun", .app = "app",
                         .out_file = "o.h5", .oversubscribe = 1, .threads = 1};
     bl_err err;
     char **argv;
@@ -485,7 +485,7 @@ static void srun_argv_translates_binding_and_distribution(void **state)
 {
     bl_layout l = make(4, "ppr:2:socket:PE=2", "core", "fill");
     bl_kernel_spec k = kspec();
-    bl_launch_opts o = {.app = "app", .out_file = "o.h5", .threads = 4,
+    bl_layout_argv_opts o = {.app = "app", .out_file = "o.h5", .threads = 4,
                         .pus_per_rank = 4};
     bl_err err;
     char **argv;
@@ -523,7 +523,7 @@ static void srun_argv_refuses_what_srun_cannot_express(void **state)
 {
     bl_layout l = make(2, "core", "l3cache", "1");
     bl_kernel_spec k = kspec();
-    bl_launch_opts o = {.app = "app", .out_file = "o.h5", .threads = 1};
+    bl_layout_argv_opts o = {.app = "app", .out_file = "o.h5", .threads = 1};
     bl_err err;
     (void)state;
     assert_int_equal(bl_layout_translate(&l, 4, 1, &err), 0);
@@ -552,7 +552,7 @@ static int mpirun_accepts(const bl_layout *l, const bl_layout_check *c,
                           int over)
 {
     bl_kernel_spec k = kspec();
-    bl_launch_opts o = {.app = "/bin/true", .out_file = "/dev/null",
+    bl_layout_argv_opts o = {.app = "/bin/true", .out_file = "/dev/null",
                         .is_root = getuid() == 0, .oversubscribe = over,
                         .threads = c->threads > 0 ? c->threads : 1};
     bl_err err;
