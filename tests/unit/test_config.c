@@ -374,7 +374,7 @@ static int shipped(const char *name, const char *topo_spec, int nlayouts,
         fail_msg("%s", err.msg);
     for (int i = 0; i < s.nlayouts; i++) {
         bl_layout_check c;
-        bl_launch_opts o = {.app = "bindlab-app", .out_file = "x.h5"};
+        bl_layout_argv_opts o = {.app = "bindlab-app", .out_file = "x.h5"};
         char **argv;
         if (bl_layout_validate(&s.layouts[i], t, 0, &c, &err) < 0) {
             if (!bad++)
