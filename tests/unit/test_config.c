@@ -16,6 +16,13 @@
 
 /* The source tree: from CTest's environment, else from this file's path
  * (so the program also runs by hand). */
+/* snprintf that fails the test instead of cutting a path or message. */
+#define FMT(buf, len, ...)                                      \
+    do {                                                        \
+        if (snprintf(buf, len, __VA_ARGS__) >= (int)(len))      \
+            fail_msg("text longer than %zu bytes", (size_t)(len)); \
+    } while (0)
+
 static const char *source_dir(void)
 {
     static char dir[1024];
@@ -23,7 +30,7 @@ static const char *source_dir(void)
     char *cut;
     if (d)
         return d;
-    snprintf(dir, sizeof dir, "%s", __FILE__);
+    FMT(dir, sizeof dir, "%s", __FILE__);
     if ((cut = strstr(dir, "/tests/unit/")) != NULL)
         *cut = '\0';
     return dir;
@@ -35,26 +42,26 @@ static const char *fixtures(void)
     const char *d = getenv("BINDLAB_FIXTURES");
     if (d)
         return d;
-    snprintf(dir, sizeof dir, "%s/tests/fixtures", source_dir());
+    FMT(dir, sizeof dir, "%s/tests/fixtures", source_dir());
     return dir;
 }
 
-/* A real node's hwloc XML: shipped under configs/topologies/, or the
- * shared captures; NULL when neither is there. */
+/* A real node's hwloc XML, shipped under configs/topologies/. */
 static const char *real_topology(const char *name, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s/configs/topologies/%s", source_dir(), name);
-    if (access(buf, R_OK) == 0)
-        return buf;
-    snprintf(buf, len, "/work/shared/topologies/%s", name);
-    return access(buf, R_OK) == 0 ? buf : NULL;
+    if (snprintf(buf, len, "%s/configs/topologies/%s", source_dir(), name) >=
+        (int)len)
+        fail_msg("path too long");
+    if (access(buf, R_OK) != 0)
+        fail_msg("%s: missing", buf);
+    return buf;
 }
 
 static void load_fixture(const char *name, bl_sweep *s, int want_rc,
                          bl_err *err)
 {
     char path[1024];
-    snprintf(path, sizeof path, "%s/sweeps/%s", fixtures(), name);
+    FMT(path, sizeof path, "%s/sweeps/%s", fixtures(), name);
     if (bl_config_load(path, s, err) != want_rc)
         fail_msg("%s: expected %d: %s", name, want_rc,
                  want_rc ? "success" : err->msg);
@@ -165,7 +172,7 @@ static void config_reports_yaml_syntax_with_position(void **state)
     char want[256];
     (void)state;
     load_fixture("broken-indent.yaml", &s, -1, &err);
-    snprintf(want, sizeof want, "%s/sweeps/broken-indent.yaml:6:3: YAML "
+    FMT(want, sizeof want, "%s/sweeps/broken-indent.yaml:6:3: YAML "
              "syntax: did not find expected key while parsing a block "
              "mapping; accepted:", fixtures());
     assert_memory_equal(err.msg, want, strlen(want));
@@ -182,7 +189,7 @@ static void config_rejects_unknown_keys_listing_accepted(void **state)
     char want[512];
     (void)state;
     load_fixture("broken-unknown-key.yaml", &s, -1, &err);
-    snprintf(want, sizeof want, "%s/sweeps/broken-unknown-key.yaml:6:5: "
+    FMT(want, sizeof want, "%s/sweeps/broken-unknown-key.yaml:6:5: "
              "layouts: unknown key 'map-by'; accepted: kernel, np, map_by, "
              "bind_to, rank_by, omp_places, omp_proc_bind, threads, init, "
              "repetitions, timeout, name", fixtures());
@@ -364,7 +371,7 @@ static int shipped(const char *name, const char *topo_spec, int nlayouts,
     bl_err err;
     hwloc_topology_t t;
     int bad = 0;
-    snprintf(path, sizeof path, "%s/configs/sweeps/%s.yaml", source_dir(),
+    FMT(path, sizeof path, "%s/configs/sweeps/%s.yaml", source_dir(),
              name);
     if (bl_config_load(path, &s, &err) < 0)
         fail_msg("%s", err.msg);
@@ -378,7 +385,7 @@ static int shipped(const char *name, const char *topo_spec, int nlayouts,
         char **argv;
         if (bl_layout_validate(&s.layouts[i], t, 0, &c, &err) < 0) {
             if (!bad++)
-                snprintf(first_err, len, "%s: %s", s.layouts[i].label,
+                FMT(first_err, len, "%s: %s", s.layouts[i].label,
                          err.msg);
             continue;
         }
