@@ -9,7 +9,7 @@
 #   env: NB (default 256), REPS (default 2)
 #
 # Layouts: "1r x 2t" = 1 rank x 2 threads (OMP_PLACES=cores,
-# OMP_PROC_BIND=close, rank bound to the package), "2r x 1t" = 2 ranks x 1
+# OMP_PROC_BIND=close, rank bound to the socket), "2r x 1t" = 2 ranks x 1
 # thread (--map-by core --bind-to core, grid 1x2). Edit LAYOUTS for bigger
 # machines.
 set -euo pipefail
@@ -25,7 +25,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 # name | ranks | threads | grid | mpirun mapping
 LAYOUTS=(
-    "1r x 2t|1|2|1x1|--map-by package --bind-to package"
+    "1r x 2t|1|2|1x1|--map-by socket --bind-to socket"
     "2r x 1t|2|1|1x2|--map-by core --bind-to core"
 )
 
