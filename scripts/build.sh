@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Configures and builds bindlab into build/ (or the directory given), with
+# any extra CMake options after it: scripts/build.sh build-asan -DBINDLAB_SANITIZE=ON
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dir=${1:-build}
+shift || true
+cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >"$dir.configure.log" 2>&1 ||
+    { cat "$dir.configure.log" >&2; exit 1; }
+grep -E '^-- bindlab:' "$dir.configure.log" || true
+cmake --build "$dir" -j"$(nproc)"

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Installs the Debian packages bindlab needs (when root), or prints the exact
+# apt-get line to run (when not). Sourced by scripts/main.sh and
+# scripts/test.sh; also runs on its own.
+set -euo pipefail
+
+BINDLAB_PACKAGES=(
+    gcc make cmake pkg-config
+    openmpi-bin libopenmpi-dev
+    libhwloc-dev hwloc
+    libhdf5-dev hdf5-tools
+    libpapi-dev
+    libyaml-dev
+    libopenblas-openmp-dev
+    libcmocka-dev
+    python3-h5py
+)
+
+bl_missing_packages() {
+    local p
+    for p in "${BINDLAB_PACKAGES[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+            echo "$p"
+    done
+}
+
+bl_install_deps() {
+    local missing
+    missing=$(bl_missing_packages | tr '\n' ' ')
+    [ -z "$missing" ] && return 0
+    if [ "$(id -u)" != 0 ]; then
+        echo "bindlab needs these Debian packages; as root run:" >&2
+        echo "  apt-get update && apt-get install -y $missing" >&2
+        return 1
+    fi
+    echo "== installing: $missing"
+    apt-get update -q
+    # shellcheck disable=SC2086 # one word per package
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+    bl_install_deps
+fi

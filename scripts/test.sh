@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The whole test suite: installs what is missing, builds twice (optimised,
+# and with AddressSanitizer + UndefinedBehaviorSanitizer) and runs every
+# unit and integration test in both.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/deps.sh
+bl_install_deps
+
+# Root may run mpirun; the tests set what else they need.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+status=0
+for variant in build build-asan; do
+    if [ "$variant" = build-asan ]; then
+        scripts/build.sh build-asan -DBINDLAB_SANITIZE=ON -DBINDLAB_NATIVE=OFF
+    else
+        scripts/build.sh build
+    fi
+    echo "== tests in $variant"
+    (cd "$variant" && ctest --output-on-failure -j2) || status=1
+done
+exit $status
