@@ -59,6 +59,39 @@ static const bl_h5_field env_fields[] = {
     F(bl_h5_env, value, BL_F_STR),
 };
 
+static const bl_h5_field check_fields[] = {
+    F(bl_h5_check, rank, BL_F_I32),
+    F(bl_h5_check, host, BL_F_STR),
+    F(bl_h5_check, claimed, BL_F_STR),
+    F(bl_h5_check, seen, BL_F_STR),
+    F(bl_h5_check, matches, BL_F_I8),
+};
+static const bl_h5_field summary_fields[] = {
+    F(bl_h5_summary, run_id, BL_F_STR),
+    F(bl_h5_summary, label, BL_F_STR),
+    F(bl_h5_summary, name, BL_F_STR),
+    F(bl_h5_summary, kernel, BL_F_STR),
+    F(bl_h5_summary, status, BL_F_STR),
+    F(bl_h5_summary, repetition, BL_F_I32),
+    F(bl_h5_summary, np, BL_F_I32),
+    F(bl_h5_summary, threads, BL_F_I32),
+    F(bl_h5_summary, map_by, BL_F_STR),
+    F(bl_h5_summary, bind_to, BL_F_STR),
+    F(bl_h5_summary, rank_by, BL_F_STR),
+    F(bl_h5_summary, omp_places, BL_F_STR),
+    F(bl_h5_summary, omp_proc_bind, BL_F_STR),
+    F(bl_h5_summary, init, BL_F_STR),
+    F(bl_h5_summary, median_s, BL_F_F64),
+    F(bl_h5_summary, min_s, BL_F_F64),
+    F(bl_h5_summary, rate, BL_F_F64),
+    F(bl_h5_summary, rate_unit, BL_F_STR),
+    F(bl_h5_summary, verified, BL_F_I8),
+    F(bl_h5_summary, local_page_fraction, BL_F_F64),
+    F(bl_h5_summary, flags, BL_F_STR),
+    F(bl_h5_summary, wall_s, BL_F_F64),
+    F(bl_h5_summary, exit_status, BL_F_I32),
+};
+
 #define DEF(var, dset, type, fields) \
     const bl_h5_table_def var = {dset, sizeof(type), fields, \
                                  sizeof fields / sizeof fields[0]}
@@ -68,6 +101,8 @@ DEF(bl_h5_memory_def, "memory", bl_h5_memory, memory_fields);
 DEF(bl_h5_rank_def, "ranks", bl_h5_rank, rank_fields);
 DEF(bl_h5_metric_def, "metrics", bl_h5_metric, metric_fields);
 DEF(bl_h5_env_def, "env", bl_h5_env, env_fields);
+DEF(bl_h5_check_def, "checks", bl_h5_check, check_fields);
+DEF(bl_h5_summary_def, "summary", bl_h5_summary, summary_fields);
 
 /* ---- types ------------------------------------------------------------- */
 
@@ -594,6 +629,159 @@ void bl_h5_run_free(bl_h5_run *r)
     bl_h5_table_free(&bl_h5_rank_def, r->rank_rows, r->nrank_rows);
     bl_h5_table_free(&bl_h5_metric_def, r->metrics, r->nmetrics);
     memset(r, 0, sizeof *r);
+}
+
+/* ---- harness ----------------------------------------------------------- */
+
+static hid_t open_or_create_group(hid_t file, const char *path)
+{
+    hid_t lcpl;
+    hid_t g;
+    /* H5Lexists fails (< 0) when a parent is missing: that is "no". */
+    if (H5Lexists(file, path, H5P_DEFAULT) > 0)
+        return H5Gopen2(file, path, H5P_DEFAULT);
+    lcpl = H5Pcreate(H5P_LINK_CREATE);
+    H5Pset_create_intermediate_group(lcpl, 1);
+    g = H5Gcreate2(file, path, lcpl, H5P_DEFAULT, H5P_DEFAULT);
+    H5Pclose(lcpl);
+    return g;
+}
+
+int bl_h5_write_harness(hid_t file, const char *group, const bl_h5_harness *h,
+                        bl_err *err)
+{
+    hid_t g = open_or_create_group(file, group);
+    int rc = 0;
+    if (g < 0)
+        return bl_err_set(err, "HDF5: cannot create '%s'", group);
+    rc |= bl_h5_attr_put_str(g, "run_id", h->run_id);
+    rc |= bl_h5_attr_put_str(g, "label", h->label);
+    rc |= bl_h5_attr_put_str(g, "name", h->name);
+    rc |= bl_h5_attr_put_str(g, "status", h->status);
+    rc |= bl_h5_attr_put_i64(g, "repetition", h->repetition);
+    rc |= bl_h5_attr_put_i64(g, "np", h->np);
+    rc |= bl_h5_attr_put_i64(g, "threads", h->threads);
+    rc |= bl_h5_attr_put_str(g, "kernel", h->kernel);
+    rc |= bl_h5_attr_put_str(g, "kernel_args", h->kernel_args);
+    rc |= bl_h5_attr_put_str(g, "map_by", h->map_by);
+    rc |= bl_h5_attr_put_str(g, "map_by_launcher", h->map_by_launcher);
+    rc |= bl_h5_attr_put_str(g, "bind_to", h->bind_to);
+    rc |= bl_h5_attr_put_str(g, "bind_to_launcher", h->bind_to_launcher);
+    rc |= bl_h5_attr_put_str(g, "rank_by", h->rank_by);
+    rc |= bl_h5_attr_put_str(g, "omp_places", h->omp_places);
+    rc |= bl_h5_attr_put_str(g, "omp_proc_bind", h->omp_proc_bind);
+    rc |= bl_h5_attr_put_str(g, "init", h->init);
+    rc |= bl_h5_attr_put_str(g, "launcher", h->launcher);
+    rc |= bl_h5_attr_put_str(g, "launcher_argv", h->argv);
+    rc |= bl_h5_attr_put_i64(g, "exit_status", h->exit_status);
+    rc |= bl_h5_attr_put_i64(g, "term_signal", h->term_signal);
+    rc |= bl_h5_attr_put_i64(g, "timed_out", h->timed_out);
+    rc |= bl_h5_attr_put_f64(g, "wall_s", h->wall_s);
+    rc |= bl_h5_attr_put_f64(g, "app_s", h->app_s);
+    rc |= bl_h5_attr_put_str(g, "stderr_tail", h->stderr_tail);
+    rc |= bl_h5_attr_put_str(g, "flags", h->flags);
+    rc |= bl_h5_attr_put_str(g, "reason", h->reason);
+    if (H5Lexists(g, "binding_report", H5P_DEFAULT) <= 0)
+        rc |= write_string_dataset(g, "binding_report", h->binding_report);
+    if (rc == 0 && H5Lexists(g, "checks", H5P_DEFAULT) <= 0)
+        rc |= bl_h5_table_write(g, &bl_h5_check_def, h->checks, h->nchecks,
+                                err);
+    H5Gclose(g);
+    return rc ? bl_err_set(err, "HDF5: cannot write the harness record of "
+                           "'%s'", group) : 0;
+}
+
+int bl_h5_read_harness(hid_t file, const char *group, bl_h5_harness *h,
+                       bl_err *err)
+{
+    hid_t g;
+    int rc;
+    memset(h, 0, sizeof *h);
+    if (H5Lexists(file, group, H5P_DEFAULT) <= 0)
+        return bl_err_set(err, "no run group '%s'", group);
+    g = H5Gopen2(file, group, H5P_DEFAULT);
+    h->run_id = bl_h5_attr_get_str(g, "run_id");
+    h->label = bl_h5_attr_get_str(g, "label");
+    h->name = bl_h5_attr_get_str(g, "name");
+    h->status = bl_h5_attr_get_str(g, "status");
+    h->repetition = (int)bl_h5_attr_get_i64(g, "repetition", 0);
+    h->np = (int)bl_h5_attr_get_i64(g, "np", 0);
+    h->threads = (int)bl_h5_attr_get_i64(g, "threads", 0);
+    h->kernel = bl_h5_attr_get_str(g, "kernel");
+    h->kernel_args = bl_h5_attr_get_str(g, "kernel_args");
+    h->map_by = bl_h5_attr_get_str(g, "map_by");
+    h->map_by_launcher = bl_h5_attr_get_str(g, "map_by_launcher");
+    h->bind_to = bl_h5_attr_get_str(g, "bind_to");
+    h->bind_to_launcher = bl_h5_attr_get_str(g, "bind_to_launcher");
+    h->rank_by = bl_h5_attr_get_str(g, "rank_by");
+    h->omp_places = bl_h5_attr_get_str(g, "omp_places");
+    h->omp_proc_bind = bl_h5_attr_get_str(g, "omp_proc_bind");
+    h->init = bl_h5_attr_get_str(g, "init");
+    h->launcher = bl_h5_attr_get_str(g, "launcher");
+    h->argv = bl_h5_attr_get_str(g, "launcher_argv");
+    h->exit_status = (int)bl_h5_attr_get_i64(g, "exit_status", 0);
+    h->term_signal = (int)bl_h5_attr_get_i64(g, "term_signal", 0);
+    h->timed_out = (int)bl_h5_attr_get_i64(g, "timed_out", 0);
+    h->wall_s = bl_h5_attr_get_f64(g, "wall_s", 0);
+    h->app_s = bl_h5_attr_get_f64(g, "app_s", 0);
+    h->stderr_tail = bl_h5_attr_get_str(g, "stderr_tail");
+    h->flags = bl_h5_attr_get_str(g, "flags");
+    h->reason = bl_h5_attr_get_str(g, "reason");
+    h->binding_report = read_string_dataset(g, "binding_report");
+    rc = bl_h5_table_read(g, &bl_h5_check_def, (void **)&h->checks,
+                          &h->nchecks, err);
+    H5Gclose(g);
+    return rc;
+}
+
+void bl_h5_harness_free(bl_h5_harness *h)
+{
+    char **strs[] = {&h->run_id, &h->label, &h->name, &h->status,
+                     &h->kernel, &h->kernel_args, &h->map_by,
+                     &h->map_by_launcher, &h->bind_to, &h->bind_to_launcher,
+                     &h->rank_by, &h->omp_places, &h->omp_proc_bind, &h->init,
+                     &h->launcher, &h->argv, &h->stderr_tail,
+                     &h->binding_report, &h->flags, &h->reason};
+    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
+        free(*strs[i]);
+    bl_h5_table_free(&bl_h5_check_def, h->checks, h->nchecks);
+    memset(h, 0, sizeof *h);
+}
+
+void bl_h5_summary_row(const bl_h5_run *app, const bl_h5_harness *h,
+                       bl_h5_summary *row)
+{
+    static char empty[] = "";
+    memset(row, 0, sizeof *row);
+    row->run_id = h->run_id ? h->run_id : empty;
+    row->label = h->label ? h->label : empty;
+    row->name = h->name ? h->name : empty;
+    row->kernel = h->kernel ? h->kernel : empty;
+    row->status = h->status ? h->status : empty;
+    row->repetition = h->repetition;
+    row->np = h->np;
+    row->threads = h->threads;
+    row->map_by = h->map_by ? h->map_by : empty;
+    row->bind_to = h->bind_to ? h->bind_to : empty;
+    row->rank_by = h->rank_by ? h->rank_by : empty;
+    row->omp_places = h->omp_places ? h->omp_places : empty;
+    row->omp_proc_bind = h->omp_proc_bind ? h->omp_proc_bind : empty;
+    row->init = h->init ? h->init : empty;
+    row->flags = h->flags ? h->flags : empty;
+    row->wall_s = h->wall_s;
+    row->exit_status = h->exit_status;
+    row->rate_unit = empty;
+    row->local_page_fraction = -1.0;
+    if (app) {
+        row->median_s = app->result.median_s;
+        row->min_s = app->result.min_s;
+        row->rate = app->result.rate;
+        row->rate_unit = app->result.rate_unit ? app->result.rate_unit : empty;
+        row->verified = (int8_t)app->result.verified;
+        row->local_page_fraction = app->result.local_page_fraction;
+        if (app->threads > 0)
+            row->threads = app->threads;
+    }
 }
 
 /* ---- files ------------------------------------------------------------- */

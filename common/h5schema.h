@@ -135,6 +135,62 @@ typedef struct bl_h5_run {
     bl_h5_metric *metrics;     size_t nmetrics;
 } bl_h5_run;
 
+/* ---- the harness's view of a run (sweep files) ----------------------- */
+
+/* Per rank: what the launcher claimed against what the rank saw. */
+typedef struct bl_h5_check {
+    int32_t rank;
+    char *host;
+    char *claimed;             /* from the binding report, "" if none */
+    char *seen;                /* the rank's cpuset as the app recorded it */
+    int8_t matches;            /* 1 equal, 0 differ, -1 nothing to compare */
+} bl_h5_check;
+
+typedef struct bl_h5_harness {
+    char *run_id, *label, *name, *status;   /* ok|failed|timeout|invalid */
+    int repetition;
+    int np, threads;
+    char *kernel, *kernel_args;
+    char *map_by, *map_by_launcher, *bind_to, *bind_to_launcher, *rank_by,
+        *omp_places, *omp_proc_bind, *init;
+    char *launcher;                 /* "mpirun" or "srun" */
+    char *argv;                     /* the command, shell-quoted to read */
+    int exit_status, term_signal, timed_out;
+    double wall_s, app_s;           /* launcher wall time; app's own time */
+    char *stderr_tail, *binding_report, *flags, *reason;
+    bl_h5_check *checks;
+    size_t nchecks;
+} bl_h5_harness;
+
+/* One row per run in /summary. */
+typedef struct bl_h5_summary {
+    char *run_id, *label, *name, *kernel, *status;
+    int32_t repetition, np, threads;
+    char *map_by, *bind_to, *rank_by, *omp_places, *omp_proc_bind, *init;
+    double median_s, min_s, rate;
+    char *rate_unit;
+    int8_t verified;
+    double local_page_fraction;
+    char *flags;
+    double wall_s;
+    int32_t exit_status;
+} bl_h5_summary;
+
+extern const bl_h5_table_def bl_h5_check_def, bl_h5_summary_def;
+
+/* Writes the harness's attributes, binding report and checks into the run
+ * group `group` (created when the app left no run). */
+int bl_h5_write_harness(hid_t file, const char *group, const bl_h5_harness *h,
+                        bl_err *err);
+int bl_h5_read_harness(hid_t file, const char *group, bl_h5_harness *h,
+                       bl_err *err);
+void bl_h5_harness_free(bl_h5_harness *h);
+
+/* The /summary row of a run: app result (may be NULL) + harness. Strings
+ * point into app/h (not copied). */
+void bl_h5_summary_row(const bl_h5_run *app, const bl_h5_harness *h,
+                       bl_h5_summary *row);
+
 /* Writes /machine under file. */
 int bl_h5_write_machine(hid_t file, const bl_h5_machine *m, bl_err *err);
 int bl_h5_read_machine(hid_t file, bl_h5_machine *m, bl_err *err);

@@ -1,0 +1,169 @@
+#include "h5sweep.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void bl_h5_run_path(const char *run_id, char *buf, size_t len)
+{
+    snprintf(buf, len, "runs/%s", run_id);
+}
+
+int bl_h5_write_sweep_run(const char *path, const char *command,
+                          const bl_h5_machine *machine, const bl_h5_run *app,
+                          const bl_h5_harness *h, bl_err *err)
+{
+    char tmp[4096], group[512];
+    bl_h5_summary row;
+    hid_t file;
+    int rc;
+
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    bl_h5_temp_name(path, tmp, sizeof tmp);
+    bl_h5_run_path(h->run_id, group, sizeof group);
+    file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (file < 0)
+        return bl_err_set(err, "%s: cannot create (check that the directory "
+                          "exists and is writable)", tmp);
+    rc = bl_h5_write_root(file, "sweep", command, err);
+    if (rc == 0 && machine)
+        rc = bl_h5_write_machine(file, machine, err);
+    if (rc == 0 && app)
+        rc = bl_h5_write_run(file, group, app, err);
+    if (rc == 0)
+        rc = bl_h5_write_harness(file, group, h, err);
+    bl_h5_summary_row(app, h, &row);
+    if (rc == 0)
+        rc = bl_h5_table_write(file, &bl_h5_summary_def, &row, 1, err);
+    if (H5Fclose(file) < 0 && rc == 0)
+        rc = bl_err_set(err, "%s: HDF5 could not close the file", tmp);
+    if (rc < 0) {
+        unlink(tmp);
+        return bl_err_prefix(err, "%s", path);
+    }
+    return bl_h5_commit_file(tmp, path, err);
+}
+
+static int by_run_id(const void *a, const void *b)
+{
+    return strcmp(((const bl_h5_summary *)a)->run_id,
+                  ((const bl_h5_summary *)b)->run_id);
+}
+
+/* Copies /runs/<id> of `in` into `out` for each summary row not seen yet;
+ * appends the rows it took to *all. */
+static int merge_one(hid_t in, hid_t out, bl_h5_summary **all, size_t *nall,
+                     size_t *cap, int *duplicates, int *have_machine,
+                     bl_err *err)
+{
+    bl_h5_summary *rows;
+    size_t n;
+    if (bl_h5_table_read(in, &bl_h5_summary_def, (void **)&rows, &n, err) < 0)
+        return -1;
+    if (!*have_machine && H5Lexists(in, "machine", H5P_DEFAULT) > 0) {
+        if (H5Ocopy(in, "machine", out, "machine", H5P_DEFAULT, H5P_DEFAULT) < 0) {
+            bl_h5_table_free(&bl_h5_summary_def, rows, n);
+            return bl_err_set(err, "HDF5: cannot copy /machine");
+        }
+        *have_machine = 1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char group[512];
+        int seen = 0;
+        for (size_t j = 0; j < *nall && !seen; j++)
+            seen = strcmp((*all)[j].run_id, rows[i].run_id) == 0;
+        if (seen) {
+            (*duplicates)++;
+            continue;
+        }
+        bl_h5_run_path(rows[i].run_id, group, sizeof group);
+        if (H5Lexists(in, group, H5P_DEFAULT) > 0 &&
+            H5Ocopy(in, group, out, group, H5P_DEFAULT, H5P_DEFAULT) < 0) {
+            bl_h5_table_free(&bl_h5_summary_def, rows, n);
+            return bl_err_set(err, "HDF5: cannot copy %s", group);
+        }
+        if (*nall == *cap) {
+            *cap = *cap ? 2 * *cap : 64;
+            *all = realloc(*all, sizeof **all * *cap);
+        }
+        (*all)[(*nall)++] = rows[i];
+        memset(&rows[i], 0, sizeof rows[i]); /* now owned by *all */
+    }
+    bl_h5_table_free(&bl_h5_summary_def, rows, n);
+    return 0;
+}
+
+int bl_h5_merge(const char *out, const char *command,
+                const char *const *inputs, size_t ninputs, int *duplicates,
+                int *unreadable, bl_err *err)
+{
+    char tmp[4096];
+    bl_h5_summary *all = NULL;
+    size_t nall = 0, cap = 0;
+    int have_machine = 0, rc = 0;
+    hid_t file, lcpl;
+    bl_err first = {""};
+
+    *duplicates = 0;
+    *unreadable = 0;
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    bl_h5_temp_name(out, tmp, sizeof tmp);
+    file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (file < 0)
+        return bl_err_set(err, "%s: cannot create", tmp);
+    rc = bl_h5_write_root(file, "sweep", command, err);
+    lcpl = H5Pcreate(H5P_LINK_CREATE);
+    H5Pset_create_intermediate_group(lcpl, 1);
+    if (rc == 0) {
+        hid_t g = H5Gcreate2(file, "runs", lcpl, H5P_DEFAULT, H5P_DEFAULT);
+        if (g < 0)
+            rc = bl_err_set(err, "HDF5: cannot create /runs");
+        else
+            H5Gclose(g);
+    }
+    H5Pclose(lcpl);
+    for (size_t i = 0; rc == 0 && i < ninputs; i++) {
+        bl_err e;
+        hid_t in = bl_h5_open_read(inputs[i], &e);
+        if (in < 0 ||
+            merge_one(in, file, &all, &nall, &cap, duplicates, &have_machine,
+                      &e) < 0) {
+            if (!(*unreadable)++)
+                snprintf(first.msg, sizeof first.msg, "%s", e.msg);
+        }
+        if (in >= 0)
+            H5Fclose(in);
+    }
+    if (rc == 0) {
+        qsort(all, nall, sizeof *all, by_run_id);
+        rc = bl_h5_table_write(file, &bl_h5_summary_def, all, nall, err);
+    }
+    bl_h5_table_free(&bl_h5_summary_def, all, nall);
+    if (H5Fclose(file) < 0 && rc == 0)
+        rc = bl_err_set(err, "%s: HDF5 could not close the file", tmp);
+    if (rc < 0) {
+        unlink(tmp);
+        return bl_err_prefix(err, "%s", out);
+    }
+    if (*unreadable)
+        *err = first;
+    return bl_h5_commit_file(tmp, out, err);
+}
+
+int bl_h5_read_summary(const char *path, bl_h5_summary **rows, size_t *n,
+                       bl_err *err)
+{
+    hid_t file = bl_h5_open_read(path, err);
+    int rc;
+    if (file < 0)
+        return -1;
+    if (H5Lexists(file, "summary", H5P_DEFAULT) <= 0) {
+        H5Fclose(file);
+        return bl_err_set(err, "%s: no /summary table (a bindlab-app run "
+                          "file? use a sweep file, results/NAME.h5)", path);
+    }
+    rc = bl_h5_table_read(file, &bl_h5_summary_def, (void **)rows, n, err);
+    H5Fclose(file);
+    return rc < 0 ? bl_err_prefix(err, "%s", path) : 0;
+}
