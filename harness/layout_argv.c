@@ -1,5 +1,6 @@
 /* Command lines for one layout: argv arrays for mpirun and srun, never a
  * shell string, so nothing in a sweep file is ever interpreted by a shell. */
+#include "bindreport.h"
 #include "layout.h"
 
 #include <stdarg.h>
@@ -140,6 +141,10 @@ char **bl_layout_mpirun_argv(const bl_layout *l, const bl_kernel_spec *k,
     }
     add(&b, "-x");
     add(&b, "OMP_DISPLAY_AFFINITY=true");
+    /* A fixed format that bindreport reads: libgomp's default line names
+     * no thread number. */
+    add(&b, "-x");
+    add(&b, "OMP_AFFINITY_FORMAT=" BL_OMP_AFFINITY_FORMAT);
     app_args(&b, l, k, o);
     return done(&b, err);
 }
@@ -226,7 +231,8 @@ char **bl_layout_srun_argv(const bl_layout *l, const bl_kernel_spec *k,
         len += snprintf(env + len, sizeof env - (size_t)len,
                         ",OMP_PROC_BIND=%s", l->omp_proc_bind);
     snprintf(env + len, sizeof env - (size_t)len,
-             ",OMP_DISPLAY_AFFINITY=true");
+             ",OMP_DISPLAY_AFFINITY=true,OMP_AFFINITY_FORMAT=%s",
+             BL_OMP_AFFINITY_FORMAT);
     add(&b, env);
     app_args(&b, l, k, o);
     return done(&b, err);

@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "bindreport.h"
 #include "layout.h"
 #include "topo.h"
 
@@ -442,7 +443,8 @@ static void mpirun_argv_has_every_option(void **state)
         "ppr:1:socket:PE=2", "--bind-to", "core", "--rank-by", "core",
         "--report-bindings", "-x", "OMP_NUM_THREADS=2", "-x",
         "OMP_PLACES={0:2},{2:2}", "-x", "OMP_PROC_BIND=spread,close", "-x",
-        "OMP_DISPLAY_AFFINITY=true", "/bin/app", "--kernel", "triad",
+        "OMP_DISPLAY_AFFINITY=true", "-x",
+        "OMP_AFFINITY_FORMAT=" BL_OMP_AFFINITY_FORMAT, "/bin/app", "--kernel", "triad",
         "--size", "64MiB", "--init", "serial", "--out", "r/x.h5", NULL};
     (void)state;
     assert_int_equal(bl_layout_set(&l, BL_F_RANK_BY, "core", &err), 0);
@@ -470,7 +472,8 @@ static void mpirun_argv_oversubscribes_and_leaves_unset_vars_out(void **state)
     static const char *const want[] = {
         "/usr/bin/mpirun", "-np", "3", "--map-by", "core", "--bind-to",
         "core:overload-allowed", "--oversubscribe", "--report-bindings", "-x",
-        "OMP_NUM_THREADS=1", "-x", "OMP_DISPLAY_AFFINITY=true", "app",
+        "OMP_NUM_THREADS=1", "-x", "OMP_DISPLAY_AFFINITY=true", "-x",
+        "OMP_AFFINITY_FORMAT=" BL_OMP_AFFINITY_FORMAT, "app",
         "--kernel", "triad", "--size", "64MiB", "--init", "parallel", "--out",
         "o.h5", NULL};
     (void)state;
@@ -493,13 +496,15 @@ static void srun_argv_translates_binding_and_distribution(void **state)
         "srun", "-n", "4", "-c", "4", "--cpu-bind=verbose,cores",
         "--distribution=block:block", "--ntasks-per-socket=2",
         "--export=ALL,OMP_NUM_THREADS=4,OMP_PLACES=cores,"
-        "OMP_PROC_BIND=close,OMP_DISPLAY_AFFINITY=true",
+        "OMP_PROC_BIND=close,OMP_DISPLAY_AFFINITY=true,OMP_AFFINITY_FORMAT="
+        BL_OMP_AFFINITY_FORMAT,
         "app", "--kernel", "triad", "--size", "64MiB", "--init", "parallel",
         "--out", "o.h5", NULL};
     static const char *const want_rr[] = {
         "srun", "-n", "2", "-c", "1", "--cpu-bind=verbose,none",
         "--distribution=block:cyclic", "--export=ALL,OMP_NUM_THREADS=1,"
-        "OMP_DISPLAY_AFFINITY=true", "app", "--kernel", "triad", "--size",
+        "OMP_DISPLAY_AFFINITY=true,OMP_AFFINITY_FORMAT=" BL_OMP_AFFINITY_FORMAT,
+        "app", "--kernel", "triad", "--size",
         "64MiB", "--init", "parallel", "--out", "o.h5", NULL};
     (void)state;
     assert_int_equal(bl_layout_set(&l, BL_F_OMP_PLACES, "cores", &err), 0);
