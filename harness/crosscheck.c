@@ -1,0 +1,132 @@
+#include "crosscheck.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpuset.h"
+
+static void add_flag(char *flags, size_t len, const char *flag)
+{
+    size_t used = strlen(flags);
+    snprintf(flags + used, len - used, "%s%s", used ? "," : "", flag);
+}
+
+static const bl_binding *claim_of(const bl_binding_report *report, int rank)
+{
+    if (!report)
+        return NULL;
+    for (size_t i = 0; i < report->count; i++)
+        if (report->items[i].rank == rank && report->items[i].thread < 0)
+            return &report->items[i];
+    return NULL;
+}
+
+/* 1 equal, 0 different, -1 when either side is missing or unreadable. */
+static int same_set(const bl_binding *claim, const char *seen)
+{
+    hwloc_bitmap_t s;
+    int eq;
+    if (!claim || !seen || !*seen)
+        return -1;
+    s = hwloc_bitmap_alloc();
+    if (bl_cpuset_parse_list(seen, s, NULL) < 0) {
+        hwloc_bitmap_free(s);
+        return -1;
+    }
+    eq = hwloc_bitmap_isequal(s, claim->cpus);
+    hwloc_bitmap_free(s);
+    return eq;
+}
+
+static int rank_spans_numa(const bl_h5_run *run, int rank)
+{
+    int first = -2;
+    for (size_t i = 0; i < run->nplacement; i++) {
+        const bl_h5_placement *p = &run->placement[i];
+        if (p->rank != rank || p->numa < 0)
+            continue;
+        if (first == -2)
+            first = p->numa;
+        else if (p->numa != first)
+            return 1;
+    }
+    return 0;
+}
+
+static int pu_shared(const bl_h5_run *run)
+{
+    for (size_t i = 0; i < run->nplacement; i++)
+        for (size_t j = i + 1; j < run->nplacement; j++) {
+            const bl_h5_placement *a = &run->placement[i], *b = &run->placement[j];
+            if (a->cpu_last >= 0 && a->cpu_last == b->cpu_last &&
+                strcmp(a->host, b->host) == 0)
+                return 1;
+        }
+    return 0;
+}
+
+static const char *env_value(const bl_h5_run *run, const char *name)
+{
+    for (size_t i = 0; i < run->nenv; i++)
+        if (strcmp(run->env[i].name, name) == 0)
+            return run->env[i].value;
+    return NULL;
+}
+
+int bl_crosscheck(const bl_binding_report *report, const bl_h5_run *run,
+                  int numa_balancing, bl_h5_check **checks, size_t *nchecks,
+                  char *flags, size_t flags_len)
+{
+    int mismatches = 0, spans = 0, migrated = 0;
+    const char *bind;
+    char *seen_text;
+
+    *checks = NULL;
+    *nchecks = 0;
+    flags[0] = '\0';
+    if (!run)
+        return 0;
+    *checks = calloc((size_t)run->ranks + 1, sizeof **checks);
+    for (int r = 0; r < run->ranks && *checks; r++) {
+        const bl_binding *claim = claim_of(report, r);
+        bl_h5_check *c = &(*checks)[r];
+        const char *seen = "", *host = "";
+        for (size_t i = 0; i < run->nplacement; i++)
+            if (run->placement[i].rank == r) {
+                seen = run->placement[i].rank_cpuset;
+                host = run->placement[i].host;
+                break;
+            }
+        c->rank = r;
+        c->host = strdup(host);
+        seen_text = claim ? bl_cpuset_list_strdup(claim->cpus) : NULL;
+        c->claimed = seen_text ? seen_text : strdup("");
+        c->seen = strdup(seen);
+        c->matches = (int8_t)same_set(claim, seen);
+        mismatches += c->matches == 0;
+        spans |= rank_spans_numa(run, r);
+        (*nchecks)++;
+    }
+    for (size_t i = 0; i < run->nplacement; i++)
+        migrated |= run->placement[i].migrations > 0;
+    bind = env_value(run, "OMP_PROC_BIND");
+
+    if (mismatches)
+        add_flag(flags, flags_len, "binding-mismatch");
+    if (spans)
+        add_flag(flags, flags_len, "rank-spans-numa");
+    if (pu_shared(run))
+        add_flag(flags, flags_len, "pu-shared");
+    if (!bind || !*bind || strcmp(bind, "false") == 0 ||
+        strcmp(bind, "FALSE") == 0)
+        add_flag(flags, flags_len, "omp-unbound");
+    if (run->result.local_page_fraction >= 0 &&
+        run->result.local_page_fraction < BL_LOCAL_PAGES_MIN)
+        add_flag(flags, flags_len, "remote-pages");
+    if (numa_balancing > 0)
+        add_flag(flags, flags_len, "numa-balancing");
+    if (migrated)
+        add_flag(flags, flags_len, "migrated");
+    return mismatches;
+}

@@ -1,0 +1,34 @@
+/* The cross-check: per rank, the cpuset the launcher claimed (its binding
+ * report) against the one the rank recorded, and the flags that explain a
+ * placement: mismatches, ranks spanning NUMA nodes, threads sharing a PU,
+ * OpenMP threads left unbound, remote pages, NUMA balancing, migrations. */
+#ifndef BL_CROSSCHECK_H
+#define BL_CROSSCHECK_H
+
+#include <stddef.h>
+
+#include "bindreport.h"
+#include "h5schema.h"
+
+/* Below this fraction of pages on the threads' own NUMA nodes, a run is
+ * flagged remote-pages. */
+#define BL_LOCAL_PAGES_MIN 0.9
+
+/* The flags, in the order they are written ("a,b,c"):
+ *   binding-mismatch  a rank's recorded cpuset differs from the report
+ *   rank-spans-numa   the threads of one rank ran on more than one NUMA node
+ *   pu-shared         two threads ended on the same PU of one host
+ *   omp-unbound       OMP_PROC_BIND unset or false: threads may wander
+ *   remote-pages      local page fraction below BL_LOCAL_PAGES_MIN
+ *   numa-balancing    /proc/sys/kernel/numa_balancing is on
+ *   migrated          a thread migrated during the timed region */
+
+/* run: the app's run (NULL when it wrote none); report: the launcher's
+ * parsed report (NULL or empty when it printed none). Fills *checks (one
+ * row per rank of the run, malloc'ed; free with bl_h5_table_free) and the
+ * comma-separated flags. Returns how many ranks mismatch. */
+int bl_crosscheck(const bl_binding_report *report, const bl_h5_run *run,
+                  int numa_balancing, bl_h5_check **checks, size_t *nchecks,
+                  char *flags, size_t flags_len);
+
+#endif
