@@ -1,0 +1,296 @@
+/* bindlab merge -o OUT.h5 IN.h5|DIR ... : sweep files into one. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "h5sweep.h"
+
+static const char help[] =
+    "usage: bindlab merge -o OUT.h5 IN.h5|DIR ...\n"
+    "\n"
+    "Merges sweep files into OUT.h5: each input's /machine (the first one\n"
+    "found), its /runs/<run-id> groups and its /summary rows. Inputs are the\n"
+    "per-run files of a sweep (results/NAME.d/rNNNN.h5), merged files\n"
+    "(results/NAME.h5), or directories: DIR stands for every *.h5 in it, in\n"
+    "name order (not the *.tmp.* files of writes in progress). OUT may also\n"
+    "be an input: it is written beside itself and renamed over the old file\n"
+    "only when complete.\n"
+    "\n"
+    "A run id found twice is kept once, from the first input that has it;\n"
+    "when the two copies have different labels (two different sweeps) the\n"
+    "run id is named on standard error. Inputs that cannot be read\n"
+    "(missing, truncated, a bindlab-app run file without /summary) are named\n"
+    "on standard error and skipped.\n"
+    "\n"
+    "Prints one line: runs merged by status, duplicates, unreadable inputs.\n"
+    "\n"
+    "Exit status: 0 merged, 1 some input was unreadable (the others are\n"
+    "merged) or none could be read (OUT is left as it was), 2 bad usage.\n";
+
+typedef struct {
+    char **items;
+    size_t n, cap;
+} strlist;
+
+static int push(strlist *l, const char *s)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 32;
+        char **p = realloc(l->items, cap * sizeof *p);
+        if (!p)
+            return -1;
+        l->items = p;
+        l->cap = cap;
+    }
+    if (!(l->items[l->n] = strdup(s)))
+        return -1;
+    l->n++;
+    return 0;
+}
+
+static void strlist_free(strlist *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->items[i]);
+    free(l->items);
+}
+
+/* Strings read from a file may be NULL (written as NULL by another tool). */
+static const char *nz(const char *s)
+{
+    return s ? s : "";
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A finished sweep file by name: *.h5, and not an atomic write's
+ * temporary (NAME.h5.tmp.PID, which ends in the pid, not .h5). */
+static int is_sweep_name(const char *name)
+{
+    size_t n = strlen(name);
+    return name[0] != '.' && n > 3 && strcmp(name + n - 3, ".h5") == 0 &&
+           !strstr(name, ".tmp.");
+}
+
+/* Appends DIR's *.h5 in name order; -1 with errno when DIR cannot be read. */
+static int add_dir(strlist *l, const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    size_t first = l->n;
+    char path[4096];
+    if (!d)
+        return -1;
+    while ((e = readdir(d))) {
+        if (!is_sweep_name(e->d_name))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (push(l, path) < 0) {
+            closedir(d);
+            return -1;
+        }
+    }
+    closedir(d);
+    qsort(l->items + first, l->n - first, sizeof *l->items, cmp_str);
+    return 0;
+}
+
+typedef struct {
+    const char *out;
+    strlist inputs;
+    int bad_dirs;
+} options;
+
+static int usage_error(const char *msg, const char *arg)
+{
+    fprintf(stderr, "bindlab merge: ");
+    fprintf(stderr, msg, arg);
+    fprintf(stderr, "\n(see 'bindlab merge --help')\n");
+    return 2;
+}
+
+/* Returns -1 to go on, or an exit status. */
+static int parse_args(int argc, char **argv, options *o)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        struct stat st;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(help, stdout);
+            return 0;
+        }
+        if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+            if (i + 1 >= argc)
+                return usage_error("%s needs a file name", a);
+            if (o->out)
+                return usage_error("one output only (got a second: '%s')",
+                                   argv[i + 1]);
+            o->out = argv[++i];
+        } else if (strncmp(a, "--output=", 9) == 0) {
+            o->out = a + 9;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return usage_error("unknown option '%s'", a);
+        } else if (stat(a, &st) == 0 && S_ISDIR(st.st_mode)) {
+            if (add_dir(&o->inputs, a) < 0) {
+                fprintf(stderr, "bindlab merge: %s: cannot list: %s\n", a,
+                        strerror(errno));
+                o->bad_dirs++;
+            }
+        } else if (push(&o->inputs, a) < 0) {
+            fprintf(stderr, "bindlab merge: out of memory\n");
+            return 1;
+        }
+    }
+    if (!o->out)
+        return usage_error("%s", "no output: give -o OUT.h5");
+    if (o->inputs.n == 0 && o->bad_dirs == 0)
+        return usage_error("%s", "no input: give sweep files or directories "
+                           "(a directory with no *.h5 counts as none)");
+    return -1;
+}
+
+/* Reads each input's /summary before merging, so that every unreadable
+ * input is named (bl_h5_merge keeps only the first message) and a run file
+ * without /summary is refused rather than merged as nothing. Keeps the
+ * readable inputs in *good; returns the number of unreadable ones. */
+static int check_inputs(const strlist *in, strlist *good)
+{
+    int bad = 0;
+    for (size_t i = 0; i < in->n; i++) {
+        bl_h5_summary *rows;
+        size_t n;
+        bl_err err;
+        if (bl_h5_read_summary(in->items[i], &rows, &n, &err) < 0) {
+            fprintf(stderr, "bindlab merge: skipped: %s\n", err.msg);
+            bad++;
+            continue;
+        }
+        bl_h5_table_free(&bl_h5_summary_def, rows, n);
+        if (push(good, in->items[i]) < 0)
+            bad++;
+    }
+    return bad;
+}
+
+/* Names run ids that two inputs hold with different labels: not a resumed
+ * run seen twice but two sweeps whose ids collide. */
+static void warn_conflicts(const strlist *good)
+{
+    bl_h5_summary **rows = calloc(good->n ? good->n : 1, sizeof *rows);
+    size_t *n = calloc(good->n ? good->n : 1, sizeof *n);
+    bl_err err;
+    for (size_t f = 0; rows && n && f < good->n; f++) {
+        if (bl_h5_read_summary(good->items[f], &rows[f], &n[f], &err) < 0)
+            continue;
+        for (size_t i = 0; i < n[f]; i++)
+            for (size_t g = 0; g < f; g++)
+                for (size_t j = 0; j < n[g]; j++)
+                    if (strcmp(nz(rows[f][i].run_id),
+                               nz(rows[g][j].run_id)) == 0 &&
+                        strcmp(nz(rows[f][i].label), nz(rows[g][j].label)))
+                        fprintf(stderr, "bindlab merge: run id %s is '%s' in "
+                                "%s but '%s' in %s: kept the first\n",
+                                nz(rows[f][i].run_id), nz(rows[g][j].label),
+                                good->items[g], nz(rows[f][i].label),
+                                good->items[f]);
+    }
+    for (size_t f = 0; rows && n && f < good->n; f++)
+        bl_h5_table_free(&bl_h5_summary_def, rows[f], n[f]);
+    free(rows);
+    free(n);
+}
+
+/* "12 runs (10 ok, 1 failed, 1 timeout)" from OUT's /summary. */
+static void print_counts(const char *out, int duplicates, int unreadable)
+{
+    static const char *const statuses[] = {"ok", "failed", "timeout",
+                                           "invalid"};
+    bl_h5_summary *rows;
+    size_t n, other;
+    bl_err err;
+    const char *sep = "";
+    if (bl_h5_read_summary(out, &rows, &n, &err) < 0) {
+        fprintf(stderr, "bindlab merge: reading back %s\n", err.msg);
+        return;
+    }
+    other = n;
+    printf("%s: %zu run%s (", out, n, n == 1 ? "" : "s");
+    for (size_t s = 0; s < 4; s++) {
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            k += strcmp(nz(rows[i].status), statuses[s]) == 0;
+        if (k)
+            printf("%s%zu %s", sep, k, statuses[s]);
+        sep = k ? ", " : sep;
+        other -= k;
+    }
+    if (other)
+        printf("%s%zu other", sep, other);
+    printf("), %d duplicate%s kept once, %d unreadable input%s\n",
+           duplicates, duplicates == 1 ? "" : "s", unreadable,
+           unreadable == 1 ? "" : "s");
+    bl_h5_table_free(&bl_h5_summary_def, rows, n);
+}
+
+static char *command_line(int argc, char **argv)
+{
+    size_t len = strlen("bindlab") + 1;
+    char *s;
+    for (int i = 0; i < argc; i++)
+        len += strlen(argv[i]) + 1;
+    if (!(s = malloc(len)))
+        return NULL;
+    strcpy(s, "bindlab");
+    for (int i = 0; i < argc; i++) {
+        strcat(s, " ");
+        strcat(s, argv[i]);
+    }
+    return s;
+}
+
+int bl_cli_merge(int argc, char **argv)
+{
+    options o = {0};
+    strlist good = {0};
+    int rc = parse_args(argc, argv, &o), dup = 0, unreadable = 0, bad;
+    char *command;
+    bl_err err;
+
+    if (rc >= 0) {
+        strlist_free(&o.inputs);
+        return rc;
+    }
+    bad = o.bad_dirs + check_inputs(&o.inputs, &good);
+    if (good.n == 0) {
+        fprintf(stderr, "bindlab merge: no readable input; %s not written\n",
+                o.out);
+        strlist_free(&o.inputs);
+        return 1;
+    }
+    warn_conflicts(&good);
+    command = command_line(argc, argv);
+    rc = bl_h5_merge(o.out, command ? command : "bindlab merge",
+                     (const char *const *)good.items, good.n, &dup,
+                     &unreadable, &err);
+    free(command);
+    if (rc < 0) {
+        fprintf(stderr, "bindlab merge: %s\n", err.msg);
+        rc = 1;
+    } else {
+        /* an input that went bad between the check and the merge */
+        if (unreadable)
+            fprintf(stderr, "bindlab merge: skipped: %s\n", err.msg);
+        print_counts(o.out, dup, bad + unreadable);
+        rc = bad + unreadable ? 1 : 0;
+    }
+    strlist_free(&good);
+    strlist_free(&o.inputs);
+    return rc;
+}

@@ -1,0 +1,148 @@
+/* bindlab report FILE.h5 : a sweep's results ranked by rate. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "h5sweep.h"
+#include "report.h"
+
+static const char help[] =
+    "usage: bindlab report FILE.h5 [--csv] [--kernel K] [--sort rate|label|run]\n"
+    "\n"
+    "Prints the /summary table of a sweep file (results/NAME.h5 as written by\n"
+    "'bindlab sweep' or 'bindlab merge', or one run's results/NAME.d/rNNNN.h5)\n"
+    "as an aligned table, one line per run:\n"
+    "\n"
+    "  run       run id (the group /runs/<run> in the file)\n"
+    "  label     the layout: kernel, np, map_by, bind_to, places, proc_bind, ...\n"
+    "  status    ok, failed, timeout or invalid\n"
+    "  threads   OpenMP threads per rank\n"
+    "  median_s  median time of one timed iteration, seconds\n"
+    "  rate      the kernel's headline rate, in unit (GB/s, MLUP/s, GFLOP/s)\n"
+    "  vs_best   rate / the best rate of the same kernel and unit\n"
+    "  vs_none   rate / the rate of the bind_to none baseline: the bind_to\n"
+    "            none run of the same kernel, np and threads if there is one,\n"
+    "            else the kernel's first bind_to none run\n"
+    "  verified  the kernel checked its own answer (yes/no; - without result)\n"
+    "  local     fraction of the ranks' pages on their own NUMA node\n"
+    "  flags     what the cross-check found (binding mismatch, ...)\n"
+    "\n"
+    "With --sort rate (the default) each kernel's runs come best first; runs\n"
+    "that are not ok or not verified follow, in run order, with no ratios.\n"
+    "--sort label and --sort run order by layout label or run id instead.\n"
+    "After the table, one line per kernel names the best layout and the\n"
+    "baseline. --kernel K shows only kernel K's runs.\n"
+    "\n"
+    "--csv writes every /summary column, then ratio_best, ratio_baseline and\n"
+    "baseline_run_id, as CSV (RFC 4180: CRLF line ends, fields with commas or\n"
+    "quotes quoted), for spreadsheets and pandas.read_csv.\n"
+    "\n"
+    "Exit status: 0 table written, 1 the file is missing, truncated, not a\n"
+    "sweep file, or holds no runs, 2 bad usage (including an unknown kernel).\n";
+
+typedef struct {
+    const char *input, *kernel;
+    int csv;
+    bl_report_sort sort;
+} options;
+
+static int usage_error(const char *msg, const char *arg)
+{
+    fprintf(stderr, "bindlab report: ");
+    fprintf(stderr, msg, arg);
+    fprintf(stderr, "\n(see 'bindlab report --help')\n");
+    return 2;
+}
+
+/* "--opt VALUE" or "--opt=VALUE": the value, or NULL when a is not opt. */
+static const char *option_value(const char *opt, int argc, char **argv,
+                                int *i, int *missing)
+{
+    size_t n = strlen(opt);
+    const char *a = argv[*i];
+    *missing = 0;
+    if (strncmp(a, opt, n) != 0 || (a[n] != '\0' && a[n] != '='))
+        return NULL;
+    if (a[n] == '=')
+        return a + n + 1;
+    if (*i + 1 < argc)
+        return argv[++*i];
+    *missing = 1;
+    return NULL;
+}
+
+/* Returns -1 to go on, or an exit status. */
+static int parse_args(int argc, char **argv, options *o)
+{
+    bl_err err;
+    memset(o, 0, sizeof *o);
+    o->sort = BL_REPORT_SORT_RATE;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        int missing;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(help, stdout);
+            return 0;
+        }
+        if (strcmp(a, "--csv") == 0) {
+            o->csv = 1;
+        } else if ((v = option_value("--kernel", argc, argv, &i, &missing))) {
+            o->kernel = v;
+        } else if (!missing &&
+                   (v = option_value("--sort", argc, argv, &i, &missing))) {
+            if (bl_report_sort_parse(v, &o->sort, &err) < 0)
+                return usage_error("%s", err.msg);
+        } else if (missing) {
+            return usage_error("%s needs a value", a);
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return usage_error("unknown option '%s'", a);
+        } else if (o->input) {
+            return usage_error("one file only (got a second: '%s'; "
+                               "'bindlab merge' combines files)", a);
+        } else {
+            o->input = a;
+        }
+    }
+    if (!o->input)
+        return usage_error("%s", "no input: give a sweep file, e.g. "
+                           "results/NAME.h5");
+    return -1;
+}
+
+int bl_cli_report(int argc, char **argv)
+{
+    options o;
+    bl_h5_summary *rows = NULL;
+    size_t n = 0;
+    bl_report r;
+    bl_err err;
+    int rc = parse_args(argc, argv, &o);
+
+    if (rc >= 0)
+        return rc;
+    if (bl_h5_read_summary(o.input, &rows, &n, &err) < 0) {
+        fprintf(stderr, "bindlab report: %s\n", err.msg);
+        return 1;
+    }
+    if (n == 0) {
+        fprintf(stderr, "bindlab report: %s: /summary holds no runs\n",
+                o.input);
+        bl_h5_table_free(&bl_h5_summary_def, rows, n);
+        return 1;
+    }
+    if (bl_report_build(rows, n, o.kernel, o.sort, &r, &err) < 0) {
+        fprintf(stderr, "bindlab report: %s: %s\n", o.input, err.msg);
+        bl_h5_table_free(&bl_h5_summary_def, rows, n);
+        return 2;
+    }
+    rc = o.csv ? bl_report_write_csv(stdout, &r)
+               : bl_report_write_table(stdout, &r);
+    if (fflush(stdout) != 0 || rc < 0) {
+        perror("bindlab report: writing the table");
+        rc = 1;
+    }
+    bl_report_free(&r);
+    bl_h5_table_free(&bl_h5_summary_def, rows, n);
+    return rc;
+}

@@ -1,0 +1,72 @@
+/* The results table of a sweep: the /summary rows ranked by rate, each with
+ * its ratio to the best run and to the `bind_to none` baseline, written as
+ * an aligned text table or as CSV (used by `bindlab report`).
+ *
+ * Rates compare only within one kernel and one rate unit (a GB/s triad
+ * rate says nothing about an LU GFLOP/s rate). A run is ranked when it is
+ * "usable": status ok, verified, and a positive rate; the others (failed,
+ * timeout, invalid, wrong answer) sort after the usable runs of their
+ * kernel and have no ratios. */
+#ifndef BL_REPORT_H
+#define BL_REPORT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "err.h"
+#include "h5schema.h"
+
+typedef enum {
+    BL_REPORT_SORT_RATE,   /* kernel groups in run order; best rate first */
+    BL_REPORT_SORT_LABEL,  /* by layout label, then run id */
+    BL_REPORT_SORT_RUN     /* by run id */
+} bl_report_sort;
+
+typedef struct bl_report_row {
+    const bl_h5_summary *s;    /* points into the caller's summary rows */
+    int usable;                /* ok, verified, rate > 0 */
+    double ratio_best;         /* rate / best rate of kernel+unit; NAN if not usable */
+    double ratio_baseline;     /* rate / baseline rate; NAN without a baseline */
+    const bl_h5_summary *best;     /* best run of its kernel+unit, or NULL */
+    const bl_h5_summary *baseline; /* its bind_to none baseline, or NULL */
+} bl_report_row;
+
+/* One kernel+unit: its best run and that run's baseline (for the closing
+ * lines), and how many runs were not usable. */
+typedef struct bl_report_group {
+    const char *kernel, *rate_unit;  /* rate_unit "" when no run has a rate */
+    const bl_h5_summary *best, *baseline;
+    size_t nruns, nunusable;
+} bl_report_group;
+
+typedef struct bl_report {
+    bl_report_row *rows;
+    size_t nrows;
+    bl_report_group *groups;
+    size_t ngroups;
+} bl_report;
+
+/* "rate", "label" or "run"; fills err naming the accepted values. */
+int bl_report_sort_parse(const char *s, bl_report_sort *sort, bl_err *err);
+
+/* Builds the report of rows[0..n) (kept alive by the caller while r is
+ * used). kernel, when not NULL, keeps only that kernel's runs; naming a
+ * kernel the file lacks is an error that lists the kernels it has. */
+int bl_report_build(const bl_h5_summary *rows, size_t n, const char *kernel,
+                    bl_report_sort sort, bl_report *r, bl_err *err);
+void bl_report_free(bl_report *r);
+
+/* True when a summary row is usable (see above). */
+int bl_report_usable(const bl_h5_summary *s);
+
+/* The aligned table, then one line per kernel naming the best layout and
+ * the baseline. */
+int bl_report_write_table(FILE *f, const bl_report *r);
+/* CSV (RFC 4180: CRLF line ends, fields quoted when they hold a comma, a
+ * double quote or a line break): every /summary column, then ratio_best,
+ * ratio_baseline and baseline_run_id (empty when there is none). */
+int bl_report_write_csv(FILE *f, const bl_report *r);
+/* One CSV field, quoted when RFC 4180 requires it. */
+int bl_report_csv_field(FILE *f, const char *s);
+
+#endif

@@ -1,0 +1,206 @@
+/* Writing a bl_report: the aligned text table and CSV. */
+#include "report.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { COL_RUN, COL_LABEL, COL_STATUS, COL_THREADS, COL_MEDIAN, COL_RATE,
+       COL_UNIT, COL_VS_BEST, COL_VS_NONE, COL_VERIFIED, COL_LOCAL, COL_FLAGS,
+       NCOLS };
+
+static const char *const headers[NCOLS] = {
+    "run", "label", "status", "threads", "median_s", "rate", "unit",
+    "vs_best", "vs_none", "verified", "local", "flags"};
+/* numbers are right-aligned so that their digits line up */
+static const int right[NCOLS] = {0, 0, 0, 1, 1, 1, 0, 1, 1, 0, 1, 0};
+
+#define CELL 96
+
+static const char *str(const char *s)
+{
+    return s && s[0] ? s : "-";
+}
+
+/* Four significant digits without an exponent for the usual range, so
+ * that columns of rates and times read at a glance. */
+static void fmt_sig(double v, char *buf, size_t len)
+{
+    int digits;
+    if (!isfinite(v) || v <= 0) {
+        snprintf(buf, len, "-");
+        return;
+    }
+    if (v < 1e-3 || v >= 1e9) {
+        snprintf(buf, len, "%.3e", v);
+        return;
+    }
+    digits = 3 - (int)floor(log10(v));
+    snprintf(buf, len, "%.*f", digits > 0 ? digits : 0, v);
+}
+
+static void fmt_ratio(double v, char *buf, size_t len)
+{
+    if (isfinite(v))
+        snprintf(buf, len, "%.2f", v);
+    else
+        snprintf(buf, len, "-");
+}
+
+static void fill_cells(const bl_report_row *row, char cells[NCOLS][CELL])
+{
+    const bl_h5_summary *s = row->s;
+    int has_result = s->rate > 0 || s->median_s > 0;
+    snprintf(cells[COL_RUN], CELL, "%s", str(s->run_id));
+    snprintf(cells[COL_STATUS], CELL, "%s", str(s->status));
+    snprintf(cells[COL_THREADS], CELL, "%d", (int)s->threads);
+    fmt_sig(s->median_s, cells[COL_MEDIAN], CELL);
+    fmt_sig(s->rate, cells[COL_RATE], CELL);
+    snprintf(cells[COL_UNIT], CELL, "%s", has_result ? str(s->rate_unit) : "-");
+    fmt_ratio(row->ratio_best, cells[COL_VS_BEST], CELL);
+    fmt_ratio(row->ratio_baseline, cells[COL_VS_NONE], CELL);
+    /* a run that never produced a result was not checked at all */
+    snprintf(cells[COL_VERIFIED], CELL, "%s",
+             !has_result ? "-" : s->verified == 1 ? "yes" : "no");
+    if (s->local_page_fraction >= 0 && has_result)
+        snprintf(cells[COL_LOCAL], CELL, "%.2f", s->local_page_fraction);
+    else
+        snprintf(cells[COL_LOCAL], CELL, "-");
+    /* label and flags can be long: printed whole, not from cells */
+    cells[COL_LABEL][0] = cells[COL_FLAGS][0] = '\0';
+}
+
+static const char *cell_text(const bl_report_row *row, int col,
+                             char cells[NCOLS][CELL])
+{
+    if (col == COL_LABEL)
+        return str(row->s->label);
+    if (col == COL_FLAGS)
+        return str(row->s->flags);
+    return cells[col];
+}
+
+static void write_line(FILE *f, const char *const text[NCOLS],
+                       const size_t width[NCOLS])
+{
+    for (int c = 0; c < NCOLS; c++) {
+        int w = c == NCOLS - 1 ? 0 : (int)width[c]; /* no trailing blanks */
+        fprintf(f, "%s%*s", c ? "  " : "", right[c] ? w : -w, text[c]);
+    }
+    fputc('\n', f);
+}
+
+static void write_group_line(FILE *f, const bl_report_group *g)
+{
+    char rate[CELL], base[CELL];
+    if (!g->best) {
+        fprintf(f, "%s: no run is ok and verified (%zu run%s)\n", g->kernel,
+                g->nruns, g->nruns == 1 ? "" : "s");
+        return;
+    }
+    fmt_sig(g->best->rate, rate, sizeof rate);
+    fprintf(f, "%s: best %s '%s' %s %s", g->kernel, str(g->best->run_id),
+            str(g->best->label), rate, g->rate_unit);
+    if (g->baseline) {
+        fmt_sig(g->baseline->rate, base, sizeof base);
+        fprintf(f, "; baseline (bind_to none) %s '%s' %s %s, best is %.2fx",
+                str(g->baseline->run_id), str(g->baseline->label), base,
+                g->rate_unit, g->best->rate / g->baseline->rate);
+    } else {
+        fprintf(f, "; no bind_to none baseline that is ok and verified");
+    }
+    if (g->nunusable)
+        fprintf(f, "; %zu run%s not ok or not verified", g->nunusable,
+                g->nunusable == 1 ? "" : "s");
+    fputc('\n', f);
+}
+
+int bl_report_write_table(FILE *f, const bl_report *r)
+{
+    size_t width[NCOLS];
+    char cells[NCOLS][CELL];
+    const char *text[NCOLS];
+
+    for (int c = 0; c < NCOLS; c++)
+        width[c] = strlen(headers[c]);
+    for (size_t i = 0; i < r->nrows; i++) {
+        fill_cells(&r->rows[i], cells);
+        for (int c = 0; c < NCOLS; c++) {
+            size_t w = strlen(cell_text(&r->rows[i], c, cells));
+            if (w > width[c])
+                width[c] = w;
+        }
+    }
+    write_line(f, headers, width);
+    for (size_t i = 0; i < r->nrows; i++) {
+        fill_cells(&r->rows[i], cells);
+        for (int c = 0; c < NCOLS; c++)
+            text[c] = cell_text(&r->rows[i], c, cells);
+        write_line(f, text, width);
+    }
+    fputc('\n', f);
+    for (size_t g = 0; g < r->ngroups; g++)
+        write_group_line(f, &r->groups[g]);
+    return ferror(f) ? -1 : 0;
+}
+
+int bl_report_csv_field(FILE *f, const char *s)
+{
+    if (!s)
+        s = "";
+    if (!strpbrk(s, ",\"\r\n"))
+        return fputs(s, f) < 0 ? -1 : 0;
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    return fputc('"', f) == EOF ? -1 : 0;
+}
+
+/* One /summary column of s, by the schema's field description, so that the
+ * CSV follows the schema when it grows. %.17g keeps every double exact. */
+static void csv_summary_field(FILE *f, const bl_h5_summary *s,
+                              const bl_h5_field *fd)
+{
+    const char *p = (const char *)s + fd->offset;
+    switch (fd->type) {
+    case BL_F_I8: fprintf(f, "%d", (int)*(const int8_t *)p); break;
+    case BL_F_I32: fprintf(f, "%ld", (long)*(const int32_t *)p); break;
+    case BL_F_I64: fprintf(f, "%lld", (long long)*(const int64_t *)p); break;
+    case BL_F_F64: fprintf(f, "%.17g", *(const double *)p); break;
+    case BL_F_STR: bl_report_csv_field(f, *(char *const *)p); break;
+    }
+}
+
+static void csv_ratio(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.17g", v);
+}
+
+int bl_report_write_csv(FILE *f, const bl_report *r)
+{
+    const bl_h5_table_def *def = &bl_h5_summary_def;
+    for (size_t c = 0; c < def->nfields; c++)
+        fprintf(f, "%s%s", c ? "," : "", def->fields[c].name);
+    fputs(",ratio_best,ratio_baseline,baseline_run_id\r\n", f);
+    for (size_t i = 0; i < r->nrows; i++) {
+        const bl_report_row *row = &r->rows[i];
+        for (size_t c = 0; c < def->nfields; c++) {
+            if (c)
+                fputc(',', f);
+            csv_summary_field(f, row->s, &def->fields[c]);
+        }
+        fputc(',', f);
+        csv_ratio(f, row->ratio_best);
+        fputc(',', f);
+        csv_ratio(f, row->ratio_baseline);
+        fputc(',', f);
+        bl_report_csv_field(f, row->baseline ? row->baseline->run_id : "");
+        fputs("\r\n", f);
+    }
+    return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,161 @@
+/* Writes the per-run sweep files of a made-up but realistic triad+stencil
+ * sweep on a 2-core node into DIR (DIR/r0000.h5 ...), through the same
+ * writer the harness uses (bl_h5_write_sweep_run), for test_report_cli.sh.
+ *
+ *   report_fixture DIR         the sweep (12 runs)
+ *   report_fixture DIR other   one run r0000 of a different sweep (the
+ *                              same run id with another label)
+ *
+ * Rates are of the order measured on the development VM (docs/kernels/
+ * stencil.md: triad 8.5-14.6 GB/s, stencil 500-600 MLUP/s). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "h5sweep.h"
+
+typedef struct spec {
+    const char *run_id, *kernel, *map_by, *bind_to, *places, *proc_bind,
+        *init, *status;
+    int np, threads;
+    double rate;          /* 0: no result (the app wrote no run file) */
+    int verified;
+    double local;
+    const char *flags;
+    int exit_status, timed_out;
+} spec;
+
+static const spec runs[] = {
+    {"r0000", "triad", "slot:PE=2", "core", "cores", "close", "parallel",
+     "ok", 1, 2, 8.52, 1, 1.0, "", 0, 0},
+    {"r0001", "triad", "slot:PE=2", "core", "cores", "spread", "parallel",
+     "ok", 1, 2, 8.31, 1, 1.0, "", 0, 0},
+    {"r0002", "triad", "slot:PE=2", "core", "cores", "close", "serial",
+     "ok", 1, 2, 7.94, 1, 1.0, "", 0, 0},
+    {"r0003", "triad", "slot", "none", "", "", "parallel",
+     "ok", 1, 2, 6.10, 1, 1.0, "proc_bind_unset", 0, 0},
+    {"r0004", "triad", "core", "core", "cores", "close", "parallel",
+     "ok", 2, 1, 14.6, 1, 1.0, "", 0, 0},
+    {"r0005", "triad", "core", "none", "", "", "parallel",
+     "ok", 2, 1, 11.2, 1, 1.0, "proc_bind_unset,migrated", 0, 0},
+    /* an explicit place list: the commas must survive CSV quoting */
+    {"r0006", "triad", "ppr:1:core", "core", "{0:1},{1:1}", "close",
+     "parallel", "failed", 2, 1, 0, 0, -1, "", 1, 0},
+    {"r0007", "triad", "slot:PE=2", "core", "threads", "spread", "parallel",
+     "timeout", 1, 2, 0, 0, -1, "", 137, 1},
+    {"r0008", "triad", "core", "core", "cores", "close", "parallel",
+     "invalid", 3, 1, 0, 0, -1, "", 0, 0},
+    /* fastest number of all, but the answer was wrong: ranks last */
+    {"r0009", "triad", "core", "hwthread", "threads", "close", "parallel",
+     "ok", 2, 1, 15.9, 0, 1.0, "", 0, 0},
+    {"r0010", "stencil", "core", "core", "cores", "close", "parallel",
+     "ok", 2, 1, 600.0, 1, 1.0, "", 0, 0},
+    {"r0011", "stencil", "core", "none", "", "", "parallel",
+     "ok", 2, 1, 583.0, 1, 0.98, "proc_bind_unset", 0, 0},
+};
+
+static void label(const spec *s, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s np%d map=%s bind=%s places=%s proc_bind=%s t=%d "
+             "init=%s", s->kernel, s->np, s->map_by, s->bind_to,
+             s->places[0] ? s->places : "unset",
+             s->proc_bind[0] ? s->proc_bind : "unset", s->threads, s->init);
+}
+
+static int write_one(const char *dir, const spec *s, const char *label_text)
+{
+    static bl_h5_machine m = {
+        .hostname = "vm-2core", .cpu_model = "AMD EPYC 7B13",
+        .mpi_library_version = "Open MPI v4.1.4", .compiler = "gcc 12.2.0",
+        .omp_runtime = "libgomp.so.1", .kernel_release = "6.1.0-18-amd64",
+        .topology_xml = "<topology/>", .packages = 1, .numa_nodes = 1,
+        .l3_domains = 1, .cores = 2, .pus = 2, .numa_balancing = 0};
+    const int iters = 10;
+    double timings[10 * 3];
+    int stencil = strcmp(s->kernel, "stencil") == 0;
+    double work = stencil ? 8000.0 * 8000.0 / 1e6 : 536870912.0 * 4 / 3 / 1e9;
+    char path[4096], argv[512], lbl[512];
+    bl_h5_harness h = {0};
+    bl_h5_run app = {0};
+    bl_err err;
+
+    label(s, lbl, sizeof lbl);
+    h.run_id = (char *)s->run_id;
+    h.label = (char *)(label_text ? label_text : lbl);
+    h.name = "";
+    h.status = (char *)s->status;
+    h.np = s->np;
+    h.threads = s->threads;
+    h.kernel = (char *)s->kernel;
+    h.kernel_args = stencil ? "--grid 8000 --radius 2" : "--size 512MiB";
+    h.map_by = h.map_by_launcher = (char *)s->map_by;
+    h.bind_to = h.bind_to_launcher = (char *)s->bind_to;
+    h.rank_by = "";
+    h.omp_places = (char *)s->places;
+    h.omp_proc_bind = (char *)s->proc_bind;
+    h.init = (char *)s->init;
+    h.launcher = "mpirun";
+    snprintf(argv, sizeof argv, "mpirun -np %d --map-by %s --bind-to %s "
+             "--report-bindings bindlab-app --kernel %s", s->np, s->map_by,
+             s->bind_to, s->kernel);
+    h.argv = argv;
+    h.exit_status = s->exit_status;
+    h.timed_out = s->timed_out;
+    h.term_signal = s->timed_out ? 9 : 0;
+    h.flags = (char *)s->flags;
+    h.stderr_tail = strcmp(s->status, "failed") == 0
+                        ? "bindlab-app: --kernel triad: verification aborted"
+                        : "";
+    h.reason = strcmp(s->status, "invalid") == 0
+                   ? "np 3 needs 3 slots, but this node has 2" : "";
+    h.binding_report = "";
+    if (s->rate > 0) {
+        app.kernel = (char *)s->kernel;
+        app.args = h.kernel_args;
+        app.init = (char *)s->init;
+        app.status = "ok";
+        app.iterations = iters;
+        app.ranks = s->np;
+        app.threads = s->threads;
+        app.result.median_s = work / s->rate;
+        app.result.min_s = 0.97 * app.result.median_s;
+        app.result.max_s = 1.08 * app.result.median_s;
+        app.result.rate = s->rate;
+        app.result.rate_unit = stencil ? "MLUP/s" : "GB/s";
+        app.result.verified = s->verified;
+        app.result.local_page_fraction = s->local;
+        for (int i = 0; i < iters * s->np; i++)
+            timings[i] = app.result.median_s * (1.0 + 0.01 * (i % 3));
+        app.timings = timings;
+        h.wall_s = 1.2 + iters * app.result.median_s;
+        h.app_s = iters * app.result.median_s;
+    } else {
+        h.wall_s = s->timed_out ? 30.0 : 0.4;
+    }
+    snprintf(path, sizeof path, "%s/%s.h5", dir, s->run_id);
+    if (bl_h5_write_sweep_run(path, "bindlab sweep configs/sweeps/test.yaml",
+                              s->rate > 0 ? &m : NULL, s->rate > 0 ? &app : NULL,
+                              &h, &err) < 0) {
+        fprintf(stderr, "report_fixture: %s\n", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "other"))) {
+        fprintf(stderr, "usage: report_fixture DIR [other]\n");
+        return 2;
+    }
+    if (argc == 3) {
+        spec other = runs[10];
+        other.run_id = "r0000";
+        return write_one(argv[1], &other, "stencil np2 map=core bind=core "
+                         "(another sweep)") < 0;
+    }
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++)
+        if (write_one(argv[1], &runs[i], NULL) < 0)
+            return 1;
+    return 0;
+}
