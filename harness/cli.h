@@ -9,5 +9,9 @@
 
 /* bindlab bindings FILE|- [--format F] [--topology FILE|SYNTH] */
 int bl_cli_bindings(int argc, char **argv);
+/* bindlab merge -o OUT.h5 IN.h5|DIR ... */
+int bl_cli_merge(int argc, char **argv);
+/* bindlab report FILE.h5 [--csv] [--kernel K] [--sort rate|label|run] */
+int bl_cli_report(int argc, char **argv);
 
 #endif

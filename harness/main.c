@@ -15,6 +15,10 @@ typedef struct verb {
 static const verb verbs[] = {
     {"bindings", bl_cli_bindings,
      "read a launcher's binding report: one line per rank with its CPUs"},
+    {"merge", bl_cli_merge,
+     "merge sweep files (per-run files, directories) into one"},
+    {"report", bl_cli_report,
+     "a sweep's results ranked by rate, vs best and bind_to none"},
 };
 #define NVERBS (sizeof verbs / sizeof verbs[0])
 
