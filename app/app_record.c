@@ -116,6 +116,7 @@ static void fill_placement(bl_h5_run *r, const bl_thread_place *p, size_t n)
         row->numa = p[i].numa;
         row->package = p[i].package;
         row->migrations = p[i].migrations;
+        row->pid = p[i].pid;
     }
 }
 

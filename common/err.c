@@ -36,3 +36,13 @@ int bl_err_prefix(bl_err *err, const char *fmt, ...)
     }
     return -1;
 }
+
+int bl_textf(char *buf, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+    va_start(ap, fmt);
+    n = vsnprintf(buf, len, fmt, ap);
+    va_end(ap);
+    return n < 0 || (size_t)n >= len ? -1 : 0;
+}

@@ -23,6 +23,7 @@ static const bl_h5_field placement_fields[] = {
     F(bl_h5_placement, numa, BL_F_I32),
     F(bl_h5_placement, package, BL_F_I32),
     F(bl_h5_placement, migrations, BL_F_I64),
+    F(bl_h5_placement, pid, BL_F_I64),
 };
 static const bl_h5_field counter_fields[] = {
     F(bl_h5_counter, rank, BL_F_I32),
@@ -64,6 +65,7 @@ static const bl_h5_field check_fields[] = {
     F(bl_h5_check, host, BL_F_STR),
     F(bl_h5_check, claimed, BL_F_STR),
     F(bl_h5_check, seen, BL_F_STR),
+    F(bl_h5_check, source, BL_F_STR),
     F(bl_h5_check, matches, BL_F_I8),
 };
 static const bl_h5_field summary_fields[] = {

@@ -65,6 +65,7 @@ typedef struct bl_h5_placement {
     char *host, *rank_cpuset, *cpuset;
     int32_t cpu_first, cpu_last, core, l3, numa, package;
     int64_t migrations;
+    int64_t pid;
 } bl_h5_placement;
 
 typedef struct bl_h5_counter {
@@ -143,6 +144,10 @@ typedef struct bl_h5_check {
     char *host;
     char *claimed;             /* from the binding report, "" if none */
     char *seen;                /* the rank's cpuset as the app recorded it */
+    char *source;              /* who printed the claim: "launcher", or
+                                * "rank" (Open MPI 4 reports an unbound
+                                * rank from its MPI_Init, after OpenMP has
+                                * bound the master thread) */
     int8_t matches;            /* 1 equal, 0 differ, -1 nothing to compare */
 } bl_h5_check;
 

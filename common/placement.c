@@ -71,6 +71,7 @@ long long bl_place_thread_migrations(void)
 void bl_place_thread_begin(bl_thread_place *p)
 {
     p->tid = (long)syscall(SYS_gettid);
+    p->pid = (long)getpid();
     p->cpu_first = sched_getcpu();
     p->mig_start = bl_place_thread_migrations();
 }

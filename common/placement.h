@@ -25,6 +25,7 @@ typedef struct bl_thread_place {
     int core, l3, numa, package;      /* hwloc logical indexes, of cpu_last */
     long long migrations;             /* during the timed region, -1 unknown */
     long tid;                         /* Linux thread id */
+    long pid;                         /* the rank's process id */
     long long mig_start;              /* scratch: counter at the start */
 } bl_thread_place;
 

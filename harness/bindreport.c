@@ -137,6 +137,9 @@ const char *bl_line_ompi_prefix(const char *line, bl_binding *b)
             return line;
     memcpy(b->host, line + 1, (size_t)(colon - line - 1));
     b->host[colon - line - 1] = '\0';
+    /* The pid says who printed it: mpirun/orted, or (Open MPI 4 without a
+     * launcher binding) the rank itself from MPI_Init. */
+    b->pid = strtol(colon + 1, NULL, 10);
     return close + 2;
 }
 

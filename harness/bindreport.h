@@ -47,7 +47,8 @@ typedef struct bl_binding {
                           * bound", the whole topology's cpuset */
     int line;            /* 1-based line number in the input */
     long pid;            /* process id the line names (Slurm task, OMP
-                          * process), -1 when it names none */
+                          * process, the printer of an Open MPI line),
+                          * -1 when it names none */
     int local_rank;      /* Slurm's node-local task id, else -1 */
 } bl_binding;
 

@@ -13,5 +13,6 @@ int bl_cli_bindings(int argc, char **argv);
 int bl_cli_merge(int argc, char **argv);
 /* bindlab report FILE.h5 [--csv] [--kernel K] [--sort rate|label|run] */
 int bl_cli_report(int argc, char **argv);
+int bl_cli_sweep(int argc, char **argv);
 
 #endif

@@ -39,6 +39,14 @@ static int same_set(const bl_binding *claim, const char *seen)
     return eq;
 }
 
+static const bl_h5_placement *master_of(const bl_h5_run *run, int rank)
+{
+    for (size_t i = 0; i < run->nplacement; i++)
+        if (run->placement[i].rank == rank && run->placement[i].thread == 0)
+            return &run->placement[i];
+    return NULL;
+}
+
 static int rank_spans_numa(const bl_h5_run *run, int rank)
 {
     int first = -2;
@@ -80,7 +88,6 @@ int bl_crosscheck(const bl_binding_report *report, const bl_h5_run *run,
 {
     int mismatches = 0, spans = 0, migrated = 0;
     const char *bind;
-    char *seen_text;
 
     *checks = NULL;
     *nchecks = 0;
@@ -90,19 +97,21 @@ int bl_crosscheck(const bl_binding_report *report, const bl_h5_run *run,
     *checks = calloc((size_t)run->ranks + 1, sizeof **checks);
     for (int r = 0; r < run->ranks && *checks; r++) {
         const bl_binding *claim = claim_of(report, r);
+        const bl_h5_placement *master = master_of(run, r);
         bl_h5_check *c = &(*checks)[r];
-        const char *seen = "", *host = "";
-        for (size_t i = 0; i < run->nplacement; i++)
-            if (run->placement[i].rank == r) {
-                seen = run->placement[i].rank_cpuset;
-                host = run->placement[i].host;
-                break;
-            }
+        const char *seen = master ? master->rank_cpuset : "";
+        char *claimed = claim ? bl_cpuset_list_strdup(claim->cpus) : NULL;
+        int self = claim && master && claim->pid > 0 &&
+                   claim->pid == master->pid;
+        /* A rank that reported itself did so from MPI_Init, when only its
+         * master thread's binding could be seen. */
+        if (self)
+            seen = master->cpuset;
         c->rank = r;
-        c->host = strdup(host);
-        seen_text = claim ? bl_cpuset_list_strdup(claim->cpus) : NULL;
-        c->claimed = seen_text ? seen_text : strdup("");
+        c->host = strdup(master ? master->host : "");
+        c->claimed = claimed ? claimed : strdup("");
         c->seen = strdup(seen);
+        c->source = strdup(!claim ? "" : self ? "rank" : "launcher");
         c->matches = (int8_t)same_set(claim, seen);
         mismatches += c->matches == 0;
         spans |= rank_spans_numa(run, r);

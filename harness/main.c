@@ -13,6 +13,8 @@ typedef struct verb {
 
 /* One line per verb, in the order `bindlab --help` lists them. */
 static const verb verbs[] = {
+    {"sweep", bl_cli_sweep,
+     "run every layout of a sweep file, check bindings, write HDF5 results"},
     {"bindings", bl_cli_bindings,
      "read a launcher's binding report: one line per rank with its CPUs"},
     {"merge", bl_cli_merge,

@@ -17,8 +17,8 @@ static char dir[] = "/tmp/bl_h5test.XXXXXX";
 static void sample(bl_h5_machine *m, bl_h5_run *r)
 {
     static bl_h5_placement place[2] = {
-        {0, 0, "nodeA", "0-1", "0", 0, 0, 0, 0, 0, 0, 0},
-        {0, 1, "nodeA", "0-1", "1", 1, 1, 1, 0, 0, 0, 3},
+        {0, 0, "nodeA", "0-1", "0", 0, 0, 0, 0, 0, 0, 0, 100},
+        {0, 1, "nodeA", "0-1", "1", 1, 1, 1, 0, 0, 0, 3, 100},
     };
     static bl_h5_counter cnt[1] = {
         {0, 1, "cycles", "", 0, 0, "PAPI_TOT_CYC: Event does not exist"}};

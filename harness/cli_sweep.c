@@ -1,0 +1,133 @@
+/* bindlab sweep: the command line of the product's main job. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "sweep.h"
+#include "units.h"
+
+static const char usage[] =
+"usage: bindlab sweep [OPTIONS] [SWEEP.yaml]\n"
+"\n"
+"Runs bindlab-app under every layout of a sweep file (default\n"
+"configs/sweeps/default.yaml) with mpirun --report-bindings, checks what\n"
+"each rank got against what the launcher claimed, and writes one record per\n"
+"run under RESULTS/NAME.d/ as soon as it ends, merged into RESULTS/NAME.h5\n"
+"(see docs/schema.md). Killing the sweep loses no finished run.\n"
+"\n"
+"options:\n"
+"  -o, --out FILE.h5     merged results file (default RESULTS/NAME.h5)\n"
+"  --results DIR         results directory (default results)\n"
+"  --app PATH            bindlab-app to run (default: beside bindlab)\n"
+"  --launcher mpirun|srun\n"
+"                        srun inside a Slurm allocation (default mpirun)\n"
+"  --mpirun PATH         the launcher program to run\n"
+"  --dry-run             print every command line and stop\n"
+"  --resume              keep finished runs of an earlier, interrupted sweep\n"
+"  --skip-invalid        record layouts this node cannot run as invalid and\n"
+"                        run the rest (default: refuse before running)\n"
+"  --oversubscribe       allow more ranks than cores\n"
+"  --shard I/K           run only runs I, I+K, I+2K... (1-based; Slurm arrays)\n"
+"  --timeout SECONDS     per-run timeout for every layout\n"
+"\n"
+"exit status: 0 all runs ok, 1 some run failed or timed out (recorded),\n"
+"2 bad input (nothing ran), 130 interrupted (finished runs kept).\n";
+
+static int parse_shard(const char *text, int *i, int *k)
+{
+    char extra;
+    return sscanf(text, "%d/%d%c", i, k, &extra) == 2 && *k >= 1 && *i >= 1 &&
+                   *i <= *k
+               ? 0
+               : -1;
+}
+
+int bl_cli_sweep(int argc, char **argv)
+{
+    bl_sweep_opts o = {0};
+    bl_sweep_totals t;
+    bl_err err = {""};
+    int rc;
+
+    o.file = "configs/sweeps/default.yaml";
+    o.progress = stdout;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        } else if (strcmp(a, "--dry-run") == 0) {
+            o.dry_run = 1;
+        } else if (strcmp(a, "--resume") == 0) {
+            o.resume = 1;
+        } else if (strcmp(a, "--skip-invalid") == 0) {
+            o.skip_invalid = 1;
+        } else if (strcmp(a, "--oversubscribe") == 0) {
+            o.oversubscribe = 1;
+        } else if (next && (strcmp(a, "-o") == 0 || strcmp(a, "--out") == 0)) {
+            o.out = argv[++i];
+        } else if (next && strcmp(a, "--results") == 0) {
+            o.results = argv[++i];
+        } else if (next && strcmp(a, "--app") == 0) {
+            o.app = argv[++i];
+        } else if (next && strcmp(a, "--mpirun") == 0) {
+            o.launcher_path = argv[++i];
+        } else if (next && strcmp(a, "--launcher") == 0) {
+            o.launcher = argv[++i];
+            if (strcmp(o.launcher, "mpirun") != 0 &&
+                strcmp(o.launcher, "srun") != 0) {
+                fprintf(stderr, "bindlab sweep: --launcher: '%s' is not "
+                        "accepted; use mpirun or srun\n", o.launcher);
+                return 2;
+            }
+        } else if (next && strcmp(a, "--shard") == 0) {
+            if (parse_shard(argv[++i], &o.shard, &o.nshards) < 0) {
+                fprintf(stderr, "bindlab sweep: --shard: '%s' is not I/K with "
+                        "1 <= I <= K (e.g. 2/8)\n", argv[i]);
+                return 2;
+            }
+        } else if (next && strcmp(a, "--timeout") == 0) {
+            long v;
+            if (bl_parse_long(argv[++i], "--timeout", 1, 86400 * 7, &v,
+                              &err) < 0) {
+                fprintf(stderr, "bindlab sweep: %s\n", err.msg);
+                return 2;
+            }
+            o.timeout_s = (double)v;
+        } else if (a[0] == '-') {
+            fprintf(stderr, "bindlab sweep: unknown option '%s' (see bindlab "
+                    "sweep --help)\n", a);
+            return 2;
+        } else {
+            o.file = a;
+        }
+    }
+    if (o.launcher && strcmp(o.launcher, "srun") == 0 && !o.launcher_path)
+        o.launcher_path = "srun";
+
+    rc = bl_sweep_run(&o, &t, &err);
+    if (rc == -1) {
+        fprintf(stderr, "bindlab sweep: %s\n", err.msg);
+        return 2;
+    }
+    if (o.dry_run)
+        return 0;
+    printf("sweep: %d run%s: %d ok, %d failed, %d timeout, %d invalid",
+           t.runs, t.runs == 1 ? "" : "s", t.ok, t.failed, t.timeout,
+           t.invalid);
+    if (t.skipped)
+        printf(", %d already done", t.skipped);
+    printf("; %.1f s", t.wall_s);
+    if (t.runs > 0)
+        printf(" (harness overhead %.3f s per run)",
+               (t.wall_s - t.launch_s) / t.runs);
+    printf("\n");
+    if (rc == -2) {
+        fprintf(stderr, "bindlab sweep: interrupted; finished runs are kept, "
+                "continue with --resume\n");
+        return 130;
+    }
+    return (t.failed || t.timeout) ? 1 : 0;
+}

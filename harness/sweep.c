@@ -1,0 +1,347 @@
+#include "sweep.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "h5sweep.h"
+#include "launcher_info.h"
+#include "shellquote.h"
+#include "sweep_run.h"
+#include "topo.h"
+
+extern char **environ;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int mkdir_p(const char *path, bl_err *err)
+{
+    char buf[PATH_MAX];
+    bl_textf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(buf, 0777) < 0 && errno != EEXIST)
+                return bl_err_set(err, "%s: cannot create: %s", buf,
+                                  strerror(errno));
+            *p = '/';
+        }
+    if (mkdir(buf, 0777) < 0 && errno != EEXIST)
+        return bl_err_set(err, "%s: cannot create: %s", buf, strerror(errno));
+    return 0;
+}
+
+/* bindlab-app beside the running bindlab (the build tree, or an install
+ * prefix), else whatever PATH finds. */
+static void default_app(char *buf, size_t len)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        char *slash;
+        self[n] = '\0';
+        slash = strrchr(self, '/');
+        if (slash) {
+            *slash = '\0';
+            bl_textf(buf, len, "%s/bindlab-app", self);
+            if (access(buf, X_OK) == 0)
+                return;
+        }
+    }
+    bl_textf(buf, len, "bindlab-app");
+}
+
+/* The harness's own OpenMP variables must not reach the ranks: Open MPI
+ * hands its environment to local ranks, so a layout that leaves OMP_PLACES
+ * unset would silently inherit the user's shell value. */
+static void drop_inherited_openmp_env(void)
+{
+    static const char *const prefixes[] = {"OMP_", "GOMP_", "KMP_"};
+    int again = 1;
+    while (again) {
+        again = 0;
+        for (char **e = environ; *e && !again; e++)
+            for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+                if (strncmp(*e, prefixes[i], strlen(prefixes[i])) == 0) {
+                    char name[256];
+                    const char *eq = strchr(*e, '=');
+                    size_t n = eq ? (size_t)(eq - *e) : strlen(*e);
+                    if (n >= sizeof name)
+                        n = sizeof name - 1;
+                    memcpy(name, *e, n);
+                    name[n] = '\0';
+                    unsetenv(name);
+                    again = 1; /* environ changed under us: rescan */
+                    break;
+                }
+    }
+}
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+    bl_launch_interrupt();
+}
+
+static void catch_signals(struct sigaction *old_int, struct sigaction *old_term)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, old_int);
+    sigaction(SIGTERM, &sa, old_term);
+}
+
+/* Plans every run: repetitions expanded, shard selected, each layout
+ * translated for the launcher and validated against this node. */
+static int plan_runs(bl_sweep_ctx *c, bl_err *err)
+{
+    const bl_sweep *s = &c->sweep;
+    int total = 0, index = 0;
+    for (int i = 0; i < s->nlayouts; i++)
+        total += s->layouts[i].repetitions > 0 ? s->layouts[i].repetitions : 1;
+    c->items = calloc((size_t)total + 1, sizeof *c->items);
+    if (!c->items)
+        return bl_err_set(err, "out of memory");
+    for (int i = 0; i < s->nlayouts; i++) {
+        bl_layout *l = &s->layouts[i];
+        int reps = l->repetitions > 0 ? l->repetitions : 1;
+        bl_err e;
+        int valid = bl_layout_translate(l, c->launcher.major,
+                                        c->launcher.minor, &e) == 0;
+        bl_layout_check chk = {0, 0};
+        if (valid)
+            valid = bl_layout_validate(l, c->topo, c->o->oversubscribe, &chk,
+                                       &e) == 0;
+        for (int r = 1; r <= reps; r++, index++) {
+            bl_sweep_item *it;
+            if (c->o->nshards > 0 && index % c->o->nshards != c->o->shard - 1)
+                continue;
+            it = &c->items[c->nitems++];
+            it->layout = l;
+            it->rep = r;
+            if (reps > 1)
+                bl_textf(it->run_id, sizeof it->run_id, "%s.%d", l->run_id, r);
+            else
+                bl_textf(it->run_id, sizeof it->run_id, "%s", l->run_id);
+            it->check = chk;
+            it->valid = valid;
+            if (!valid)
+                snprintf(it->reason, sizeof it->reason, "%s", e.msg);
+        }
+    }
+    return 0;
+}
+
+static int report_invalid(bl_sweep_ctx *c, bl_err *err)
+{
+    int bad = 0;
+    for (int i = 0; i < c->nitems; i++)
+        if (!c->items[i].valid) {
+            if (c->o->progress)
+                fprintf(c->o->progress, "invalid: %s %s%s%s: %s\n",
+                        c->items[i].run_id, c->items[i].layout->name,
+                        c->items[i].layout->name[0] ? " " : "",
+                        c->items[i].layout->label, c->items[i].reason);
+            bad++;
+        }
+    if (bad && !c->o->skip_invalid && !c->o->dry_run)
+        return bl_err_set(err,
+                          "%d of %d runs cannot run on this node (listed "
+                          "above); fix the sweep file, or pass "
+                          "--skip-invalid to record them as invalid and run "
+                          "the rest",
+                          bad, c->nitems);
+    return 0;
+}
+
+static int dry_run(bl_sweep_ctx *c, bl_err *err)
+{
+    for (int i = 0; i < c->nitems; i++) {
+        bl_sweep_item *it = &c->items[i];
+        char **argv;
+        char *line;
+        if (!it->valid) {
+            fprintf(c->o->progress, "# %s invalid: %s\n", it->run_id,
+                    it->reason);
+            continue;
+        }
+        argv = bl_sweep_item_argv(c, it, err);
+        if (!argv)
+            return -1;
+        line = bl_shell_join(argv);
+        fprintf(c->o->progress, "# %s %s\n%s\n", it->run_id,
+                it->layout->label, line ? line : "?");
+        free(line);
+        bl_argv_free(argv);
+    }
+    return 0;
+}
+
+/* Without --resume, a results directory that already holds runs would mix
+ * two sweeps in one merged file. */
+static int check_fresh(bl_sweep_ctx *c, bl_err *err)
+{
+    int found = 0;
+    for (int i = 0; i < c->nitems; i++) {
+        char path[PATH_MAX];
+        bl_sweep_run_path(c, &c->items[i], path, sizeof path);
+        found += access(path, F_OK) == 0;
+    }
+    if (found && !c->o->resume)
+        return bl_err_set(err,
+                          "%s already holds %d run%s of an earlier sweep: "
+                          "pass --resume to continue it, or remove the "
+                          "directory (or choose another -o) to start over",
+                          c->dir, found, found == 1 ? "" : "s");
+    return 0;
+}
+
+static void progress_line(bl_sweep_ctx *c, int done, int todo, double started,
+                          const bl_sweep_item *it, const bl_h5_harness *h,
+                          double rate, const char *unit)
+{
+    double elapsed = now_s() - started;
+    double eta = done > 0 ? elapsed / done * (todo - done) : 0.0;
+    if (!c->o->progress)
+        return;
+    fprintf(c->o->progress, "[%d/%d] %s %s%s%s: %s", done, todo, it->run_id,
+            it->layout->name, it->layout->name[0] ? " " : "",
+            it->layout->label, h->status);
+    if (strcmp(h->status, "ok") == 0)
+        fprintf(c->o->progress, " %.3f %s", rate, unit ? unit : "");
+    else if (h->reason && *h->reason)
+        fprintf(c->o->progress, " (%s)", h->reason);
+    fprintf(c->o->progress, " [%.1f s, ETA %.0f s]\n", h->wall_s, eta);
+    fflush(c->o->progress);
+}
+
+static void count(bl_sweep_totals *t, const char *status)
+{
+    if (strcmp(status, "ok") == 0)
+        t->ok++;
+    else if (strcmp(status, "timeout") == 0)
+        t->timeout++;
+    else if (strcmp(status, "invalid") == 0)
+        t->invalid++;
+    else
+        t->failed++;
+}
+
+static int execute(bl_sweep_ctx *c, bl_sweep_totals *t, bl_err *err)
+{
+    double started = now_s();
+    int todo = 0, done = 0;
+    for (int i = 0; i < c->nitems; i++)
+        todo += !bl_sweep_item_done(c, &c->items[i], err);
+    for (int i = 0; i < c->nitems && !stop_requested; i++) {
+        bl_sweep_item *it = &c->items[i];
+        bl_h5_harness h;
+        double rate = 0.0;
+        char unit[32] = "";
+        int rc;
+        if (bl_sweep_item_done(c, it, err)) {
+            t->skipped++;
+            continue;
+        }
+        rc = bl_sweep_item_run(c, it, &h, &rate, unit, sizeof unit, err);
+        if (rc == -2)
+            break; /* interrupted: not recorded, --resume reruns it */
+        if (rc < 0)
+            return -1;
+        done++;
+        t->runs++;
+        t->launch_s += h.wall_s;
+        count(t, h.status);
+        progress_line(c, done, todo, started, it, &h, rate, unit);
+        bl_h5_harness_free(&h);
+        if (bl_sweep_merge(c, err) < 0)
+            return -1;
+    }
+    return stop_requested ? -2 : 0;
+}
+
+int bl_sweep_run(const bl_sweep_opts *o, bl_sweep_totals *t, bl_err *err)
+{
+    bl_sweep_ctx c;
+    struct sigaction old_int, old_term;
+    double t0 = now_s();
+    int rc;
+
+    memset(t, 0, sizeof *t);
+    memset(&c, 0, sizeof c);
+    c.o = o;
+    stop_requested = 0;
+    bl_launch_clear_interrupt();
+    if (bl_config_load(o->file, &c.sweep, err) < 0)
+        return -1;
+    rc = bl_topo_load(NULL, &c.topo, err);
+    if (rc == 0)
+        rc = bl_launcher_detect_mpirun(
+            o->launcher_path ? o->launcher_path : "mpirun", 30.0, &c.launcher,
+            err);
+    if (rc < 0) {
+        bl_sweep_ctx_free(&c);
+        return -1;
+    }
+    /* Every path below is DIR/ plus a short name: check the lengths once. */
+    if (bl_textf(c.results, sizeof c.results, "%s",
+                 o->results ? o->results : "results") < 0 ||
+        bl_textf(c.dir, sizeof c.dir, "%s/%s.d", c.results, c.sweep.name) < 0 ||
+        strlen(c.dir) > sizeof c.dir - 64 ||
+        (o->out ? bl_textf(c.out, sizeof c.out, "%s", o->out)
+                : bl_textf(c.out, sizeof c.out, "%s/%s.h5", c.results,
+                           c.sweep.name)) < 0 ||
+        (o->app && bl_textf(c.app, sizeof c.app, "%s", o->app) < 0)) {
+        bl_sweep_ctx_free(&c);
+        return bl_err_set(err, "results directory, -o or --app path is too "
+                          "long (over %d characters)", PATH_MAX - 64);
+    }
+    if (!o->app)
+        default_app(c.app, sizeof c.app);
+    c.is_root = bl_launcher_is_root();
+    drop_inherited_openmp_env();
+
+    rc = plan_runs(&c, err);
+    if (rc == 0)
+        rc = report_invalid(&c, err);
+    if (rc == 0 && o->dry_run) {
+        rc = dry_run(&c, err);
+        bl_sweep_ctx_free(&c);
+        return rc;
+    }
+    if (rc == 0)
+        rc = mkdir_p(c.dir, err);
+    if (rc == 0) {
+        char appdir[PATH_MAX];
+        bl_textf(appdir, sizeof appdir, "%s/app", c.dir);
+        rc = mkdir_p(appdir, err);
+    }
+    if (rc == 0)
+        rc = check_fresh(&c, err);
+    if (rc == 0) {
+        catch_signals(&old_int, &old_term);
+        rc = execute(&c, t, err);
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+    }
+    if (rc != -1 && bl_sweep_merge(&c, err) < 0)
+        rc = -1;
+    t->wall_s = now_s() - t0;
+    bl_sweep_ctx_free(&c);
+    return rc;
+}

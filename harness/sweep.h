@@ -1,0 +1,37 @@
+/* bindlab sweep: every layout of a sweep file run under the launcher, each
+ * run recorded in its own sweep file under results/NAME.d/ as soon as it
+ * ends (ok, failed, timeout or invalid) and merged into results/NAME.h5.
+ * Killing the harness loses no finished run; --resume continues. */
+#ifndef BL_SWEEP_H
+#define BL_SWEEP_H
+
+#include <stdio.h>
+
+#include "config.h"
+#include "err.h"
+
+typedef struct bl_sweep_opts {
+    const char *file;          /* the sweep file */
+    const char *results;       /* results directory (default "results") */
+    const char *out;           /* merged file; default RESULTS/NAME.h5 */
+    const char *app;           /* bindlab-app; default beside bindlab */
+    const char *launcher;      /* "mpirun" (default) or "srun" */
+    const char *launcher_path; /* program to run; default the name */
+    int dry_run, resume, skip_invalid, oversubscribe;
+    int shard, nshards;        /* --shard I/K: runs with index % K == I-1 */
+    double timeout_s;          /* > 0: overrides every layout's timeout */
+    FILE *progress;            /* progress lines (stdout) */
+} bl_sweep_opts;
+
+typedef struct bl_sweep_totals {
+    int runs, ok, failed, timeout, invalid, skipped;
+    double wall_s;             /* the whole sweep */
+    double launch_s;           /* sum of the launcher's wall times */
+} bl_sweep_totals;
+
+/* Runs the sweep. Returns 0 when it ran to the end (see totals for how
+ * the runs fared), -1 with err for bad input or a setup failure (nothing
+ * ran), -2 when interrupted (finished runs are kept). */
+int bl_sweep_run(const bl_sweep_opts *o, bl_sweep_totals *t, bl_err *err);
+
+#endif

@@ -1,0 +1,315 @@
+#include "sweep_run.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bindreport.h"
+#include "crosscheck.h"
+#include "h5sweep.h"
+#include "shellquote.h"
+
+void bl_sweep_ctx_free(bl_sweep_ctx *c)
+{
+    bl_sweep_free(&c->sweep);
+    if (c->topo)
+        hwloc_topology_destroy(c->topo);
+    free(c->items);
+    c->items = NULL;
+    c->topo = NULL;
+}
+
+void bl_sweep_run_path(const bl_sweep_ctx *c, const bl_sweep_item *it,
+                       char *buf, size_t len)
+{
+    bl_textf(buf, len, "%s/%s.h5", c->dir, it->run_id);
+}
+
+static void app_path(const bl_sweep_ctx *c, const bl_sweep_item *it,
+                     char *buf, size_t len)
+{
+    bl_textf(buf, len, "%s/app/%s.h5", c->dir, it->run_id);
+}
+
+char **bl_sweep_item_argv(const bl_sweep_ctx *c, const bl_sweep_item *it,
+                          bl_err *err)
+{
+    char out[PATH_MAX];
+    const bl_layout *l = it->layout;
+    bl_layout_argv_opts o = {0};
+    app_path(c, it, out, sizeof out);
+    o.launcher = c->o->launcher_path;
+    o.app = c->app;
+    o.out_file = out;
+    o.is_root = c->is_root;
+    o.oversubscribe = c->o->oversubscribe;
+    o.threads = it->check.threads;
+    o.pus_per_rank = it->check.pus_per_rank;
+    if (c->o->launcher && strcmp(c->o->launcher, "srun") == 0)
+        return bl_layout_srun_argv(l, &c->sweep.kernels[l->kernel], &o, err);
+    return bl_layout_mpirun_argv(l, &c->sweep.kernels[l->kernel], &o, err);
+}
+
+int bl_sweep_item_done(const bl_sweep_ctx *c, const bl_sweep_item *it,
+                       bl_err *err)
+{
+    char path[PATH_MAX], group[64];
+    bl_h5_harness h;
+    bl_err e;
+    hid_t f;
+    int same;
+    (void)err;
+    bl_sweep_run_path(c, it, path, sizeof path);
+    if (access(path, F_OK) != 0)
+        return 0;
+    f = bl_h5_open_read(path, &e);
+    if (f < 0)
+        return 0; /* unreadable: run it again */
+    bl_h5_run_path(it->run_id, group, sizeof group);
+    same = bl_h5_read_harness(f, group, &h, &e) == 0 && h.label &&
+           strcmp(h.label, it->layout->label) == 0;
+    bl_h5_harness_free(&h);
+    H5Fclose(f);
+    return same;
+}
+
+static char *kernel_args(const bl_kernel_spec *k)
+{
+    char *const *args = k->args;
+    char *joined = bl_shell_join(args);
+    return joined ? joined : strdup("");
+}
+
+/* The harness record's layout fields, common to every outcome. */
+static void describe_layout(const bl_sweep_ctx *c, const bl_sweep_item *it,
+                            bl_h5_harness *h)
+{
+    const bl_layout *l = it->layout;
+    const bl_kernel_spec *k = &c->sweep.kernels[l->kernel];
+    memset(h, 0, sizeof *h);
+    h->run_id = strdup(it->run_id);
+    h->label = strdup(l->label);
+    h->name = strdup(l->name);
+    h->repetition = it->rep;
+    h->np = l->np;
+    h->threads = it->check.threads;
+    h->kernel = strdup(k->name);
+    h->kernel_args = kernel_args(k);
+    h->map_by = strdup(l->map_by);
+    h->map_by_launcher = strdup(l->map_by_launcher);
+    h->bind_to = strdup(l->bind_to);
+    h->bind_to_launcher = strdup(l->bind_to_launcher);
+    h->rank_by = strdup(l->rank_by);
+    h->omp_places = strdup(l->omp_places);
+    h->omp_proc_bind = strdup(l->omp_proc_bind);
+    h->init = strdup(l->serial_init ? "serial" : "parallel");
+    h->launcher = strdup(c->o->launcher ? c->o->launcher : "mpirun");
+}
+
+static char *concat(const char *a, const char *b)
+{
+    size_t na = a ? strlen(a) : 0, nb = b ? strlen(b) : 0;
+    char *s = malloc(na + nb + 2);
+    if (!s)
+        return NULL;
+    memcpy(s, a ? a : "", na);
+    s[na] = '\n';
+    memcpy(s + na + 1, b ? b : "", nb + 1);
+    return s;
+}
+
+/* The line that says what went wrong: the app's own "bindlab-app: ..."
+ * when there is one (mpirun's banner follows it), else the first line. */
+static void key_line(const char *tail, char *buf, size_t len)
+{
+    const char *p = strstr(tail, "bindlab-app:");
+    const char *start = p ? p : tail;
+    size_t n = strcspn(start, "\n");
+    if (n >= len)
+        n = len - 1;
+    memcpy(buf, start, n);
+    buf[n] = '\0';
+}
+
+/* Decides ok / failed / timeout from how the launch ended and what the app
+ * recorded, with a one-line reason for anything but ok. */
+static void judge(const bl_launch_result *res, const bl_launch_opts *lo,
+                  const bl_h5_run *app, bl_h5_harness *h)
+{
+    char how[256], tail[1024];
+    bl_launch_describe(res, lo, how, sizeof how);
+    bl_launch_last_lines(&res->errs, 12, tail, sizeof tail);
+    h->stderr_tail = strdup(tail);
+    h->exit_status = res->exited ? res->exit_status : -1;
+    h->term_signal = res->term_signal;
+    h->timed_out = res->timed_out;
+    h->wall_s = res->wall_s;
+    if (res->timed_out) {
+        h->status = strdup("timeout");
+        h->reason = strdup(how);
+    } else if (!app) {
+        char msg[1400], said[512];
+        key_line(tail, said, sizeof said);
+        snprintf(msg, sizeof msg, "%s, no run file: %s", how,
+                 *said ? said : "stderr is empty");
+        h->status = strdup("failed");
+        h->reason = strdup(msg);
+    } else if (!app->result.verified) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "wrong answer: %s",
+                 app->result.verify_detail ? app->result.verify_detail : "");
+        h->status = strdup("failed");
+        h->reason = strdup(msg);
+    } else if (!res->exited || res->exit_status != 0) {
+        h->status = strdup("failed");
+        h->reason = strdup(how);
+    } else {
+        h->status = strdup("ok");
+        h->reason = strdup("");
+    }
+}
+
+static double timed_seconds(const bl_h5_run *app)
+{
+    double s = 0.0;
+    if (!app || !app->timings)
+        return 0.0;
+    for (int it = 0; it < app->iterations; it++) {
+        double mx = 0.0;
+        for (int r = 0; r < app->ranks; r++) {
+            double v = app->timings[(size_t)it * (size_t)app->ranks + (size_t)r];
+            if (v > mx)
+                mx = v;
+        }
+        s += mx;
+    }
+    return s;
+}
+
+int bl_sweep_item_run(bl_sweep_ctx *c, const bl_sweep_item *it,
+                      bl_h5_harness *h, double *rate, char *unit,
+                      size_t unit_len, bl_err *err)
+{
+    char record[PATH_MAX], appfile[PATH_MAX], log[PATH_MAX];
+    char flags[256] = "";
+    bl_launch_opts lo = {0};
+    bl_launch_result res;
+    bl_h5_machine m, *mp = NULL;
+    bl_h5_run app, *ap = NULL;
+    bl_binding_report rep = {0};
+    char **argv;
+    char *text;
+    int rc;
+
+    *rate = 0.0;
+    unit[0] = '\0';
+    describe_layout(c, it, h);
+    bl_sweep_run_path(c, it, record, sizeof record);
+    if (!it->valid) {
+        h->status = strdup("invalid");
+        h->reason = strdup(it->reason);
+        h->exit_status = -1;
+        return bl_h5_write_sweep_run(record, c->sweep.file, NULL, NULL, h, err);
+    }
+    argv = bl_sweep_item_argv(c, it, err);
+    if (!argv)
+        return -1;
+    h->argv = bl_shell_join(argv);
+    app_path(c, it, appfile, sizeof appfile);
+    unlink(appfile);
+    bl_textf(log, sizeof log, "%s/%s.log", c->dir, it->run_id);
+    lo.argv = argv;
+    lo.timeout_s = c->o->timeout_s > 0 ? c->o->timeout_s : it->layout->timeout_s;
+    lo.stdout_path = log;
+    lo.stderr_path = log;
+    rc = bl_launch_run(&lo, &res, err);
+    bl_argv_free(argv);
+    if (rc < 0 || res.interrupted) {
+        bl_launch_result_free(&res);
+        return rc < 0 ? -1 : -2;
+    }
+
+    if (access(appfile, F_OK) == 0) {
+        bl_err e;
+        if (bl_h5_read_run_file(appfile, &m, &app, &e) == 0) {
+            mp = &m;
+            ap = &app;
+        }
+    }
+    judge(&res, &lo, ap, h);
+    {
+        /* Open MPI reports on stderr, OpenMP runtimes too; read both. */
+        char *errs = bl_launch_output_text(&res.errs);
+        char *outs = bl_launch_output_text(&res.out);
+        text = concat(errs, outs);
+        h->binding_report = errs ? errs : strdup("");
+        free(outs);
+    }
+    if (text) {
+        bl_err e;
+        bl_bindreport_parse(text, BL_REPORT_AUTO, c->topo, &rep, &e);
+        free(text);
+    }
+    bl_crosscheck(&rep, ap, mp ? mp->numa_balancing : -1, &h->checks,
+                  &h->nchecks, flags, sizeof flags);
+    h->flags = strdup(flags);
+    h->app_s = timed_seconds(ap);
+    if (ap && strcmp(h->status, "ok") == 0) {
+        *rate = ap->result.rate;
+        bl_textf(unit, unit_len, "%s",
+                 ap->result.rate_unit ? ap->result.rate_unit : "");
+    }
+    rc = bl_h5_write_sweep_run(record, c->sweep.file, mp, ap, h, err);
+    if (rc == 0)
+        unlink(appfile); /* its content now lives in the record */
+    bl_bindreport_free(&rep);
+    if (ap)
+        bl_h5_run_free(&app);
+    if (mp)
+        bl_h5_machine_free(&m);
+    bl_launch_result_free(&res);
+    return rc;
+}
+
+static int is_record(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 3 && strcmp(name + n - 3, ".h5") == 0 &&
+           strstr(name, ".tmp.") == NULL;
+}
+
+int bl_sweep_merge(bl_sweep_ctx *c, bl_err *err)
+{
+    DIR *d = opendir(c->dir);
+    struct dirent *e;
+    char **paths = NULL;
+    size_t n = 0, cap = 0;
+    int dups, unreadable, rc;
+    if (!d)
+        return 0; /* nothing ran yet */
+    while ((e = readdir(d)) != NULL) {
+        if (!is_record(e->d_name))
+            continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 64;
+            paths = realloc(paths, sizeof *paths * cap);
+        }
+        paths[n] = malloc(strlen(c->dir) + strlen(e->d_name) + 2);
+        sprintf(paths[n], "%s/%s", c->dir, e->d_name);
+        n++;
+    }
+    closedir(d);
+    rc = bl_h5_merge(c->out, c->sweep.file, (const char *const *)paths, n,
+                     &dups, &unreadable, err);
+    if (rc == 0 && unreadable && c->o->progress)
+        fprintf(c->o->progress, "warning: %d record%s could not be read and "
+                "%s left out of %s: %s\n", unreadable,
+                unreadable == 1 ? "" : "s", unreadable == 1 ? "is" : "are",
+                c->out, err->msg);
+    for (size_t i = 0; i < n; i++)
+        free(paths[i]);
+    free(paths);
+    return rc;
+}

@@ -1,0 +1,60 @@
+/* One run of a sweep: its command line, its launch, and its record (the
+ * per-run sweep file). Shared by sweep.c; not a public interface. */
+#ifndef BL_SWEEP_RUN_H
+#define BL_SWEEP_RUN_H
+
+#include <limits.h>
+
+#include <hwloc.h>
+
+#include "config.h"
+#include "h5schema.h"
+#include "launch.h"
+#include "launcher_info.h"
+#include "sweep.h"
+
+typedef struct bl_sweep_item {
+    const bl_layout *layout;
+    int rep;                    /* 1-based repetition */
+    char run_id[32];            /* r0003, or r0003.2 with repetitions */
+    bl_layout_check check;      /* threads and PUs per rank when valid */
+    int valid;
+    char reason[BL_ERR_MSG_MAX];
+} bl_sweep_item;
+
+typedef struct bl_sweep_ctx {
+    const bl_sweep_opts *o;
+    bl_sweep sweep;
+    hwloc_topology_t topo;
+    bl_launcher_info launcher;
+    char results[PATH_MAX], dir[PATH_MAX], out[PATH_MAX], app[PATH_MAX];
+    int is_root;
+    bl_sweep_item *items;
+    int nitems;
+} bl_sweep_ctx;
+
+void bl_sweep_ctx_free(bl_sweep_ctx *c);
+
+/* DIR/<run_id>.h5: the run's record. */
+void bl_sweep_run_path(const bl_sweep_ctx *c, const bl_sweep_item *it,
+                       char *buf, size_t len);
+
+/* The launcher's argv for a valid item (free with bl_argv_free). */
+char **bl_sweep_item_argv(const bl_sweep_ctx *c, const bl_sweep_item *it,
+                          bl_err *err);
+
+/* 1 when the item's record exists, reads back, and is of the same layout. */
+int bl_sweep_item_done(const bl_sweep_ctx *c, const bl_sweep_item *it,
+                       bl_err *err);
+
+/* Runs (or, for an invalid item, records) one item and writes its record.
+ * Fills h (free with bl_h5_harness_free) and the headline rate. Returns 0,
+ * -1 with err when the record cannot be written, -2 when interrupted. */
+int bl_sweep_item_run(bl_sweep_ctx *c, const bl_sweep_item *it,
+                      bl_h5_harness *h, double *rate, char *unit,
+                      size_t unit_len, bl_err *err);
+
+/* Merges every record in DIR into the merged file. */
+int bl_sweep_merge(bl_sweep_ctx *c, bl_err *err);
+
+#endif
