@@ -33,11 +33,11 @@ static const spec runs[] = {
     {"r0002", "triad", "slot:PE=2", "core", "cores", "close", "serial",
      "ok", 1, 2, 7.94, 1, 1.0, "", 0, 0},
     {"r0003", "triad", "slot", "none", "", "", "parallel",
-     "ok", 1, 2, 6.10, 1, 1.0, "proc_bind_unset", 0, 0},
+     "ok", 1, 2, 6.10, 1, 1.0, "omp-unbound", 0, 0},
     {"r0004", "triad", "core", "core", "cores", "close", "parallel",
      "ok", 2, 1, 14.6, 1, 1.0, "", 0, 0},
     {"r0005", "triad", "core", "none", "", "", "parallel",
-     "ok", 2, 1, 11.2, 1, 1.0, "proc_bind_unset,migrated", 0, 0},
+     "ok", 2, 1, 11.2, 1, 1.0, "omp-unbound,migrated", 0, 0},
     /* an explicit place list: the commas must survive CSV quoting */
     {"r0006", "triad", "ppr:1:core", "core", "{0:1},{1:1}", "close",
      "parallel", "failed", 2, 1, 0, 0, -1, "", 1, 0},
@@ -51,7 +51,7 @@ static const spec runs[] = {
     {"r0010", "stencil", "core", "core", "cores", "close", "parallel",
      "ok", 2, 1, 600.0, 1, 1.0, "", 0, 0},
     {"r0011", "stencil", "core", "none", "", "", "parallel",
-     "ok", 2, 1, 583.0, 1, 0.98, "proc_bind_unset", 0, 0},
+     "ok", 2, 1, 583.0, 1, 0.98, "omp-unbound", 0, 0},
 };
 
 static void label(const spec *s, char *buf, size_t len)

@@ -119,7 +119,7 @@ assert by["r0007"]["status"] == "timeout" and by["r0007"]["exit_status"] == "137
 assert by["r0000"]["baseline_run_id"] == "r0003"
 assert abs(float(by["r0000"]["ratio_baseline"]) - 8.52 / 6.10) < 1e-12
 assert abs(float(by["r0000"]["rate"]) - 8.52) < 1e-12
-assert by["r0005"]["flags"] == "proc_bind_unset,migrated"
+assert by["r0005"]["flags"] == "omp-unbound,migrated"
 for col in ("label", "kernel", "np", "threads", "map_by", "bind_to", "omp_proc_bind",
             "median_s", "rate_unit", "verified", "local_page_fraction", "wall_s"):
     assert col in rows[0], col
