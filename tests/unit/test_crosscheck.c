@@ -1,0 +1,161 @@
+/* The cross-check on real report lines (captured here with Open MPI 4.1.4)
+ * against hand-made run records. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "crosscheck.h"
+#include "topo.h"
+
+static hwloc_topology_t topo; /* 2 cores, as this VM */
+
+/* mpirun -np 2 --map-by core --bind-to core --report-bindings (stderr) */
+static const char *const launcher_report =
+    "[vm:09135] MCW rank 0 bound to socket 0[core 0[hwt 0]]: [B/.]\n"
+    "[vm:09135] MCW rank 1 bound to socket 0[core 1[hwt 0]]: [./B]\n";
+
+static bl_h5_placement rows[2];
+static bl_h5_env env[1];
+static bl_h5_run run;
+
+static void make_run(const char *bind, const char *cs0, const char *cs1,
+                     int cpu0, int cpu1)
+{
+    static char host[] = "vm";
+    static char names[] = "OMP_PROC_BIND";
+    static char set0[16], set1[16], bindv[16];
+    memset(rows, 0, sizeof rows);
+    memset(&run, 0, sizeof run);
+    strcpy(set0, cs0);
+    strcpy(set1, cs1);
+    for (int r = 0; r < 2; r++) {
+        rows[r].rank = r;
+        rows[r].host = host;
+        rows[r].rank_cpuset = r ? set1 : set0;
+        rows[r].cpuset = r ? set1 : set0;
+        rows[r].cpu_last = r ? cpu1 : cpu0;
+        rows[r].numa = 0;
+        rows[r].pid = 1000 + r;
+    }
+    run.ranks = 2;
+    run.placement = rows;
+    run.nplacement = 2;
+    run.result.local_page_fraction = 1.0;
+    if (bind) {
+        strcpy(bindv, bind);
+        env[0].name = names;
+        env[0].value = bindv;
+        run.env = env;
+        run.nenv = 1;
+    }
+}
+
+static int check(const char *report_text, char *flags, size_t len,
+                 bl_h5_check **checks, size_t *n)
+{
+    bl_binding_report rep;
+    bl_err err;
+    int mism;
+    assert_int_equal(bl_bindreport_parse(report_text, BL_REPORT_AUTO, topo,
+                                         &rep, &err), 0);
+    mism = bl_crosscheck(&rep, &run, 0, checks, n, flags, len);
+    bl_bindreport_free(&rep);
+    return mism;
+}
+
+static void crosscheck_matching_bindings_raise_no_flag(void **state)
+{
+    char flags[256];
+    bl_h5_check *c;
+    size_t n;
+    (void)state;
+    make_run("close", "0", "1", 0, 1);
+    assert_int_equal(check(launcher_report, flags, sizeof flags, &c, &n), 0);
+    assert_int_equal(n, 2);
+    assert_int_equal(c[0].matches, 1);
+    assert_int_equal(c[1].matches, 1);
+    assert_string_equal(c[1].claimed, "1");
+    assert_string_equal(c[1].source, "launcher");
+    assert_string_equal(flags, "");
+    bl_h5_table_free(&bl_h5_check_def, c, n);
+}
+
+static void crosscheck_flags_a_mismatch_and_shared_pu(void **state)
+{
+    char flags[256];
+    bl_h5_check *c;
+    size_t n;
+    (void)state;
+    /* Rank 1 says it ran on CPU 0, not the core mpirun claimed. */
+    make_run("close", "0", "0", 0, 0);
+    assert_int_equal(check(launcher_report, flags, sizeof flags, &c, &n), 1);
+    assert_int_equal(c[1].matches, 0);
+    assert_string_equal(flags, "binding-mismatch,pu-shared");
+    bl_h5_table_free(&bl_h5_check_def, c, n);
+}
+
+static void crosscheck_reads_a_rank_report_against_its_master_thread(void **state)
+{
+    /* --bind-to none: Open MPI 4 leaves the report to each rank, which
+     * prints its master thread's binding (pid = the rank's own). */
+    static const char *const self =
+        "[vm:1000] MCW rank 0 bound to socket 0[core 0[hwt 0]]: [B/.]\n"
+        "[vm:1001] MCW rank 1 bound to socket 0[core 0[hwt 0]]: [B/.]\n";
+    char flags[256];
+    bl_h5_check *c;
+    size_t n;
+    (void)state;
+    make_run("close", "0", "0", 0, 0);
+    rows[0].rank_cpuset = rows[1].rank_cpuset = (char *)"0-1";
+    assert_int_equal(check(self, flags, sizeof flags, &c, &n), 0);
+    assert_string_equal(c[0].source, "rank");
+    assert_string_equal(c[0].seen, "0");
+    assert_string_equal(flags, "pu-shared");
+    bl_h5_table_free(&bl_h5_check_def, c, n);
+}
+
+static void crosscheck_flags_unbound_threads_remote_pages_and_balancing(void **state)
+{
+    char flags[256];
+    bl_h5_check *c;
+    size_t n;
+    bl_binding_report rep;
+    bl_err err;
+    (void)state;
+    make_run(NULL, "0", "1", 0, 1);
+    run.result.local_page_fraction = 0.5;
+    rows[1].migrations = 3;
+    rows[1].numa = 1;
+    rows[1].rank = 0; /* both threads in rank 0, on two NUMA nodes */
+    rows[1].thread = 1;
+    run.ranks = 1;
+    assert_int_equal(bl_bindreport_parse("", BL_REPORT_AUTO, topo, &rep, &err), 0);
+    bl_crosscheck(&rep, &run, 1, &c, &n, flags, sizeof flags);
+    assert_string_equal(flags, "rank-spans-numa,omp-unbound,remote-pages,"
+                               "numa-balancing,migrated");
+    assert_int_equal(c[0].matches, -1); /* nothing claimed */
+    bl_h5_table_free(&bl_h5_check_def, c, n);
+    bl_bindreport_free(&rep);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(crosscheck_matching_bindings_raise_no_flag),
+        cmocka_unit_test(crosscheck_flags_a_mismatch_and_shared_pu),
+        cmocka_unit_test(crosscheck_reads_a_rank_report_against_its_master_thread),
+        cmocka_unit_test(crosscheck_flags_unbound_threads_remote_pages_and_balancing),
+    };
+    bl_err err;
+    int rc;
+    if (bl_topo_load("pack:1 core:2 pu:1", &topo, &err) < 0)
+        return 1;
+    rc = cmocka_run_group_tests(tests, NULL, NULL);
+    hwloc_topology_destroy(topo);
+    return rc;
+}
