@@ -32,7 +32,7 @@ static void fmt_sig(double v, char *buf, size_t len)
         snprintf(buf, len, "-");
         return;
     }
-    if (v < 1e-3 || v >= 1e9) {
+    if (v < 1e-6 || v >= 1e9) {
         snprintf(buf, len, "%.3e", v);
         return;
     }
