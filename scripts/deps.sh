@@ -13,7 +13,7 @@ BINDLAB_PACKAGES=(
     libyaml-dev
     libopenblas-openmp-dev
     libcmocka-dev
-    python3-h5py
+    python3-h5py python3-pandas
 )
 
 bl_missing_packages() {
