@@ -1,0 +1,48 @@
+/* A placement plan: where each rank and each of its OpenMP threads would
+ * run on a node, possibly one bindlab is not running on (a topology file).
+ * Ranks come from Open MPI's own mapper (plan_ranks.c), threads from the
+ * OpenMP places model (omp_places.c); plan_output.c shows the result and
+ * its warnings. This header only holds the shared types. */
+#ifndef BL_PLAN_H
+#define BL_PLAN_H
+
+#include <stddef.h>
+
+#include <hwloc.h>
+
+#include "err.h"
+
+/* What is planned: the launcher's options and the OpenMP settings. */
+typedef struct bl_plan_request {
+    const char *topology;       /* hwloc XML path or synthetic description;
+                                 * NULL/"" = this machine */
+    int np;
+    const char *map_by;         /* as the user writes it ("ppr:1:package:PE=4") */
+    const char *bind_to;        /* none/hwthread/core/l3cache/numa/package */
+    const char *rank_by;        /* NULL/"" when not given */
+    int threads;                /* > 0, or 0 = fill (the PUs of the binding) */
+    const char *omp_places;     /* NULL/"" = unset */
+    const char *omp_proc_bind;  /* NULL/"" = unset */
+} bl_plan_request;
+
+typedef struct bl_plan_thread {
+    int rank, thread;
+    hwloc_bitmap_t pus;         /* OS indexes the thread may run on */
+    int place;                  /* its place number, -1 when not bound */
+} bl_plan_thread;
+
+typedef struct bl_plan {
+    int nranks;
+    hwloc_bitmap_t *rank_pus;   /* [nranks]: each rank's binding (OS indexes) */
+    int *rank_bound;            /* [nranks]: 0 when the launcher left it unbound */
+    bl_plan_thread *threads;    /* ordered by rank, then thread */
+    size_t nthreads;
+    char launcher[128];         /* "Open MPI 4.1.4": whose mapper answered */
+    char runtime[64];           /* the OpenMP runtime modelled: "libgomp" */
+    char refusal[2048];         /* Open MPI's message when it refused the
+                                 * layout ("" otherwise); then no ranks */
+} bl_plan;
+
+void bl_plan_free(bl_plan *p);
+
+#endif
