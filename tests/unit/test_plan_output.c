@@ -1,0 +1,500 @@
+/* Showing a placement plan: table, TSV, node map and warnings, on plans
+ * built by hand (the planner's own tests cover how plans are made). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cpuset.h"
+#include "plan_output.h"
+#include "topo.h"
+
+static hwloc_topology_t load(const char *spec)
+{
+    hwloc_topology_t t;
+    bl_err err;
+    char path[1024];
+    if (strstr(spec, ".xml")) {
+        const char *src = getenv("BINDLAB_SOURCE_DIR");
+        snprintf(path, sizeof path, "%s/configs/topologies/%s",
+                 src ? src : ".", spec);
+        spec = path;
+    }
+    if (bl_topo_load(spec, &t, &err) < 0)
+        fail_msg("%s: %s", spec, err.msg);
+    return t;
+}
+
+static hwloc_bitmap_t set_of(const char *list)
+{
+    hwloc_bitmap_t s = hwloc_bitmap_alloc();
+    bl_err err;
+    if (bl_cpuset_parse_list(list, s, &err) < 0)
+        fail_msg("%s: %s", list, err.msg);
+    return s;
+}
+
+/* A plan of nranks ranks bound to rank_pus[r] (NULL: unbound, all of
+ * node), each running threads_per_rank threads; thread t of rank r gets
+ * pus[r * threads_per_rank + t] (NULL: unbound, the rank's set). */
+static void plan_make(bl_plan *p, hwloc_topology_t topo, int nranks,
+                      const char *const *rank_pus, int threads_per_rank,
+                      const char *const *pus)
+{
+    size_t nr = nranks > 0 ? (size_t)nranks : 1;
+    memset(p, 0, sizeof *p);
+    p->nranks = nranks;
+    p->rank_pus = calloc(nr, sizeof *p->rank_pus);
+    p->rank_bound = calloc(nr, sizeof *p->rank_bound);
+    p->nthreads = nr * (size_t)(threads_per_rank > 0 ? threads_per_rank : 0);
+    p->threads = calloc(p->nthreads ? p->nthreads : 1, sizeof *p->threads);
+    for (int r = 0; r < nranks; r++) {
+        p->rank_bound[r] = rank_pus[r] != NULL;
+        p->rank_pus[r] = rank_pus[r]
+            ? set_of(rank_pus[r])
+            : hwloc_bitmap_dup(hwloc_topology_get_topology_cpuset(topo));
+        for (int t = 0; t < threads_per_rank; t++) {
+            bl_plan_thread *th = &p->threads[r * threads_per_rank + t];
+            const char *s = pus ? pus[r * threads_per_rank + t] : NULL;
+            th->rank = r;
+            th->thread = t;
+            th->place = s ? t : -1;
+            th->pus = s ? set_of(s) : hwloc_bitmap_dup(p->rank_pus[r]);
+        }
+    }
+    snprintf(p->launcher, sizeof p->launcher, "hand-made");
+}
+
+/* What a writer printed, in a malloc'ed string. */
+typedef int (*writer)(FILE *, hwloc_topology_t, const bl_plan *);
+static char *capture(writer w, hwloc_topology_t topo, const bl_plan *p)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(w(f, topo, p), 0);
+    fclose(f);
+    return buf;
+}
+
+static char *capture_map(hwloc_topology_t topo, const bl_plan *p, int width)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(bl_plan_write_map(f, topo, p, width), 0);
+    fclose(f);
+    return buf;
+}
+
+static size_t count_lines(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+static int has_warning(const bl_plan_warning *w, size_t n,
+                       bl_plan_warning_kind k)
+{
+    for (size_t i = 0; i < n; i++)
+        if (w[i].kind == k)
+            return 1;
+    return 0;
+}
+
+static const bl_plan_warning *get_warning(const bl_plan_warning *w, size_t n,
+                                          bl_plan_warning_kind k)
+{
+    for (size_t i = 0; i < n; i++)
+        if (w[i].kind == k)
+            return &w[i];
+    fail_msg("warning kind %d missing", (int)k);
+    return NULL;
+}
+
+/* Skylake numbers PUs across packages: core 0 is PUs 0 and 36, package 0
+ * holds the even PUs. The TSV names PUs by OS index, the rest logically. */
+static void plan_tsv_names_pus_by_os_index_and_levels_logically(void **state)
+{
+    hwloc_topology_t topo = load("Intel-Skylake-2xXeon6140.xml");
+    static const char *const ranks[] = {"0,36", "1,37"};
+    static const char *const threads[] = {"0", "36", "1", "37"};
+    bl_plan p;
+    char *out;
+    (void)state;
+    plan_make(&p, topo, 2, ranks, 2, threads);
+    out = capture(bl_plan_write_tsv, topo, &p);
+    assert_string_equal(out,
+                        "rank\tthread\tpus\tcore\tl3\tnuma\tpackage\n"
+                        "0\t0\t0\t0\t0\t0\t0\n"
+                        "0\t1\t36\t0\t0\t0\t0\n"
+                        "1\t0\t1\t18\t1\t0\t1\n"
+                        "1\t1\t37\t18\t1\t0\t1\n");
+    free(out);
+    bl_plan_free(&p);
+    hwloc_topology_destroy(topo);
+}
+
+/* A rank over a whole package: list forms in every column. */
+static void plan_tsv_lists_spanning_sets(void **state)
+{
+    hwloc_topology_t topo = load("pack:2 numa:2 l3:2 core:2 pu:2");
+    static const char *const ranks[] = {"0-15", "16-31"};
+    bl_plan p;
+    char *out;
+    (void)state;
+    plan_make(&p, topo, 2, ranks, 1, NULL);
+    out = capture(bl_plan_write_tsv, topo, &p);
+    assert_string_equal(out,
+                        "rank\tthread\tpus\tcore\tl3\tnuma\tpackage\n"
+                        "0\t0\t0-15\t0-7\t0-3\t0-1\t0\n"
+                        "1\t0\t16-31\t8-15\t4-7\t2-3\t1\n");
+    free(out);
+    bl_plan_free(&p);
+    hwloc_topology_destroy(topo);
+}
+
+/* Columns line up: every row starts its PUs column at the same offset. */
+static void plan_table_aligns_columns(void **state)
+{
+    hwloc_topology_t topo = load("pack:2 core:8 pu:2");
+    static const char *const ranks[] = {"0-1", "2-3", "4-5", "6-7", "8-9",
+                                        "10-11", "12-13", "14-15", "16-17",
+                                        "18-19", "20-31"};
+    bl_plan p;
+    char *out, *line, *save = NULL;
+    long col = -1;
+    int rows = 0;
+    (void)state;
+    plan_make(&p, topo, 11, ranks, 1, NULL);
+    p.threads[0].place = -1;
+    out = capture(bl_plan_write_table, topo, &p);
+    assert_non_null(strstr(out, "rank  thread  place  PUs"));
+    for (line = strtok_r(out, "\n", &save); line;
+         line = strtok_r(NULL, "\n", &save), rows++) {
+        /* The PUs column follows "place" (right-aligned) and two blanks. */
+        const char *pl = rows == 0 ? strstr(line, "PUs")
+                                   : line + strlen("rank  thread  place  ");
+        if (col < 0)
+            col = pl - line;
+        assert_int_equal(pl - line, col);
+        assert_true(line[strlen(line) - 1] != ' ');
+    }
+    assert_int_equal(rows, 12);
+    free(out);
+    bl_plan_free(&p);
+    hwloc_topology_destroy(topo);
+}
+
+static void plan_table_marks_unbound_thread_place(void **state)
+{
+    hwloc_topology_t topo = load("pack:1 core:2 pu:1");
+    static const char *const ranks[] = {"0-1"};
+    bl_plan p;
+    char *out;
+    (void)state;
+    plan_make(&p, topo, 1, ranks, 2, NULL);
+    out = capture(bl_plan_write_table, topo, &p);
+    assert_string_equal(out,
+                        "rank  thread  place  PUs  core  L3  NUMA  package\n"
+                        "   0       0      -  0-1  0-1   -   0     0\n"
+                        "   0       1      -  0-1  0-1   -   0     0\n");
+    free(out);
+    bl_plan_free(&p);
+    hwloc_topology_destroy(topo);
+}
+
+/* One package line per package, a cell per core: pinned threads, SMT
+ * sharing, idle cores. */
+static void plan_map_shows_threads_per_core_and_idle_cores(void **state)
+{
+    hwloc_topology_t topo = load("pack:2 l3:2 core:2 pu:2");
+    static const char *const ranks[] = {"0-3", "8-11"};
+    /* rank 0: one thread per core; rank 1: two threads on core 4 (SMT). */
+    static const char *const threads[] = {"0-1", "2-3", "8", "9"};
+    bl_plan p;
+    char *out;
+    (void)state;
+    plan_make(&p, topo, 2, ranks, 2, threads);
+    out = capture_map(topo, &p, 80);
+    assert_string_equal(out,
+                        "package 0: 4 cores, NUMA 0, L3 0-1\n"
+                        "  L3 0 [  0.0   0.1] L3 1 [    .     .]\n"
+                        "package 1: 4 cores, NUMA 0, L3 2-3\n"
+                        "  L3 2 [1.0+1     .] L3 3 [    .     .]\n"
+                        "(r.t: thread t of rank r; +n: n more share the core; "
+                        "~: bound to a wider place;\n"
+                        " r.*: rank r's threads are not bound; .: idle)\n");
+    free(out);
+    bl_plan_free(&p);
+    hwloc_topology_destroy(topo);
+}
+
+static void plan_map_marks_floating_and_wide_places(void **state)
+{
+    hwloc_topology_t topo = load("pack:1 numa:2 core:2 pu:1");
+    static const char *const ranks[] = {"0-1", NULL};
+    bl_plan p;
+    char *out;
+    (void)state;
+    plan_make(&p, topo, 2, ranks, 1, NULL);
+    /* rank 0's thread bound to its place of 2 cores, rank 1 unbound. */
+    p.threads[0].place = 0;
+    out = capture_map(topo, &p, 80);
+    assert_string_equal(out,
+                        "package 0: 4 cores, NUMA 0-1\n"
+                        "  NUMA 0 [0.0~+1 0.0~+1] NUMA 1 [   1.*    1.*]\n"
+                        "(r.t: thread t of rank r; +n: n more share the core; "
+                        "~: bound to a wider place;\n"
+                        " r.*: rank r's threads are not bound; .: idle)\n");
+    free(out);
+    bl_plan_free(&p);
+    hwloc_topology_destroy(topo);
+}
+
+/* The 2x EPYC 9654, pure MPI with 384 single-PU ranks: every line fits
+ * in 80 (and 132) columns, each L3 group stays whole or wraps, and every
+ * rank appears once per core cell. */
+static void plan_map_fits_terminal_width_on_epyc(void **state)
+{
+    hwloc_topology_t topo = load("AMD-19h-Zen4-2xEpyc-9654.xml");
+    int n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
+    static const int widths[] = {80, 132};
+    char **ranks = calloc(n > 0 ? (size_t)n : 1, sizeof *ranks);
+    bl_plan p;
+    (void)state;
+    assert_int_equal(n, 384);
+    for (int r = 0; r < n; r++) {
+        hwloc_obj_t pu = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PU,
+                                               (unsigned)r);
+        ranks[r] = malloc(16);
+        snprintf(ranks[r], 16, "%u", pu->os_index);
+    }
+    plan_make(&p, topo, n, (const char *const *)ranks, 1,
+              (const char *const *)ranks);
+    for (size_t w = 0; w < 2; w++) {
+        char *out = capture_map(topo, &p, widths[w]), *save = NULL, *line;
+        int cells = 0;
+        for (line = strtok_r(out, "\n", &save); line;
+             line = strtok_r(NULL, "\n", &save)) {
+            assert_true(strlen(line) <= (size_t)widths[w]);
+            for (char *c = line; (c = strstr(c, ".0+1")) != NULL; c++)
+                cells++;
+        }
+        /* 192 cores, two single-thread ranks on each. */
+        assert_int_equal(cells, 192);
+        free(out);
+    }
+    {
+        char *out = capture_map(topo, &p, 80);
+        /* Per package a line, then one line per L3 (8 cells of 7
+         * characters fit only once in 80 columns); the legend. */
+        assert_int_equal(count_lines(out), 2 * (1 + 12) + 2);
+        assert_non_null(strstr(out, "package 1: 96 cores, NUMA 1, L3 12-23"));
+        free(out);
+    }
+    for (int r = 0; r < n; r++)
+        free(ranks[r]);
+    free(ranks);
+    bl_plan_free(&p);
+    hwloc_topology_destroy(topo);
+}
+
+/* One rank per package, a thread on each core: nothing to warn about. */
+static void plan_warnings_none_for_one_rank_per_package_filled(void **state)
+{
+    hwloc_topology_t topo = load("pack:2 core:4 pu:1");
+    static const char *const ranks[] = {"0-3", "4-7"};
+    static const char *const threads[] = {"0", "1", "2", "3",
+                                          "4", "5", "6", "7"};
+    bl_plan p;
+    bl_plan_warning *w;
+    size_t n;
+    bl_err err;
+    (void)state;
+    plan_make(&p, topo, 2, ranks, 4, threads);
+    assert_int_equal(bl_plan_warnings(topo, &p, &w, &n, &err), 0);
+    for (size_t i = 0; i < n; i++)
+        print_message("unexpected: %s\n", w[i].text);
+    assert_int_equal(n, 0);
+    assert_null(w);
+    bl_plan_free(&p);
+    hwloc_topology_destroy(topo);
+}
+
+static void plan_warnings_count_idle_cores(void **state)
+{
+    hwloc_topology_t topo = load("pack:2 core:4 pu:2");
+    static const char *const ranks[] = {"0-1", "2-3"};
+    bl_plan p;
+    bl_plan_warning *w;
+    size_t n;
+    bl_err err;
+    (void)state;
+    plan_make(&p, topo, 2, ranks, 1, NULL);
+    assert_int_equal(bl_plan_warnings(topo, &p, &w, &n, &err), 0);
+    assert_string_equal(get_warning(w, n, BL_PLAN_W_IDLE_CORES)->text,
+                        "6 of 8 cores are idle (no thread may run there): "
+                        "cores 2-7");
+    /* Both ranks sit on package 0, none on package 1. */
+    assert_non_null(strstr(get_warning(w, n, BL_PLAN_W_UNEVEN_PACKAGES)->text,
+                           "2,0 ranks on package 0-1"));
+    assert_false(has_warning(w, n, BL_PLAN_W_SMT_SHARED));
+    free(w);
+    bl_plan_free(&p);
+    hwloc_topology_destroy(topo);
+}
+
+static void plan_warnings_smt_and_time_sharing(void **state)
+{
+    hwloc_topology_t topo = load("pack:1 core:4 pu:2");
+    /* core 0: two threads on its two PUs (SMT); core 1: two on PU 2. */
+    static const char *const ranks[] = {"0-3"};
+    static const char *const threads[] = {"0", "1", "2", "2"};
+    bl_plan p;
+    bl_plan_warning *w;
+    size_t n;
+    bl_err err;
+    (void)state;
+    plan_make(&p, topo, 1, ranks, 4, threads);
+    assert_int_equal(bl_plan_warnings(topo, &p, &w, &n, &err), 0);
+    assert_non_null(strstr(get_warning(w, n, BL_PLAN_W_SMT_SHARED)->text,
+                           "on 1 core ("));
+    assert_non_null(strstr(get_warning(w, n, BL_PLAN_W_SMT_SHARED)->text,
+                           "cores 0"));
+    assert_non_null(strstr(get_warning(w, n, BL_PLAN_W_PU_SHARED)->text,
+                           "1 core has more threads pinned"));
+    assert_false(has_warning(w, n, BL_PLAN_W_OVERLOADED));
+    free(w);
+    bl_plan_free(&p);
+    hwloc_topology_destroy(topo);
+}
+
+static void plan_warnings_more_threads_than_pus(void **state)
+{
+    hwloc_topology_t topo = load("pack:1 core:2 pu:1");
+    static const char *const ranks[] = {"0", "1"};
+    bl_plan p;
+    bl_plan_warning *w;
+    size_t n;
+    bl_err err;
+    (void)state;
+    plan_make(&p, topo, 2, ranks, 3, NULL);
+    assert_int_equal(bl_plan_warnings(topo, &p, &w, &n, &err), 0);
+    assert_string_equal(get_warning(w, n, BL_PLAN_W_OVERLOADED)->text,
+                        "ranks 0-1 have more threads than PUs (rank 0: 3 "
+                        "threads on 1 PUs); the node runs 6 threads on 2 "
+                        "PUs, so threads take turns on a PU");
+    free(w);
+    bl_plan_free(&p);
+    hwloc_topology_destroy(topo);
+}
+
+/* NPS4-like: rank 0 over two NUMA nodes of package 0, rank 1 over both
+ * packages, rank 2 unbound. */
+static void plan_warnings_spanning_numa_and_packages(void **state)
+{
+    hwloc_topology_t topo = load("pack:2 numa:2 core:2 pu:1");
+    static const char *const ranks[] = {"0-3", "2-5", NULL};
+    bl_plan p;
+    bl_plan_warning *w;
+    size_t n;
+    bl_err err;
+    (void)state;
+    plan_make(&p, topo, 3, ranks, 1, NULL);
+    assert_int_equal(bl_plan_warnings(topo, &p, &w, &n, &err), 0);
+    assert_non_null(strstr(get_warning(w, n, BL_PLAN_W_SPANS_NUMA)->text,
+                           "ranks 0-1 span several NUMA nodes (rank 0: "
+                           "NUMA node 0-1)"));
+    assert_non_null(strstr(get_warning(w, n, BL_PLAN_W_SPANS_PACKAGE)->text,
+                           "rank 1 spans several packages (rank 1: "
+                           "package 0-1)"));
+    assert_non_null(strstr(get_warning(w, n, BL_PLAN_W_UNBOUND)->text,
+                           "rank 2 is not bound"));
+    /* No bound rank lies within one NUMA node: nothing to count. */
+    assert_false(has_warning(w, n, BL_PLAN_W_UNEVEN_NUMA));
+    assert_false(has_warning(w, n, BL_PLAN_W_IDLE_CORES));
+    free(w);
+    bl_plan_free(&p);
+    hwloc_topology_destroy(topo);
+}
+
+static void plan_warnings_uneven_numa_and_shared_l3(void **state)
+{
+    hwloc_topology_t topo = load("pack:1 numa:2 l3:1 core:4 pu:1");
+    /* Two ranks per NUMA node, which has one L3: each L3 serves two. */
+    static const char *const ranks[] = {"0-1", "2-3", "4-5", "6-7"};
+    bl_plan p;
+    bl_plan_warning *w;
+    size_t n;
+    bl_err err;
+    (void)state;
+    plan_make(&p, topo, 4, ranks, 1, NULL);
+    assert_int_equal(bl_plan_warnings(topo, &p, &w, &n, &err), 0);
+    assert_false(has_warning(w, n, BL_PLAN_W_UNEVEN_NUMA));
+    assert_string_equal(get_warning(w, n, BL_PLAN_W_L3_SHARED)->text,
+                        "2 L3 domains are shared by two or more ranks, which "
+                        "compete for the cache (L3 0: ranks 0-1): L3 0-1");
+    free(w);
+    bl_plan_free(&p);
+    {
+        static const char *const r3[] = {"0-1", "2-3", "4"};
+        plan_make(&p, topo, 3, r3, 1, NULL);
+        assert_int_equal(bl_plan_warnings(topo, &p, &w, &n, &err), 0);
+        assert_non_null(strstr(get_warning(w, n, BL_PLAN_W_UNEVEN_NUMA)->text,
+                               "2,1 ranks on NUMA node 0-1"));
+        free(w);
+        bl_plan_free(&p);
+    }
+    hwloc_topology_destroy(topo);
+}
+
+/* A refused layout has no ranks: no rows, no warnings. */
+static void plan_output_of_refused_plan_is_empty(void **state)
+{
+    hwloc_topology_t topo = load("pack:1 core:2 pu:1");
+    bl_plan p;
+    bl_plan_warning *w;
+    size_t n;
+    bl_err err;
+    char *out;
+    (void)state;
+    memset(&p, 0, sizeof p);
+    snprintf(p.refusal, sizeof p.refusal, "not enough slots");
+    out = capture(bl_plan_write_tsv, topo, &p);
+    assert_string_equal(out, "rank\tthread\tpus\tcore\tl3\tnuma\tpackage\n");
+    free(out);
+    assert_int_equal(bl_plan_warnings(topo, &p, &w, &n, &err), 0);
+    assert_int_equal(n, 0);
+    hwloc_topology_destroy(topo);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(plan_tsv_names_pus_by_os_index_and_levels_logically),
+        cmocka_unit_test(plan_tsv_lists_spanning_sets),
+        cmocka_unit_test(plan_table_aligns_columns),
+        cmocka_unit_test(plan_table_marks_unbound_thread_place),
+        cmocka_unit_test(plan_map_shows_threads_per_core_and_idle_cores),
+        cmocka_unit_test(plan_map_marks_floating_and_wide_places),
+        cmocka_unit_test(plan_map_fits_terminal_width_on_epyc),
+        cmocka_unit_test(plan_warnings_none_for_one_rank_per_package_filled),
+        cmocka_unit_test(plan_warnings_count_idle_cores),
+        cmocka_unit_test(plan_warnings_smt_and_time_sharing),
+        cmocka_unit_test(plan_warnings_more_threads_than_pus),
+        cmocka_unit_test(plan_warnings_spanning_numa_and_packages),
+        cmocka_unit_test(plan_warnings_uneven_numa_and_shared_l3),
+        cmocka_unit_test(plan_output_of_refused_plan_is_empty),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
