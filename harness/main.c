@@ -21,6 +21,7 @@ static const verb verbs[] = {
      "merge sweep files (per-run files, directories) into one"},
     {"report", bl_cli_report,
      "a sweep's results ranked by rate, vs best and bind_to none"},
+    {"slurm", bl_cli_slurm, "Slurm batch scripts for a sweep (one job, or an array + merge)"},
 };
 #define NVERBS (sizeof verbs / sizeof verbs[0])
 

@@ -1,0 +1,375 @@
+/* bindlab slurm: write (and optionally submit) the batch scripts of a
+ * sweep. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "config.h"
+#include "shellquote.h"
+#include "slurm.h"
+#include "topo.h"
+#include "units.h"
+
+#define MAX_MODULES 32
+
+static const char usage[] =
+"usage: bindlab slurm SWEEP.yaml [OPTIONS]\n"
+"\n"
+"Writes a Slurm batch script that runs `bindlab sweep SWEEP.yaml` on an\n"
+"exclusive node, with #SBATCH lines derived from the layouts: ntasks-per-node\n"
+"is the most ranks a layout puts on a node (mpirun's slot count),\n"
+"cpus-per-task covers the most CPUs a layout keeps busy. The job sets\n"
+"SLURM_CPU_BIND=none before mpirun (Open MPI binds, Slurm does not), and\n"
+"records `scontrol show job`, the SLURM_* variables and lstopo's view of\n"
+"the node under RESULTS/slurm/NAME-JOBID/. Every path is absolute and every\n"
+"value in the script body is shell-quoted.\n"
+"\n"
+"When sinfo answers, layouts are checked against the partition's node\n"
+"shape (sockets:cores:threads) and CPU count and refused with the\n"
+"arithmetic if they do not fit; otherwise against this machine.\n"
+"\n"
+"options:\n"
+"  -o FILE               the script (default slurm/NAME.sbatch)\n"
+"  --array[=K]           K array tasks, each running shard I/K of the sweep\n"
+"                        (default K: one run per task), plus FILE's merge\n"
+"                        job (X.merge.sbatch) that merges them into\n"
+"                        RESULTS/NAME.h5 and reports missing or failed shards\n"
+"  --nodes N             nodes per job (default 1)\n"
+"  --partition P         --account A    --time T    (#SBATCH lines)\n"
+"  --module M            add `module load M` (repeatable; none by default)\n"
+"  --results DIR         results directory (default ./results)\n"
+"  --app PATH            bindlab-app (default: beside this bindlab)\n"
+"  --launcher mpirun|srun  how the job launches ranks (default mpirun)\n"
+"  --topology FILE|SYNTH check layouts against this node instead\n"
+"  --oversubscribe       pass --oversubscribe to bindlab sweep\n"
+"  --submit              sbatch --parsable the script(s), print job ids\n"
+"\n"
+"exit status: 0 written (and submitted), 1 sbatch failed, 2 bad input or\n"
+"layouts that do not fit the partition.\n";
+
+typedef struct cli {
+    const char *file, *out, *results, *app, *topology, *launcher;
+    const char *partition, *account, *time_limit;
+    const char *modules[MAX_MODULES];
+    int nmodules, nodes, array, array_given, oversubscribe, submit;
+} cli;
+
+static int bad(const char *fmt, const char *a)
+{
+    fprintf(stderr, "bindlab slurm: ");
+    fprintf(stderr, fmt, a);
+    fprintf(stderr, " (see bindlab slurm --help)\n");
+    return 2;
+}
+
+static int parse_args(int argc, char **argv, cli *c)
+{
+    bl_err err;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+        long v;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        } else if (strcmp(a, "--array") == 0) {
+            c->array_given = 1;
+        } else if (strncmp(a, "--array=", 8) == 0) {
+            if (bl_parse_long(a + 8, "--array", 1, 100000, &v, &err) < 0)
+                return bad("%s", err.msg);
+            c->array_given = 1;
+            c->array = (int)v;
+        } else if (strcmp(a, "--oversubscribe") == 0) {
+            c->oversubscribe = 1;
+        } else if (strcmp(a, "--submit") == 0) {
+            c->submit = 1;
+        } else if (next && strcmp(a, "-o") == 0) {
+            c->out = argv[++i];
+        } else if (next && strcmp(a, "--nodes") == 0) {
+            if (bl_parse_long(argv[++i], "--nodes", 1, 100000, &v, &err) < 0)
+                return bad("%s", err.msg);
+            c->nodes = (int)v;
+        } else if (next && strcmp(a, "--partition") == 0) {
+            c->partition = argv[++i];
+        } else if (next && strcmp(a, "--account") == 0) {
+            c->account = argv[++i];
+        } else if (next && strcmp(a, "--time") == 0) {
+            c->time_limit = argv[++i];
+        } else if (next && strcmp(a, "--module") == 0) {
+            if (c->nmodules == MAX_MODULES)
+                return bad("--module: more than %s modules", "32");
+            c->modules[c->nmodules++] = argv[++i];
+        } else if (next && strcmp(a, "--results") == 0) {
+            c->results = argv[++i];
+        } else if (next && strcmp(a, "--app") == 0) {
+            c->app = argv[++i];
+        } else if (next && strcmp(a, "--topology") == 0) {
+            c->topology = argv[++i];
+        } else if (next && strcmp(a, "--launcher") == 0) {
+            c->launcher = argv[++i];
+            if (strcmp(c->launcher, "mpirun") && strcmp(c->launcher, "srun"))
+                return bad("--launcher: '%s' is not accepted; use mpirun or "
+                           "srun", c->launcher);
+        } else if (a[0] == '-') {
+            return bad("unknown option (or missing value) '%s'", a);
+        } else if (!c->file) {
+            c->file = a;
+        } else {
+            return bad("one sweep file only; '%s' is a second", a);
+        }
+    }
+    if (!c->file)
+        return bad("%s", "no sweep file given");
+    return -1; /* go on */
+}
+
+/* path made absolute without requiring it to exist (results/ may not). */
+static int absolute(const char *path, char *buf, size_t len)
+{
+    char cwd[PATH_MAX];
+    if (path[0] == '/')
+        return bl_textf(buf, len, "%s", path);
+    if (!getcwd(cwd, sizeof cwd))
+        return -1;
+    return bl_textf(buf, len, "%s/%s", cwd, path);
+}
+
+static int mkdir_p(const char *path)
+{
+    char buf[PATH_MAX];
+    if (bl_textf(buf, sizeof buf, "%s", path) < 0)
+        return -1;
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(buf, 0777) < 0 && errno != EEXIST)
+                return -1;
+            *p = '/';
+        }
+    return mkdir(buf, 0777) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+/* The node shape to check layouts against: --topology, else what sinfo
+ * says, else this machine. *have_part: sinfo answered. */
+static int pick_topology(const cli *c, hwloc_topology_t *topo,
+                         bl_slurm_partition *part, int *have_part,
+                         bl_err *err)
+{
+    char synth[128];
+    int rc = bl_slurm_query_partition(NULL, c->partition, part, err);
+    if (rc == -2)
+        return -1; /* Slurm answered: the partition does not exist */
+    *have_part = rc == 0;
+    if (!*have_part)
+        fprintf(stderr, "bindlab slurm: note: %s; CPUs per node not "
+                "checked against a partition\n", err->msg);
+    if (c->topology)
+        return bl_topo_load(c->topology, topo, err);
+    if (*have_part && bl_slurm_partition_synthetic(part, synth,
+                                                   sizeof synth) == 0)
+        return bl_topo_load(synth, topo, err);
+    return bl_topo_load(NULL, topo, err);
+}
+
+static int paths(const cli *c, char *bindlab, char *app, char *sweep,
+                 char *results, bl_err *err)
+{
+    ssize_t n = readlink("/proc/self/exe", bindlab, PATH_MAX - 1);
+    char *slash;
+    if (n <= 0)
+        return bl_err_set(err, "cannot find this bindlab's path "
+                          "(/proc/self/exe)");
+    bindlab[n] = '\0';
+    if (!realpath(c->file, sweep))
+        return bl_err_set(err, "%s: %s", c->file, strerror(errno));
+    if (absolute(c->results ? c->results : "results", results, PATH_MAX) < 0)
+        return bl_err_set(err, "--results: path too long");
+    if (c->app) {
+        if (!realpath(c->app, app))
+            return bl_err_set(err, "--app %s: %s", c->app, strerror(errno));
+    } else {
+        bl_textf(app, PATH_MAX, "%s", bindlab);
+        slash = strrchr(app, '/');
+        if (slash)
+            bl_textf(slash + 1, PATH_MAX - (size_t)(slash + 1 - app),
+                     "bindlab-app");
+    }
+    if (access(app, X_OK) < 0)
+        return bl_err_set(err, "%s: not executable (the job runs it; give "
+                          "--app PATH)", app);
+    return 0;
+}
+
+/* "bindlab slurm ARGS...", quoted, for the script's header. */
+static char *command_line(int argc, char **argv)
+{
+    char **v = calloc((size_t)argc + 2, sizeof *v);
+    char *line;
+    if (!v)
+        return NULL;
+    v[0] = "bindlab";
+    for (int i = 0; i < argc; i++)
+        v[i + 1] = argv[i];
+    line = bl_shell_join(v);
+    free(v);
+    return line;
+}
+
+static int submit(const char *script, const char *merge, int array)
+{
+    char job[64], mjob[64], dep[96];
+    bl_err err;
+    if (bl_slurm_submit(NULL, script, NULL, NULL, job, sizeof job, &err) < 0) {
+        fprintf(stderr, "bindlab slurm: %s\n", err.msg);
+        return 1;
+    }
+    if (!array) {
+        printf("submitted: job %s\n", job);
+        return 0;
+    }
+    snprintf(dep, sizeof dep, "afterany:%s", job);
+    if (bl_slurm_submit(NULL, merge, dep, job, mjob, sizeof mjob, &err) < 0) {
+        fprintf(stderr, "bindlab slurm: array job %s submitted, but its "
+                "merge job was not: %s\n", job, err.msg);
+        return 1;
+    }
+    printf("submitted: array job %s, merge job %s\n", job, mjob);
+    return 0;
+}
+
+static void print_submit_hint(const char *out, const char *merge, int array)
+{
+    char *q = bl_shell_quote(out), *m = bl_shell_quote(merge);
+    if (array)
+        printf("submit: jid=$(sbatch --parsable %s) && sbatch "
+               "--dependency=afterany:$jid %s $jid\n", q ? q : "?",
+               m ? m : "?");
+    else
+        printf("submit: sbatch %s\n", q ? q : "?");
+    free(q);
+    free(m);
+}
+
+static int write_all(const cli *c, const bl_slurm_opts *o, const bl_sweep *s,
+                     const bl_slurm_needs *n, const char *out, char *merge)
+{
+    bl_err err;
+    char *text = bl_slurm_script(o, s, n, &err), *mtext = NULL;
+    char dir[PATH_MAX], *slash;
+    int rc = 0;
+    if (text && o->array && !(mtext = bl_slurm_merge_script(o, s, &err)))
+        rc = -1;
+    if (!text || rc < 0 || (o->array && bl_slurm_merge_path(out, merge,
+                                                            PATH_MAX, &err) < 0)) {
+        fprintf(stderr, "bindlab slurm: %s\n", err.msg);
+        free(text);
+        free(mtext);
+        return 2;
+    }
+    /* Slurm does not create the directory of --output: a job whose output
+     * cannot be opened fails without a word. */
+    bl_textf(dir, sizeof dir, "%s/slurm", o->results);
+    if (mkdir_p(dir) < 0) {
+        fprintf(stderr, "bindlab slurm: %s: cannot create: %s\n", dir,
+                strerror(errno));
+        rc = 1;
+    }
+    bl_textf(dir, sizeof dir, "%s", out);
+    slash = strrchr(dir, '/');
+    if (rc == 0 && slash && slash != dir) {
+        *slash = '\0';
+        mkdir_p(dir);
+    }
+    if (rc == 0 && (bl_slurm_write_script(out, text, &err) < 0 ||
+                    (mtext && bl_slurm_write_script(merge, mtext, &err) < 0))) {
+        fprintf(stderr, "bindlab slurm: %s\n", err.msg);
+        rc = 1;
+    }
+    free(text);
+    free(mtext);
+    (void)c;
+    return rc;
+}
+
+int bl_cli_slurm(int argc, char **argv)
+{
+    cli c = {0};
+    bl_sweep s;
+    bl_err err = {""};
+    hwloc_topology_t topo;
+    bl_slurm_partition part;
+    bl_slurm_needs need;
+    bl_slurm_opts o = {0};
+    char bindlab[PATH_MAX], app[PATH_MAX], sweep[PATH_MAX], results[PATH_MAX];
+    char out[PATH_MAX], merge[PATH_MAX] = "", job[96], *cmd = NULL;
+    int have_part = 0, rc;
+
+    c.nodes = 1;
+    if ((rc = parse_args(argc, argv, &c)) >= 0)
+        return rc;
+    if (bl_config_load(c.file, &s, &err) < 0) {
+        fprintf(stderr, "bindlab slurm: %s\n", err.msg);
+        return 2;
+    }
+    rc = pick_topology(&c, &topo, &part, &have_part, &err);
+    if (rc == 0) {
+        rc = bl_slurm_needs_compute(&s, topo, c.nodes, c.oversubscribe, &need,
+                                    &err);
+        hwloc_topology_destroy(topo);
+    }
+    if (rc == 0 && have_part)
+        rc = bl_slurm_check_fit(&s, &need, &part, &err);
+    if (rc == 0)
+        rc = paths(&c, bindlab, app, sweep, results, &err);
+    if (rc == 0 && c.array_given && c.array > need.nruns)
+        rc = bl_err_set(&err, "--array=%d: the sweep has %d runs, so some "
+                        "shards would be empty; give at most %d", c.array,
+                        need.nruns, need.nruns);
+    if (rc < 0) {
+        fprintf(stderr, "bindlab slurm: %s\n", err.msg);
+        bl_sweep_free(&s);
+        return 2;
+    }
+    bl_slurm_job_name(s.name, job, sizeof job);
+    if (c.out)
+        bl_textf(out, sizeof out, "%s", c.out);
+    else
+        bl_textf(out, sizeof out, "slurm/%s.sbatch", job + 8);
+    o.bindlab = bindlab;
+    o.app = app;
+    o.sweep_file = sweep;
+    o.results = results;
+    o.partition = c.partition;
+    o.account = c.account;
+    o.time_limit = c.time_limit;
+    o.modules = c.modules;
+    o.nmodules = c.nmodules;
+    o.launcher = c.launcher;
+    o.nodes = c.nodes;
+    o.array = c.array_given ? (c.array ? c.array : need.nruns) : 0;
+    o.oversubscribe = c.oversubscribe;
+    cmd = command_line(argc, argv);
+    o.command = cmd;
+    rc = write_all(&c, &o, &s, &need, out, merge);
+    free(cmd);
+    if (rc == 0) {
+        printf("wrote %s%s%s: %d run%s, %d node%s x %d tasks x %d CPUs%s\n",
+               out, o.array ? " and " : "", o.array ? merge : "", need.nruns,
+               need.nruns == 1 ? "" : "s", o.nodes, o.nodes == 1 ? "" : "s",
+               need.ntasks_per_node, need.cpus_per_task,
+               have_part ? "" : " (partition not checked: no sinfo)");
+        if (o.array)
+            printf("array of %d shard%s\n", o.array, o.array == 1 ? "" : "s");
+        if (c.submit)
+            rc = submit(out, merge, o.array > 0);
+        else
+            print_submit_hint(out, merge, o.array > 0);
+    }
+    bl_sweep_free(&s);
+    return rc;
+}
