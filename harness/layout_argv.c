@@ -210,6 +210,10 @@ char **bl_layout_srun_argv(const bl_layout *l, const bl_kernel_spec *k,
     if (check_opts(l, o, err) < 0 || srun_check(l, err) < 0)
         return NULL;
     add(&b, o->launcher ? o->launcher : "srun");
+    /* Open MPI's ranks find each other through PMIx; a cluster whose
+     * MpiDefault is none (Slurm's default) would start them as singletons
+     * that abort in MPI_Init. */
+    add(&b, "--mpi=pmix");
     add(&b, "-n");
     addf(&b, "%d", l->np);
     add(&b, "-c");

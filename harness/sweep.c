@@ -290,7 +290,14 @@ int bl_sweep_run(const bl_sweep_opts *o, bl_sweep_totals *t, bl_err *err)
     if (bl_config_load(o->file, &c.sweep, err) < 0)
         return -1;
     rc = bl_topo_load(NULL, &c.topo, err);
-    if (rc == 0)
+    /* srun answers --version as Slurm; the layouts' Open MPI spelling
+     * then only labels the record (srun's argv is built from the parsed
+     * layout). */
+    if (rc == 0 && o->launcher && strcmp(o->launcher, "srun") == 0)
+        rc = bl_launcher_detect_srun(
+            o->launcher_path ? o->launcher_path : "srun", 30.0, &c.launcher,
+            err);
+    else if (rc == 0)
         rc = bl_launcher_detect_mpirun(
             o->launcher_path ? o->launcher_path : "mpirun", 30.0, &c.launcher,
             err);
