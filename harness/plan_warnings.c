@@ -167,8 +167,8 @@ static void overloaded(ctx *x)
         ranks_text(x->a, who, sizeof who);
         snprintf(ranks, sizeof ranks,
                  "%s %s more threads than PUs (rank %d: %d threads on %d "
-                 "PUs)", who, hwloc_bitmap_weight(x->a) == 1 ? "has" : "have",
-                 first, first_t, first_p);
+                 "PU%s)", who, hwloc_bitmap_weight(x->a) == 1 ? "has" : "have",
+                 first, first_t, first_p, first_p == 1 ? "" : "s");
     }
     if ((int)x->p->nthreads > total_pus)
         snprintf(node, sizeof node, "the node runs %zu threads on %d PUs",
@@ -257,8 +257,8 @@ static void uneven(ctx *x, hwloc_obj_type_t type, bl_plan_warning_kind kind,
                                 i ? "," : "", count[i]);
     if (counted >= 2 && lo != hi)
         add(x, kind,
-            "ranks are spread unevenly over the %d %ss: %s ranks on %s 0-%d "
-            "in order%s", n, name, counts, name, n - 1,
+            "ranks are spread unevenly over the %d %ss (ranks per %s 0-%d: "
+            "%s)%s", n, name, name, n - 1, counts,
             counted < x->p->nranks ? " (ranks spanning several, or unbound, "
                                      "not counted)" : "");
     free(count);

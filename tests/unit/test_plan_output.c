@@ -347,7 +347,7 @@ static void plan_warnings_count_idle_cores(void **state)
                         "cores 2-7");
     /* Both ranks sit on package 0, none on package 1. */
     assert_non_null(strstr(get_warning(w, n, BL_PLAN_W_UNEVEN_PACKAGES)->text,
-                           "2,0 ranks on package 0-1"));
+                           "(ranks per package 0-1: 2,0)"));
     assert_false(has_warning(w, n, BL_PLAN_W_SMT_SHARED));
     free(w);
     bl_plan_free(&p);
@@ -392,7 +392,7 @@ static void plan_warnings_more_threads_than_pus(void **state)
     assert_int_equal(bl_plan_warnings(topo, &p, &w, &n, &err), 0);
     assert_string_equal(get_warning(w, n, BL_PLAN_W_OVERLOADED)->text,
                         "ranks 0-1 have more threads than PUs (rank 0: 3 "
-                        "threads on 1 PUs); the node runs 6 threads on 2 "
+                        "threads on 1 PU); the node runs 6 threads on 2 "
                         "PUs, so threads take turns on a PU");
     free(w);
     bl_plan_free(&p);
@@ -451,7 +451,7 @@ static void plan_warnings_uneven_numa_and_shared_l3(void **state)
         plan_make(&p, topo, 3, r3, 1, NULL);
         assert_int_equal(bl_plan_warnings(topo, &p, &w, &n, &err), 0);
         assert_non_null(strstr(get_warning(w, n, BL_PLAN_W_UNEVEN_NUMA)->text,
-                               "2,1 ranks on NUMA node 0-1"));
+                               "(ranks per NUMA node 0-1: 2,1)"));
         free(w);
         bl_plan_free(&p);
     }
