@@ -3,6 +3,8 @@
 # target is printed, never asserted). Both run on the same thread count,
 # pinned the same way (one thread per core, cores 0..T-1), on the same
 # element count, interleaved A B A B; then the medians and their ratio.
+# Each round also records how busy the CPUs were with other work just
+# before it, since bandwidth figures from a shared machine are noise.
 # bench/README.md says how to read the figures.
 #
 # usage: bench/triad.sh [--threads T] [--size SIZE] [--rounds N]
@@ -167,7 +169,7 @@ likwid_argv=(likwid-bench -t "$test_name" -w "S0:${kb}kB:$threads")
 if ! probe=$(likwid-bench -t "$test_name" -i 100 \
                     -w "S0:$((chunk * 24 / 1000 + 1))kB:$threads" 2>&1) ||
    ! grep -q '^MByte/s:' <<< "$probe"; then
-    fail "likwid-bench cannot run '$test_name' here; its output:"$'\n'"$probe"
+    die "likwid-bench cannot run '$test_name' here; its output:"$'\n'"$probe"
 fi
 
 # --- one run of each ---------------------------------------------------------
@@ -229,42 +231,54 @@ cpu_busy() {
         idle = (y[5] - x[5]) + (y[6] - x[6])
         printf "%d\n", (tot > 0 ? 100 * (tot - idle) / tot + 0.5 : 0) }'
 }
-warn_busy() {
-    local busy
-    busy=$(cpu_busy)
-    [ "$busy" -lt 10 ] ||
-        echo "$prog: warning: $1 the CPUs were $busy% busy with other work:" \
-             "both sides lose time to it, unevenly; the figures are noisy" >&2
-}
-
 echo "triad.sh: $threads thread(s), 3 arrays x $elems doubles = $app_bytes bytes," \
      "$rounds rounds of app then likwid"
 echo "  app:    OMP_NUM_THREADS=$threads OMP_PROC_BIND=close OMP_PLACES=cores ${app_argv[*]}"
 echo "  likwid: ${likwid_argv[*]}   ($test_name counts $bpe B/element;" \
      "GB/s below = MByte/s / 1000 x 24/$bpe)"
-warn_busy "before the rounds,"
-printf '%6s %10s %10s %12s %11s %11s\n' round "app GB/s" "(app mean)" "likwid GB/s" \
-       app/likwid "(mean/mean)"
-a_list=; m_list=; l_list=
-for ((k = 1; k <= rounds; k++)); do
-    read -r a m <<< "$(run_app)"
-    l=$(run_likwid)
-    a_list+="$a"$'\n'; m_list+="$m"$'\n'; l_list+="$l"$'\n'
-    awk -v k="$k" -v a="$a" -v m="$m" -v l="$l" 'BEGIN {
-        printf "%6d %10.3f %10s %12.3f %11.3f %11s\n", k, a,
+echo "  busy%: CPU time taken by other work in the second before the round"
+printf '%6s %6s %10s %10s %12s %11s %11s\n' round busy% "app GB/s" "(app mean)" \
+       "likwid GB/s" app/likwid "(mean/mean)"
+row() {  # label busy app mean likwid
+    awk -v k="$1" -v q="$2" -v a="$3" -v m="$4" -v l="$5" 'BEGIN {
+        printf "%6s %6s %10.3f %10s %12.3f %11.3f %11s\n", k, q, a,
                (m == "-" ? "-" : sprintf("%.3f", m)), l, a / l,
                (m == "-" ? "-" : sprintf("%.3f", m / l)) }'
+}
+# Rows: "busy app mean likwid", one per round.
+rows=
+for ((k = 1; k <= rounds; k++)); do
+    q=$(cpu_busy)
+    read -r a m <<< "$(run_app)"
+    l=$(run_likwid)
+    rows+="$q $a $m $l"$'\n'
+    row "$k" "$q" "$a" "$m" "$l"
 done
-warn_busy "after the rounds,"
-am=$(median <<< "${a_list%$'\n'}"); lm=$(median <<< "${l_list%$'\n'}")
-mm=-
-[ "$have_h5py" = 0 ] || mm=$(median <<< "${m_list%$'\n'}")
-awk -v a="$am" -v m="$mm" -v l="$lm" -v t="$target" 'BEGIN {
-    printf "%6s %10.3f %10s %12.3f %11.3f %11s\n", "median", a,
-           (m == "-" ? "-" : sprintf("%.3f", m)), l, a / l,
-           (m == "-" ? "-" : sprintf("%.3f", m / l))
+rows=${rows%$'\n'}
+col() { awk -v c="$1" -v max="${2:-101}" '$1 < max {print $c}' <<< "$rows"; }
+summary() {  # label max-busy: medians over the rounds with busy < max-busy
+    local am mm=- lm
+    am=$(col 2 "${2:-}" | median); lm=$(col 4 "${2:-}" | median)
+    [ "$have_h5py" = 0 ] || mm=$(col 3 "${2:-}" | median)
+    row "$1" "" "$am" "$mm" "$lm"
+}
+summary median
+quiet=$(col 1 10 | wc -l)
+noisy=$((rounds - quiet))
+if [ "$quiet" -gt 0 ] && [ "$noisy" -gt 0 ]; then
+    summary quiet 10
+fi
+am=$(col 2 | median); lm=$(col 4 | median)
+awk -v a="$am" -v l="$lm" -v t="$target" 'BEGIN {
     r = a / l
     printf "ratio of medians app/likwid = %.3f (target >= %.2f: %s)\n",
-           r, t, (r >= t ? "met" : "NOT met")
-    if (m != "-")
-        printf "same with the app time-averaged like likwid-bench: %.3f\n", m / l }'
+           r, t, (r >= t ? "met" : "NOT met") }'
+if [ "$noisy" -gt 0 ]; then
+    if [ "$quiet" -gt 0 ]; then
+        hint="the 'quiet' row holds the medians over the $quiet other rounds"
+    else
+        hint="no round was quiet: rerun on an idle machine"
+    fi
+    echo "$prog: warning: in $noisy of $rounds rounds other work took >= 10% of" \
+         "the CPUs, which slows both sides unevenly; $hint" >&2
+fi
