@@ -199,17 +199,22 @@ static void record_node(sbuf *b, const char *meta_expr)
            "fi\n");
 }
 
-static void sweep_command(sbuf *b, const bl_slurm_opts *o, int array)
+/* Before anything is recorded, so that slurm-env.txt shows it. */
+static void binding_env(sbuf *b, const bl_slurm_opts *o)
 {
-    int srun = o->launcher && strcmp(o->launcher, "srun") == 0;
-    if (!srun)
+    if (o->launcher && strcmp(o->launcher, "srun") == 0)
+        put(b, "\n# srun binds each task with the --cpu-bind that bindlab "
+               "gives it.\n");
+    else
         put(b, "\n# mpirun binds the ranks. Slurm must not bind them too: "
                "without this,\n# the srun that mpirun starts its daemons "
                "with binds them (and so\n# their ranks) by Slurm's rules "
                "first.\nexport SLURM_CPU_BIND=none\n");
-    else
-        put(b, "\n# srun binds each task with the --cpu-bind that bindlab "
-               "gives it.\n");
+}
+
+static void sweep_command(sbuf *b, const bl_slurm_opts *o, int array)
+{
+    int srun = o->launcher && strcmp(o->launcher, "srun") == 0;
     put(b, "\n\"$bindlab\" sweep --results \"$results\" --app \"$app\"");
     if (srun)
         put(b, " --launcher srun");
@@ -245,6 +250,7 @@ char *bl_slurm_script(const bl_slurm_opts *o, const bl_sweep *s,
         put(&b, "#SBATCH --output=%s/slurm/%s-%%j.out\n", o->results, job);
     }
     body_common(&b, o, s);
+    binding_env(&b, o);
     if (array) {
         record_node(&b, "\"$results/slurm/$name-$SLURM_ARRAY_JOB_ID\"");
     } else {

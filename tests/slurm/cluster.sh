@@ -85,6 +85,12 @@ start_munge() {
     local dir=$1
     # munged wants its socket's directory (and the ones above it) open to
     # all for execute, and its key readable by its owner alone.
+    local up=$dir
+    while [ "$up" != / ] && [ -n "$up" ]; do
+        [ "$(( $(stat -c %a "$up" 2>/dev/null || echo 755) % 2 ))" = 1 ] || [ "$up" = "$dir" ] ||
+            die "$up: munged needs execute permission for all on every directory above its socket"
+        up=$(dirname "$up")
+    done
     mkdir -p "$dir/munge" "$dir/munge-key"
     chmod 0711 "$dir"
     chmod 0755 "$dir/munge"
