@@ -12,6 +12,7 @@
 
 #include "cpuset.h"
 #include "plan_output.h"
+#include "plan_picture.h"
 #include "topo.h"
 
 static hwloc_topology_t load(const char *spec)
@@ -478,6 +479,53 @@ static void plan_output_of_refused_plan_is_empty(void **state)
     hwloc_topology_destroy(topo);
 }
 
+static void plan_picture_format_follows_extension(void **state)
+{
+    (void)state;
+    assert_string_equal(bl_plan_picture_format("a/b.png"), "png");
+    assert_string_equal(bl_plan_picture_format("x.SVG"), "svg");
+    assert_string_equal(bl_plan_picture_format("x.y.pdf"), "pdf");
+    assert_null(bl_plan_picture_format("x.gif"));
+    assert_null(bl_plan_picture_format("png"));
+}
+
+/* The name of the first Misc child of o, or NULL. */
+static const char *misc_name(hwloc_obj_t o)
+{
+    return o->misc_first_child ? o->misc_first_child->name : NULL;
+}
+
+/* Pinned threads are named on their PU or core, a floating rank once on
+ * the object covering its binding; the input topology is left alone. */
+static void plan_picture_labels_cores_pus_and_floating_ranks(void **state)
+{
+    hwloc_topology_t topo = load("pack:2 core:2 pu:2"), t;
+    static const char *const ranks[] = {"0-3", NULL};
+    /* rank 0: thread 0 on PU 0, thread 1 on core 1 (PUs 2-3). */
+    static const char *const threads[] = {"0", "2-3", NULL, NULL};
+    bl_plan p;
+    bl_err err;
+    (void)state;
+    plan_make(&p, topo, 2, ranks, 2, threads);
+    assert_int_equal(bl_plan_picture_topology(topo, &p, &t, &err), 0);
+    assert_string_equal(misc_name(hwloc_get_obj_by_type(t, HWLOC_OBJ_PU, 0)),
+                        "0.0");
+    assert_null(misc_name(hwloc_get_obj_by_type(t, HWLOC_OBJ_PU, 1)));
+    assert_string_equal(
+        misc_name(hwloc_get_obj_by_type(t, HWLOC_OBJ_CORE, 1)), "0.1");
+    assert_string_equal(misc_name(hwloc_get_root_obj(t)),
+                        "rank 1: threads float");
+    assert_int_equal(hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_MISC), 3);
+    assert_non_null(hwloc_obj_get_info_by_name(
+        hwloc_get_obj_by_type(t, HWLOC_OBJ_PU, 0), "lstopoStyle"));
+    assert_null(hwloc_obj_get_info_by_name(
+        hwloc_get_obj_by_type(t, HWLOC_OBJ_PU, 4), "lstopoStyle"));
+    assert_int_equal(hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_MISC), 0);
+    hwloc_topology_destroy(t);
+    bl_plan_free(&p);
+    hwloc_topology_destroy(topo);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -495,6 +543,8 @@ int main(void)
         cmocka_unit_test(plan_warnings_spanning_numa_and_packages),
         cmocka_unit_test(plan_warnings_uneven_numa_and_shared_l3),
         cmocka_unit_test(plan_output_of_refused_plan_is_empty),
+        cmocka_unit_test(plan_picture_format_follows_extension),
+        cmocka_unit_test(plan_picture_labels_cores_pus_and_floating_ranks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
