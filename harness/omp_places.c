@@ -608,7 +608,6 @@ int bl_omp_assign(hwloc_topology_t topo, int rank, hwloc_const_bitmap_t rank_pus
         return -1;
     if (!rank_pus || hwloc_bitmap_iszero(rank_pus))
         return bl_err_set(err, "rank %d: empty cpuset, no PU to place threads on", rank);
-    snprintf(plan->runtime, sizeof plan->runtime, "libgomp");
 
     /* libgomp reads OMP_PLACES even when it will not bind, and rejects a
      * bad value either way; so does the model. */
@@ -639,6 +638,8 @@ int bl_omp_assign(hwloc_topology_t topo, int rank, hwloc_const_bitmap_t rank_pus
         if (rc == 0)
             rc = append_rows(plan, rank, nthreads, places, slots, rank_pus, err);
     }
+    if (rc == 0)
+        snprintf(plan->runtime, sizeof plan->runtime, "libgomp");
     free(slots);
     bl_omp_places_free(places, nplaces);
     return rc;
