@@ -125,6 +125,14 @@ static int parse_args(int argc, char **argv, cli *c)
     }
     if (!c->file)
         return bad("%s", "no sweep file given");
+    /* Before sinfo is asked anything: these go into #SBATCH lines. */
+    if ((c->partition &&
+         bl_slurm_check_sbatch_value("--partition", c->partition, &err) < 0) ||
+        (c->account &&
+         bl_slurm_check_sbatch_value("--account", c->account, &err) < 0) ||
+        (c->time_limit &&
+         bl_slurm_check_sbatch_value("--time", c->time_limit, &err) < 0))
+        return bad("%s", err.msg);
     return -1; /* go on */
 }
 

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# bindlab slurm without a cluster: the scripts it writes (bash -n, #SBATCH
+# lines, the merge job beside an array), hostile values from the sweep file
+# and the command line kept inert, and the refusals (exit 2, nothing
+# written). No Slurm needed: sinfo absent or unreachable is only a note.
+source "$(dirname "$0")/common.sh"
+: "${BINDLAB:?run through ctest}"
+unset SLURM_CONF # never the test cluster of test_slurm_cluster.sh
+cd "$WORK"
+
+# A sweep whose name and kernel label try to run code.
+cat >"$WORK/evil.yaml" <<'YAML'
+name: "ev'il$(touch MARK)`touch MARK`;touch MARK"
+kernels: [{name: triad, size: 8MiB, iters: 2}]
+layouts:
+  - {np: 1}
+  - {np: 2, map_by: core, bind_to: core}
+YAML
+"$BINDLAB" slurm evil.yaml --array --module 'mpi/$(touch MARK)' --time 10 >out.txt 2>err.txt
+cat out.txt err.txt
+script="slurm/ev_il__touch_MARK__touch_MARK__touch_MARK.sbatch"
+merge="slurm/ev_il__touch_MARK__touch_MARK__touch_MARK.merge.sbatch"
+[ -f "$script" ] && [ -f "$merge" ] || fail "default script paths not written (ls: $(ls slurm))"
+bash -n "$script" || fail "array script: bash -n"
+bash -n "$merge" || fail "merge script: bash -n"
+expect_line "$script" "#SBATCH --array=1-2"
+expect_line "$script" "#SBATCH --ntasks-per-node=2"
+expect_line "$script" "#SBATCH --exclusive"
+expect_line "$script" "#SBATCH --time=10"
+expect_line "$script" "name='ev'\\''il\$(touch MARK)\`touch MARK\`;touch MARK'"
+expect_line "$script" "module load 'mpi/\$(touch MARK)' || exit 1"
+expect_line "$merge" "shards=2"
+[ -d results/slurm ] || fail "results/slurm (for #SBATCH --output) not created"
+grep -q '^submit: jid=\$(sbatch --parsable ' out.txt || fail "no submit hint"
+# The assignments evaluate to the plain values and run nothing.
+vals=$(grep -E '^(name|sweep|results)=' "$script"; echo 'printf "%s\n" "$name"')
+[ "$(bash -c "$vals")" = "ev'il\$(touch MARK)\`touch MARK\`;touch MARK" ] || fail "name does not read back"
+[ -e MARK ] && fail "a quoted value ran"
+echo "ok: array + merge scripts, hostile values inert"
+
+# Refusals: exit 2 and nothing written.
+refuse() { # refuse WHAT ARGS...: exit 2, message has WHAT, no new script
+    local what=$1 rc
+    shift
+    set +e
+    "$BINDLAB" slurm "$@" -o refused.sbatch >r.out 2>&1
+    rc=$?
+    set -e
+    [ "$rc" = 2 ] || { cat r.out; fail "$*: exit $rc, expected 2"; }
+    grep -qF -- "$what" r.out || { cat r.out; fail "$*: no '$what' in the message"; }
+    [ -e refused.sbatch ] && fail "$*: wrote a script"
+    return 0
+}
+refuse "--partition: 'x
+#SBATCH --uid=0' cannot go into an #SBATCH line" evil.yaml --partition $'x\n#SBATCH --uid=0'
+refuse "--account: 'a b' cannot go into" evil.yaml --account 'a b'
+refuse "--time: 'soon' is not a Slurm time" evil.yaml --time soon
+refuse "--array=3: the sweep has 2 runs" evil.yaml --array=3
+refuse "--results (it is part of #SBATCH --output)" evil.yaml --results "$WORK/my results"
+refuse "layout r0001 (two-cores triad np2 map=core bind=core places=cores proc_bind=close t=1 init=parallel): np 2 needs 2 slots, but this node has 1" "$BINDLAB_FIXTURES/slurm/small.yaml" --topology "pack:1 core:1 pu:1"
+echo "ok: refusals"
