@@ -315,8 +315,9 @@ static void level_text(const char *name, hwloc_bitmap_t set, char *buf,
     snprintf(buf, len, ", %s %s", name, list);
 }
 
-static void put_package(FILE *f, const cell *cells, int a, int b, int cw,
-                        int width, hwloc_bitmap_t tmp, const char *unit)
+static void put_package(FILE *f, const cell *cells, int ncells, int a,
+                        int b, int cw, int width, hwloc_bitmap_t tmp,
+                        const char *unit)
 {
     int nnuma = distinct(cells, a, b, offsetof(cell, numa), tmp);
     char numa_txt[300] = "", l3_txt[300] = "", name[32];
@@ -339,7 +340,8 @@ static void put_package(FILE *f, const cell *cells, int a, int b, int cw,
      * own line, named in a prefix column. */
     prefixw = by_l3 && nnuma > 1 ? (int)strlen("NUMA ") + 3 : 0;
     l.prefixw = prefixw;
-    for (int i = a; i < b; i++) {
+    /* Names as wide as the node's widest, so that packages line up. */
+    for (int i = 0; i < ncells; i++) {
         int v = by_l3 ? cells[i].l3 : by_numa ? cells[i].numa : -1;
         int len = by_l3 || by_numa
                       ? snprintf(name, sizeof name, "%s %d",
@@ -399,7 +401,7 @@ int bl_plan_write_map(FILE *f, hwloc_topology_t topo, const bl_plan *p,
         int b = a + 1;
         while (b < n && cells[b].package == cells[a].package)
             b++;
-        put_package(f, cells, a, b, cw, width, tmp, unit);
+        put_package(f, cells, n, a, b, cw, width, tmp, unit);
         a = b;
     }
     fprintf(f, "(r.t: thread t of rank r; +n: n more share the %s; "
