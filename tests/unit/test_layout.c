@@ -493,7 +493,7 @@ static void srun_argv_translates_binding_and_distribution(void **state)
     bl_err err;
     char **argv;
     static const char *const want[] = {
-        "srun", "-n", "4", "-c", "4", "--cpu-bind=verbose,cores",
+        "srun", "--mpi=pmix", "-n", "4", "-c", "4", "--cpu-bind=verbose,cores",
         "--distribution=block:block", "--ntasks-per-socket=2",
         "--export=ALL,OMP_NUM_THREADS=4,OMP_PLACES=cores,"
         "OMP_PROC_BIND=close,OMP_DISPLAY_AFFINITY=true,OMP_AFFINITY_FORMAT="
@@ -501,7 +501,7 @@ static void srun_argv_translates_binding_and_distribution(void **state)
         "app", "--kernel", "triad", "--size", "64MiB", "--init", "parallel",
         "--out", "o.h5", NULL};
     static const char *const want_rr[] = {
-        "srun", "-n", "2", "-c", "1", "--cpu-bind=verbose,none",
+        "srun", "--mpi=pmix", "-n", "2", "-c", "1", "--cpu-bind=verbose,none",
         "--distribution=block:cyclic", "--export=ALL,OMP_NUM_THREADS=1,"
         "OMP_DISPLAY_AFFINITY=true,OMP_AFFINITY_FORMAT=" BL_OMP_AFFINITY_FORMAT,
         "app", "--kernel", "triad", "--size",
