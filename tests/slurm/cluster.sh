@@ -19,9 +19,12 @@ die() { echo "cluster.sh: $*" >&2; exit 1; }
 # A TCP port nobody listens on, from a range away from well-known services;
 # random so that two clusters started at once (ctest -j2) do not collide.
 free_port() {
-    local p used
-    used=$(awk 'NR > 1 { split($2, a, ":"); print strtonum("0x" a[2]) }' \
-               /proc/net/tcp /proc/net/tcp6 2>/dev/null | sort -u)
+    local p used="" hex
+    # local ports in use, from the hex "ADDR:PORT" column of /proc/net/tcp*
+    for hex in $(awk 'FNR > 1 { n = split($2, a, ":"); print a[n] }' \
+                     /proc/net/tcp /proc/net/tcp6 2>/dev/null | sort -u); do
+        used+="$((16#$hex))"$'\n'
+    done
     for _ in $(seq 1 200); do
         p=$((20000 + RANDOM % 30000))
         grep -qx "$p" <<<"$used" || { echo "$p"; return; }
@@ -148,7 +151,20 @@ stop_pid() {
 }
 
 stop() {
-    local dir=$1
+    local dir=$1 jobs
+    # Jobs still running (a test that failed half-way) would outlive
+    # slurmd in their slurmstepd: cancel them first.
+    if [ -s "$dir/slurmctld.pid" ] && kill -0 "$(cat "$dir/slurmctld.pid")" 2>/dev/null; then
+        jobs=$(SLURM_CONF="$dir/slurm.conf" squeue -h -o %A 2>/dev/null | sort -u | tr '\n' ' ')
+        if [ -n "${jobs// /}" ]; then
+            # shellcheck disable=SC2086 # one word per job id
+            SLURM_CONF="$dir/slurm.conf" scancel $jobs 2>/dev/null || true
+            for _ in $(seq 1 40); do
+                [ -z "$(SLURM_CONF="$dir/slurm.conf" squeue -h -o %A 2>/dev/null)" ] && break
+                sleep 0.25
+            done
+        fi
+    fi
     stop_pid "$dir/slurmd.pid" slurmd
     stop_pid "$dir/slurmctld.pid" slurmctld
     stop_pid "$dir/munged.pid" munged
