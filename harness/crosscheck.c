@@ -101,10 +101,14 @@ int bl_crosscheck(const bl_binding_report *report, const bl_h5_run *run,
         bl_h5_check *c = &(*checks)[r];
         const char *seen = master ? master->rank_cpuset : "";
         char *claimed = claim ? bl_cpuset_list_strdup(claim->cpus) : NULL;
+        /* An Open MPI line printed by the rank itself comes from MPI_Init,
+         * when only its master thread's binding could be seen. (Slurm's
+         * lines name the task's pid too, but slurmstepd prints them from
+         * the binding it set before exec.) */
         int self = claim && master && claim->pid > 0 &&
-                   claim->pid == master->pid;
-        /* A rank that reported itself did so from MPI_Init, when only its
-         * master thread's binding could be seen. */
+                   claim->pid == master->pid &&
+                   (report->format == BL_REPORT_OMPI4 ||
+                    report->format == BL_REPORT_OMPI5);
         if (self)
             seen = master->cpuset;
         c->rank = r;

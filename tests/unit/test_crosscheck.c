@@ -119,6 +119,27 @@ static void crosscheck_reads_a_rank_report_against_its_master_thread(void **stat
     bl_h5_table_free(&bl_h5_check_def, c, n);
 }
 
+static void crosscheck_takes_slurm_lines_as_the_launchers(void **state)
+{
+    /* Slurm names the task's pid, but it bound the task before exec: its
+     * claim is the rank's binding, not the master thread's. */
+    static const char *const slurm =
+        "cpu-bind=MASK - vm, task  0  0 [1000]: mask 0x3 set\n";
+    char flags[256];
+    bl_h5_check *c;
+    size_t n;
+    (void)state;
+    make_run("close", "0", "1", 0, 1);
+    rows[0].rank_cpuset = (char *)"0-1";
+    run.ranks = 1;
+    run.nplacement = 1;
+    assert_int_equal(check(slurm, flags, sizeof flags, &c, &n), 0);
+    assert_string_equal(c[0].source, "launcher");
+    assert_string_equal(c[0].seen, "0-1");
+    assert_int_equal(c[0].matches, 1);
+    bl_h5_table_free(&bl_h5_check_def, c, n);
+}
+
 static void crosscheck_flags_unbound_threads_remote_pages_and_balancing(void **state)
 {
     char flags[256];
@@ -149,6 +170,7 @@ int main(void)
         cmocka_unit_test(crosscheck_matching_bindings_raise_no_flag),
         cmocka_unit_test(crosscheck_flags_a_mismatch_and_shared_pu),
         cmocka_unit_test(crosscheck_reads_a_rank_report_against_its_master_thread),
+        cmocka_unit_test(crosscheck_takes_slurm_lines_as_the_launchers),
         cmocka_unit_test(crosscheck_flags_unbound_threads_remote_pages_and_balancing),
     };
     bl_err err;
