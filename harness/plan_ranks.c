@@ -1,0 +1,446 @@
+/* Rank placement through the installed Open MPI's mapper on a foreign
+ * topology; see plan_ranks.h for how and why. */
+#include "plan_ranks.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bindreport.h"
+#include "cpuset.h"
+#include "launch.h"
+#include "launcher_info.h"
+#include "layout.h"
+
+/* ---- topology ------------------------------------------------------ */
+
+static int looks_like_path(const char *s)
+{
+    size_t n = strlen(s);
+    return strchr(s, '/') || (n >= 4 && strcmp(s + n - 4, ".xml") == 0);
+}
+
+int bl_plan_topology_load(const char *spec, hwloc_topology_t *out,
+                          bl_err *err)
+{
+    hwloc_topology_t t;
+    struct stat st;
+    int is_file, rc;
+
+    *out = NULL;
+    if (!spec || !*spec)
+        return bl_err_set(err, "topology: empty; give an hwloc XML file or "
+                               "a synthetic description such as "
+                               "\"pack:2 numa:4 l3:2 core:8 pu:2\"");
+    is_file = stat(spec, &st) == 0;
+    if (!is_file && looks_like_path(spec))
+        return bl_err_set(err, "topology '%s': no such file (accepted: an "
+                               "hwloc XML file, e.g. from lstopo --of xml, "
+                               "or a synthetic description)", spec);
+    if (is_file && !S_ISREG(st.st_mode))
+        return bl_err_set(err, "topology '%s': not a regular file", spec);
+    if (hwloc_topology_init(&t) < 0)
+        return bl_err_set(err, "topology '%s': hwloc_topology_init failed",
+                          spec);
+    rc = is_file ? hwloc_topology_set_xml(t, spec)
+                 : hwloc_topology_set_synthetic(t, spec);
+    /* The file stands for the node mpirun runs on, as HWLOC_THISSYSTEM=1
+     * tells mpirun's hwloc. */
+    if (rc == 0)
+        rc = hwloc_topology_set_flags(t, HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM);
+    if (rc == 0)
+        rc = hwloc_topology_load(t);
+    if (rc < 0) {
+        hwloc_topology_destroy(t);
+        if (is_file)
+            return bl_err_set(err, "topology '%s': not a readable hwloc XML "
+                                   "file (make one with lstopo --of xml)",
+                              spec);
+        return bl_err_set(err, "topology '%s': not a file, and not an hwloc "
+                               "synthetic description (e.g. \"pack:2 numa:4 "
+                               "l3:2 core:8 pu:2\")", spec);
+    }
+    if (hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_PU) < 1) {
+        hwloc_topology_destroy(t);
+        return bl_err_set(err, "topology '%s': has no PU", spec);
+    }
+    *out = t;
+    return 0;
+}
+
+/* ---- the preload library ------------------------------------------ */
+
+static int usable(const char *path)
+{
+    return access(path, R_OK) == 0;
+}
+
+int bl_plan_ranks_preload_path(char *buf, size_t len, bl_err *err)
+{
+    const char *env = getenv("BINDLAB_PRELOAD");
+    char exe[PATH_MAX], dir[PATH_MAX];
+    ssize_t n;
+
+    if (env && *env) {
+        if (!usable(env))
+            return bl_err_set(err, "BINDLAB_PRELOAD '%s': not a readable "
+                                   "file", env);
+        if (bl_textf(buf, len, "%s", env) < 0)
+            return bl_err_set(err, "BINDLAB_PRELOAD: path too long");
+        return 0;
+    }
+    n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n < 0)
+        return bl_err_set(err, "cannot read /proc/self/exe to find %s; set "
+                               "BINDLAB_PRELOAD to its path",
+                          BL_PLAN_PRELOAD_NAME);
+    exe[n] = '\0';
+    snprintf(dir, sizeof dir, "%s", dirname(exe));
+    if (bl_textf(buf, len, "%s/%s", dir, BL_PLAN_PRELOAD_NAME) == 0 &&
+        usable(buf))
+        return 0;
+    if (bl_textf(buf, len, "%s/../lib/bindlab/%s", dir,
+                 BL_PLAN_PRELOAD_NAME) == 0 && usable(buf))
+        return 0;
+    return bl_err_set(err, "%s not found in %s or %s/../lib/bindlab; build "
+                           "it (target bindlab-affinity-preload) or set "
+                           "BINDLAB_PRELOAD", BL_PLAN_PRELOAD_NAME, dir, dir);
+}
+
+/* ---- the mpirun command -------------------------------------------- */
+
+/* Detected once per process: every plan of a sweep uses the same mpirun,
+ * and `mpirun --version` costs as much as a small plan. */
+static int launcher(bl_launcher_info *info, bl_err *err)
+{
+    static bl_launcher_info cached;
+    static int have;
+    if (!have) {
+        if (bl_launcher_detect_mpirun("mpirun", 30.0, &cached, err) < 0)
+            return -1;
+        if (cached.kind != BL_LAUNCHER_OPENMPI)
+            return bl_err_set(err, "mpirun is %s %s; bindlab plan needs "
+                                   "Open MPI's mpirun (its mapper answers)",
+                              bl_launcher_kind_name(cached.kind),
+                              cached.version);
+        have = 1;
+    }
+    *info = cached;
+    return 0;
+}
+
+static int layout_of(const bl_plan_request *req, const bl_launcher_info *li,
+                     bl_layout *l, bl_err *err)
+{
+    char np[32];
+    bl_layout_defaults(l);
+    if (req->np < 1)
+        return bl_err_set(err, "-np %d: accepted: 1 or more ranks", req->np);
+    snprintf(np, sizeof np, "%d", req->np);
+    if (bl_layout_set(l, BL_F_NP, np, err) < 0 ||
+        (req->map_by && *req->map_by &&
+         bl_layout_set(l, BL_F_MAP_BY, req->map_by, err) < 0) ||
+        (req->bind_to && *req->bind_to &&
+         bl_layout_set(l, BL_F_BIND_TO, req->bind_to, err) < 0) ||
+        (req->rank_by && *req->rank_by &&
+         bl_layout_set(l, BL_F_RANK_BY, req->rank_by, err) < 0))
+        return -1;
+    return bl_layout_translate(l, li->major, li->minor, err);
+}
+
+#define MAX_ARGS 24
+#define MAX_ENV 8
+
+typedef struct command {
+    char *argv[MAX_ARGS];
+    char *env[MAX_ENV];
+    int argc, envc;
+    char xml[PATH_MAX];      /* our temporary export, "" when none */
+    char np[16], host[48];
+    int failed;
+} command;
+
+static void arg(command *c, const char *s)
+{
+    if (c->argc < MAX_ARGS - 1)
+        c->argv[c->argc++] = (char *)s;
+    else
+        c->failed = 1;
+}
+
+static void envf(command *c, const char *name, const char *value)
+{
+    char *e;
+    if (c->envc >= MAX_ENV - 1 ||
+        !(e = malloc(strlen(name) + strlen(value) + 2))) {
+        c->failed = 1;
+        return;
+    }
+    sprintf(e, "%s=%s", name, value);
+    c->env[c->envc++] = e;
+}
+
+static void command_free(command *c)
+{
+    for (int i = 0; i < c->envc; i++)
+        free(c->env[i]);
+    if (c->xml[0])
+        unlink(c->xml);
+    memset(c, 0, sizeof *c);
+}
+
+/* The XML mpirun reads: the user's file as given, else an export of topo
+ * (a synthetic description) into a temporary file. */
+static int xml_for(const bl_plan_request *req, hwloc_topology_t topo,
+                   command *c, const char **path, bl_err *err)
+{
+    struct stat st;
+    const char *tmp = getenv("TMPDIR");
+    int fd;
+
+    if (stat(req->topology, &st) == 0 && S_ISREG(st.st_mode)) {
+        *path = req->topology;
+        return 0;
+    }
+    if (bl_textf(c->xml, sizeof c->xml, "%s/bindlab-plan-XXXXXX.xml",
+                 tmp && *tmp ? tmp : "/tmp") < 0 ||
+        (fd = mkstemps(c->xml, 4)) < 0) {
+        c->xml[0] = '\0';
+        return bl_err_set(err, "cannot create a temporary XML file in %s: "
+                               "%s", tmp && *tmp ? tmp : "/tmp",
+                          strerror(errno));
+    }
+    close(fd);
+    if (hwloc_topology_export_xml(topo, c->xml, 0) < 0)
+        return bl_err_set(err, "cannot write topology '%s' as XML to %s",
+                          req->topology, c->xml);
+    *path = c->xml;
+    return 0;
+}
+
+/* mpirun's argv and environment for one plan; launched: run /bin/true
+ * ranks with --report-bindings instead of --do-not-launch. */
+static int command_build(const bl_plan_request *req, hwloc_topology_t topo,
+                         const char *preload, const bl_layout *l,
+                         int launched, command *c, bl_err *err)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->np, sizeof c->np, "%d", l->np);
+    /* One slot per rank: Open MPI then refuses a layout for its mapping
+     * or binding on that node, never because this machine has few cores. */
+    snprintf(c->host, sizeof c->host, "localhost:%d", l->np);
+    arg(c, "mpirun");
+    if (bl_launcher_is_root())
+        arg(c, "--allow-run-as-root");
+    arg(c, "-np");
+    arg(c, c->np);
+    arg(c, "--host");
+    arg(c, c->host);
+    arg(c, "--map-by");
+    arg(c, l->map_by_launcher);
+    arg(c, "--bind-to");
+    arg(c, l->bind_to_launcher);
+    if (l->rank_by_launcher[0]) {
+        arg(c, "--rank-by");
+        arg(c, l->rank_by_launcher);
+    }
+    arg(c, launched ? "--report-bindings" : "--do-not-launch");
+    arg(c, "/bin/true");
+    /* The caller's MCA defaults belong to this machine, not the node
+     * planned for. */
+    envf(c, "OMPI_MCA_rmaps_base_oversubscribe", "0");
+    if (req->topology && *req->topology) {
+        const char *xml = NULL;
+        char *all;
+        if (xml_for(req, topo, c, &xml, err) < 0)
+            return -1;
+        envf(c, "HWLOC_XMLFILE", xml);
+        envf(c, "HWLOC_THISSYSTEM", "1");
+        if (preload) {
+            envf(c, "LD_PRELOAD", preload);
+            if (!(all = bl_cpuset_list_strdup(
+                      hwloc_topology_get_topology_cpuset(topo))))
+                return bl_err_set(err, "out of memory");
+            envf(c, "BINDLAB_PRELOAD_CPUS", all);
+            free(all);
+        }
+    }
+    if (c->failed)
+        return bl_err_set(err, "out of memory building the mpirun command");
+    return 0;
+}
+
+/* ---- running it and reading the answer ------------------------------ */
+
+static void plan_reset(bl_plan *out)
+{
+    for (int r = 0; out->rank_pus && r < out->nranks; r++)
+        hwloc_bitmap_free(out->rank_pus[r]);
+    free(out->rank_pus);
+    free(out->rank_bound);
+    out->rank_pus = NULL;
+    out->rank_bound = NULL;
+    out->nranks = 0;
+    out->refusal[0] = '\0';
+}
+
+/* Rank r's set: the report's, or the whole node when absent (an unbound
+ * rank under Open MPI 4 prints nothing from mpirun). A set equal to the
+ * whole node counts as unbound, as --report-bindings says. */
+static int fill(const bl_binding_report *rep, hwloc_topology_t topo, int np,
+                bl_plan *out, bl_err *err)
+{
+    hwloc_const_bitmap_t all = hwloc_topology_get_topology_cpuset(topo);
+    out->rank_pus = calloc((size_t)np, sizeof *out->rank_pus);
+    out->rank_bound = calloc((size_t)np, sizeof *out->rank_bound);
+    if (!out->rank_pus || !out->rank_bound)
+        return bl_err_set(err, "out of memory");
+    out->nranks = np;
+    for (int r = 0; r < np; r++)
+        if (!(out->rank_pus[r] = hwloc_bitmap_dup(all)))
+            return bl_err_set(err, "out of memory");
+    for (size_t i = 0; i < rep->count; i++) {
+        const bl_binding *b = &rep->items[i];
+        if (b->thread >= 0)
+            continue;
+        if (b->rank < 0 || b->rank >= np)
+            return bl_err_set(err, "mpirun reported rank %d, but -np is %d",
+                              b->rank, np);
+        hwloc_bitmap_copy(out->rank_pus[b->rank], b->cpus);
+        out->rank_bound[b->rank] =
+            b->bound && !hwloc_bitmap_isequal(b->cpus, all);
+    }
+    return 0;
+}
+
+static int parse(const char *report, hwloc_topology_t topo, int np,
+                 bl_plan *out, bl_err *err)
+{
+    bl_binding_report rep;
+    int rc;
+    if (bl_bindreport_parse(report, BL_REPORT_AUTO, topo, &rep, err) < 0)
+        return bl_err_prefix(err, "reading mpirun's bindings");
+    if (rep.nrejected) {
+        bl_err_set(err, "mpirun's binding line %d: %s", rep.rejected[0].line,
+                   rep.rejected[0].reason);
+        bl_bindreport_free(&rep);
+        return -1;
+    }
+    rc = fill(&rep, topo, np, out, err);
+    bl_bindreport_free(&rep);
+    return rc;
+}
+
+static char *both_streams(const bl_launch_result *res)
+{
+    char *o = bl_launch_output_text(&res->out);
+    char *e = bl_launch_output_text(&res->errs);
+    char *all = NULL;
+    if (o && e && (all = malloc(strlen(o) + strlen(e) + 2)))
+        sprintf(all, "%s\n%s", o, e);
+    free(o);
+    free(e);
+    return all;
+}
+
+static int run(const bl_plan_request *req, hwloc_topology_t topo,
+               const char *preload, int launched, bl_plan *out, bl_err *err)
+{
+    bl_launcher_info li;
+    bl_layout l;
+    command c;
+    bl_launch_opts o = {0};
+    bl_launch_result res;
+    char *text = NULL, *report = NULL;
+    int rc = -1, nmapped = 0;
+
+    if (!req || !topo || !out)
+        return bl_err_set(err, "bl_plan_ranks: request, topology and plan "
+                               "are all needed");
+    plan_reset(out);
+    if (launched && !preload)
+        return bl_err_set(err, "planning by launch needs the preload "
+                               "library (%s)", BL_PLAN_PRELOAD_NAME);
+    if (launcher(&li, err) < 0 || layout_of(req, &li, &l, err) < 0)
+        return -1;
+    if (!launched && li.major != 4)
+        launched = 1; /* --do-not-launch's job map is Open MPI 4's */
+    if (launched && !preload)
+        return bl_err_set(err, "Open MPI %s: planning needs the preload "
+                               "library (%s)", li.version,
+                          BL_PLAN_PRELOAD_NAME);
+    snprintf(out->launcher, sizeof out->launcher, "Open MPI %s", li.version);
+    if (command_build(req, topo, preload, &l, launched, &c, err) < 0)
+        goto done;
+    o.argv = c.argv;
+    o.env = c.env;
+    o.timeout_s = BL_PLAN_RANKS_TIMEOUT_S;
+    o.grace_s = 1.0;
+    if (bl_launch_run(&o, &res, err) < 0) {
+        bl_launch_result_free(&res);
+        goto done;
+    }
+    if (res.timed_out) {
+        bl_err_set(err, "mpirun did not finish in %.0f s planning -np %d "
+                        "--map-by %s --bind-to %s", o.timeout_s, l.np,
+                   l.map_by_launcher, l.bind_to_launcher);
+        goto free_res;
+    }
+    if (!(text = both_streams(&res))) {
+        bl_err_set(err, "out of memory");
+        goto free_res;
+    }
+    if (launched) {
+        report = text;
+        text = NULL;
+        nmapped = strstr(report, "MCW rank") || strstr(report, "] Rank ");
+        /* Nothing reported: unbound ranks (only MPI_Init would speak), if
+         * mpirun was content; a refusal otherwise. */
+        if (!nmapped && res.exited && res.exit_status == 0 &&
+            l.bind == BL_RES_NONE)
+            nmapped = 1;
+    } else if (!(report = bl_plan_ranks_map_to_report(text, &nmapped))) {
+        bl_err_set(err, "out of memory");
+        goto free_res;
+    }
+    if (!nmapped) {
+        bl_plan_ranks_trim_refusal(launched ? report : text, out->refusal,
+                                   sizeof out->refusal);
+        if (!out->refusal[0]) {
+            char how[160];
+            bl_launch_describe(&res, &o, how, sizeof how);
+            bl_err_set(err, "mpirun printed no binding and no message "
+                            "(%s)", how);
+            goto free_res;
+        }
+        rc = 0;
+        goto free_res;
+    }
+    if ((rc = parse(report, topo, l.np, out, err)) < 0)
+        plan_reset(out);
+free_res:
+    bl_launch_result_free(&res);
+done:
+    free(text);
+    free(report);
+    command_free(&c);
+    return rc;
+}
+
+int bl_plan_ranks(const bl_plan_request *req, hwloc_topology_t topo,
+                  const char *preload_path, bl_plan *out, bl_err *err)
+{
+    return run(req, topo, preload_path, 0, out, err);
+}
+
+int bl_plan_ranks_launched(const bl_plan_request *req, hwloc_topology_t topo,
+                           const char *preload_path, bl_plan *out,
+                           bl_err *err)
+{
+    return run(req, topo, preload_path, 1, out, err);
+}

@@ -1,0 +1,79 @@
+/* Rank placement for a plan: the installed Open MPI's own mapper, run on a
+ * node bindlab is not running on. mpirun reads the foreign topology from
+ * HWLOC_XMLFILE (HWLOC_THISSYSTEM=1 makes it treat it as the local node),
+ * gets one slot per rank on "localhost", and libbindlab_preload.so
+ * (harness/preload/) answers its affinity queries as the foreign node would
+ * and records, instead of applying, any binding. Nothing runs as a rank.
+ *
+ * Open MPI 4.x: `mpirun --do-not-launch` maps and binds exactly as for a
+ * real launch, prints the job map with each rank's binding (the same text
+ * and [B./..] map as --report-bindings) and launches nothing. Launching
+ * /bin/true ranks under --report-bindings gives the same answer (see
+ * bl_plan_ranks_launched) but costs a fork per rank, and Open MPI 4.1.4
+ * sometimes never notices that 50+ fast-exiting ranks ended (mpirun waits
+ * forever), so it is kept for cross-checks and for Open MPI 5. */
+#ifndef BL_PLAN_RANKS_H
+#define BL_PLAN_RANKS_H
+
+#include <stddef.h>
+
+#include <hwloc.h>
+
+#include "err.h"
+#include "plan.h"
+
+/* Seconds one mpirun may take before the plan fails. */
+#define BL_PLAN_RANKS_TIMEOUT_S 60.0
+
+/* The library's file name, and where bl_plan_ranks_preload_path looks. */
+#define BL_PLAN_PRELOAD_NAME "libbindlab_preload.so"
+
+/* Loads a topology the way `--topology` names it: an existing file is hwloc
+ * XML; text that names no file and looks like no path (no '/', no ".xml")
+ * is an hwloc synthetic description ("pack:2 numa:4 l3:2 core:8 pu:2").
+ * The topology is loaded as if it were this machine's (THISSYSTEM), so
+ * binding calls go to the preload library. -1 with err naming the input:
+ * missing file, not hwloc XML, bad synthetic description. */
+int bl_plan_topology_load(const char *spec, hwloc_topology_t *out,
+                          bl_err *err);
+
+/* Fills out->nranks, rank_pus (PU OS indexes), rank_bound and launcher
+ * for req's np/map_by/bind_to/rank_by on topo (the topology req->topology
+ * names, loaded with bl_plan_topology_load; req->topology NULL or "":
+ * this machine, no HWLOC_XMLFILE). preload_path: the preload library, or
+ * NULL to run mpirun without it (then mpirun sees its real affinity).
+ * When Open MPI refuses the layout, out->refusal holds its message without
+ * banners and boilerplate, out->nranks is 0 and 0 is returned. Returns -1
+ * with err on bad input or when mpirun cannot be run or answers nothing
+ * readable. The OpenMP fields of out are left alone. */
+int bl_plan_ranks(const bl_plan_request *req, hwloc_topology_t topo,
+                  const char *preload_path, bl_plan *out, bl_err *err);
+
+/* The same answer from a launch: mpirun --report-bindings starts /bin/true
+ * as each rank with the preload library (required here), which records the
+ * binding and hands it back to Open MPI's report. Ranks that print no line
+ * (--bind-to none: Open MPI 4 leaves that report to MPI_Init) are unbound.
+ * Slow for many ranks; see the top of this file. */
+int bl_plan_ranks_launched(const bl_plan_request *req, hwloc_topology_t topo,
+                           const char *preload_path, bl_plan *out,
+                           bl_err *err);
+
+/* Where the preload library is: $BINDLAB_PRELOAD when set, else
+ * BL_PLAN_PRELOAD_NAME in the directory of the running executable
+ * (/proc/self/exe), else in ../lib/bindlab/ from there (an installed
+ * tree). -1 with err listing the places tried. */
+int bl_plan_ranks_preload_path(char *buf, size_t len, bl_err *err);
+
+/* Open MPI's refusal text without dashed banners, blank lines and
+ * --do-not-launch noise, lines joined by '\n', cut at a line end to fit
+ * len. For tests and for bl_plan_ranks. */
+void bl_plan_ranks_trim_refusal(const char *text, char *buf, size_t len);
+
+/* Turns Open MPI 4's job map lines ("Process OMPI jobid: [J,1] App: 0
+ * Process rank: R Bound: TEXT:[map]" or "Bound: N/A") into
+ * --report-bindings lines ("MCW rank R bound to TEXT: [map]", "... is not
+ * bound ..."). Returns a malloc'ed string (NULL when out of memory) and
+ * the number of ranks found in *nranks. */
+char *bl_plan_ranks_map_to_report(const char *text, int *nranks);
+
+#endif
