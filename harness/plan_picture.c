@@ -221,7 +221,9 @@ static int run_lstopo(const char *xml, const char *format, const char *out,
     argv[a++] = "--input";
     argv[a++] = (char *)xml;
     argv[a++] = "--of";
-    argv[a++] = (char *)format;
+    /* lstopo's own SVG keeps labels as text (searchable, selectable);
+     * cairo's draws them as outlines. */
+    argv[a++] = strcmp(format, "svg") == 0 ? "nativesvg" : (char *)format;
     /* Every core drawn, not "96 x identical"; labels differ per core. */
     argv[a++] = "--no-factorize";
     /* L1 and L2 boxes around every core only make the picture taller. */

@@ -1,0 +1,513 @@
+/* bindlab plan: where a layout's ranks and threads would run on a node,
+ * from Open MPI's own mapper and the OpenMP places model, without running
+ * anything on that node. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "config.h"
+#include "layout.h"
+#include "omp_places.h"
+#include "plan.h"
+#include "plan_output.h"
+#include "plan_picture.h"
+#include "plan_ranks.h"
+#include "topo.h"
+
+static const char help[] =
+    "usage: bindlab plan [--topology FILE.xml|SYNTH] -np N [--map-by M]\n"
+    "                    [--bind-to B] [--rank-by R] [--threads T|fill]\n"
+    "                    [--omp-places P] [--omp-proc-bind B]\n"
+    "                    [--format text|tsv] [--width COLUMNS]\n"
+    "                    [--picture FILE.png|FILE.svg|FILE.pdf]\n"
+    "       bindlab plan SWEEP.yaml [--topology FILE.xml|SYNTH] [output options]\n"
+    "\n"
+    "Shows where every rank and OpenMP thread of a layout would run on a\n"
+    "node, without running on that node: plan a cluster node from a laptop.\n"
+    "\n"
+    "Ranks are placed by the installed Open MPI itself: mpirun maps and\n"
+    "binds on the given topology (HWLOC_XMLFILE, HWLOC_THISSYSTEM=1) with\n"
+    "--do-not-launch and an LD_PRELOAD library that records bindings\n"
+    "instead of applying them, so the answer is the one mpirun would give\n"
+    "on the real node, and nothing runs. Threads are placed inside each rank's binding by a\n"
+    "model of OMP_PLACES and OMP_PROC_BIND as libgomp (GCC) applies them.\n"
+    "\n"
+    "Node:\n"
+    "  --topology FILE.xml   an hwloc XML file ('lstopo --of xml FILE' on the\n"
+    "                        node; configs/topologies/ ships EPYC and Xeon\n"
+    "                        nodes)\n"
+    "  --topology SYNTH      an hwloc synthetic description, e.g.\n"
+    "                        \"pack:2 numa:4 l3:2 core:8 pu:2\"\n"
+    "                        (default: this machine)\n"
+    "\n"
+    "Layout (Open MPI's option names and values; defaults as in sweep\n"
+    "files):\n"
+    "  -np N                 ranks (required without a sweep file)\n"
+    "  --map-by M            core (default), l3cache, numa, package (or\n"
+    "                        socket), hwthread, node, slot, ppr:N:RESOURCE,\n"
+    "                        with :PE=n, :span, :oversubscribe\n"
+    "  --bind-to B           core (default), hwthread, l3cache, numa,\n"
+    "                        package, none\n"
+    "  --rank-by R           as Open MPI's --rank-by\n"
+    "  --threads T|fill      OpenMP threads per rank (default 1); fill: one\n"
+    "                        per PU of the rank's binding\n"
+    "  --omp-places P        OMP_PLACES: threads, cores, ll_caches,\n"
+    "                        numa_domains, sockets (optionally (n)), or a\n"
+    "                        place list such as {0:4},{4:4}; default unset\n"
+    "  --omp-proc-bind B     OMP_PROC_BIND: close, spread, primary (master),\n"
+    "                        true, false; default unset\n"
+    "\n"
+    "A sweep file (docs/sweep-files.md) plans every layout it defines, in run\n"
+    "id order; layouts that differ only in kernel, size or init are planned\n"
+    "once and the others point to the first.\n"
+    "\n";
+
+/* In two parts: ISO C compilers need only take 4095 characters at once. */
+static const char help_output[] =
+    "Output:\n"
+    "  --format text         (default) the table, the node map, warnings\n"
+    "  --format tsv          tab-separated columns rank thread pus core l3\n"
+    "                        numa package, one line per rank.thread after a\n"
+    "                        header line (a sweep file adds a first column\n"
+    "                        run_id); warnings go to standard error\n"
+    "  --width COLUMNS       width of the node map (default 80; 132 fits two\n"
+    "                        L3 domains per line on an EPYC)\n"
+    "  --picture FILE        draw the plan with hwloc's lstopo: every core\n"
+    "                        or PU labelled with its rank.thread and coloured\n"
+    "                        by rank; the format follows the extension (.png,\n"
+    "                        .svg, .pdf); a sweep file writes FILE-rNNNN.EXT\n"
+    "                        per planned layout\n"
+    "\n"
+    "The table lists, per rank.thread, its OpenMP place number ('-' when\n"
+    "OpenMP does not bind it), its PUs as OS indexes (as Linux, taskset and\n"
+    "Slurm number CPUs), and the hwloc logical indexes of the cores, L3\n"
+    "caches, NUMA nodes and packages those PUs belong to ('-' when the node\n"
+    "has no such level). In the map, each core shows who runs there:\n"
+    "  r.t   thread t of rank r pinned to the core; r.t+n: n more share it\n"
+    "  r.t~  a thread bound to a place wider than one core\n"
+    "  r.*   rank r's threads are not bound and float over its binding\n"
+    "  .     an idle core\n"
+    "\n"
+    "Warnings name idle cores, threads sharing a core (SMT) or a PU, ranks\n"
+    "with more threads than PUs, unbound ranks, ranks spanning NUMA nodes\n"
+    "or packages, ranks spread unevenly over packages or NUMA nodes, and L3\n"
+    "domains shared by ranks.\n"
+    "\n"
+    "Environment: BINDLAB_PRELOAD overrides the path of the preload library\n"
+    "(libbindlab_preload.so, found beside the bindlab executable or in\n"
+    "../lib/bindlab/ from it).\n"
+    "\n"
+    "Exit status: 0 planned; 1 a failure at run time (mpirun or lstopo could\n"
+    "not run); 2 bad usage, an unreadable topology or sweep file, an unknown\n"
+    "value, or a layout Open MPI refuses on that node (its message is shown).\n";
+
+typedef struct options {
+    const char *sweep;
+    const char *topology;
+    const char *picture;
+    int tsv;
+    int width;
+    bl_layout layout;       /* the layout of the command line */
+    int have_np;
+} options;
+
+static int usage_error(const char *msg)
+{
+    fprintf(stderr, "bindlab plan: %s\n(see 'bindlab plan --help')\n", msg);
+    return 2;
+}
+
+/* Layout options and the field they set. */
+static const struct {
+    const char *opt;
+    bl_field field;
+} layout_opts[] = {
+    {"-np", BL_F_NP},           {"--np", BL_F_NP},
+    {"-n", BL_F_NP},            {"--map-by", BL_F_MAP_BY},
+    {"--bind-to", BL_F_BIND_TO}, {"--rank-by", BL_F_RANK_BY},
+    {"--threads", BL_F_THREADS}, {"--omp-places", BL_F_OMP_PLACES},
+    {"--omp-proc-bind", BL_F_OMP_PROC_BIND},
+};
+#define NLAYOUT_OPTS (sizeof layout_opts / sizeof layout_opts[0])
+
+static const char *const value_opts[] = {"--topology", "--format", "--width",
+                                         "--picture"};
+
+/* "--opt=value" or "--opt value": the value, or NULL. */
+static const char *take_value(int argc, char **argv, int *i, const char *opt)
+{
+    size_t n = strlen(opt);
+    if (strncmp(argv[*i], opt, n) != 0)
+        return NULL;
+    if (argv[*i][n] == '=')
+        return argv[*i] + n + 1;
+    if (argv[*i][n] != '\0')
+        return NULL;
+    if (*i + 1 >= argc)
+        return "";
+    return argv[++*i];
+}
+
+static int set_output_option(options *o, const char *opt, const char *v)
+{
+    char msg[256];
+    if (strcmp(opt, "--topology") == 0)
+        o->topology = v;
+    else if (strcmp(opt, "--picture") == 0)
+        o->picture = v;
+    else if (strcmp(opt, "--format") == 0) {
+        if (strcmp(v, "text") && strcmp(v, "tsv")) {
+            snprintf(msg, sizeof msg, "--format '%s': accepted: text, tsv", v);
+            return usage_error(msg);
+        }
+        o->tsv = strcmp(v, "tsv") == 0;
+    } else {
+        char *end;
+        long w = strtol(v, &end, 10);
+        if (!*v || *end || w < 40 || w > 1000) {
+            snprintf(msg, sizeof msg,
+                     "--width '%s': accepted: 40 to 1000 columns", v);
+            return usage_error(msg);
+        }
+        o->width = (int)w;
+    }
+    return -1;
+}
+
+/* Returns -1 to go on, or an exit status. */
+static int parse_args(int argc, char **argv, options *o)
+{
+    bl_err err;
+    char msg[BL_ERR_MSG_MAX + 64];
+
+    memset(o, 0, sizeof *o);
+    o->width = 80;
+    bl_layout_defaults(&o->layout);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        int done = 0;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(help, stdout);
+            fputs(help_output, stdout);
+            return 0;
+        }
+        for (size_t k = 0; !done && k < NLAYOUT_OPTS; k++) {
+            if (!(v = take_value(argc, argv, &i, layout_opts[k].opt)))
+                continue;
+            done = 1;
+            if (!*v) {
+                snprintf(msg, sizeof msg, "%s needs a value", a);
+                return usage_error(msg);
+            }
+            if (bl_layout_set(&o->layout, layout_opts[k].field, v, &err) < 0)
+                return usage_error(err.msg);
+            o->have_np |= layout_opts[k].field == BL_F_NP;
+        }
+        for (size_t k = 0; !done && k < 4; k++) {
+            int rc;
+            if (!(v = take_value(argc, argv, &i, value_opts[k])))
+                continue;
+            done = 1;
+            if (!*v) {
+                snprintf(msg, sizeof msg, "%s needs a value", a);
+                return usage_error(msg);
+            }
+            if ((rc = set_output_option(o, value_opts[k], v)) >= 0)
+                return rc;
+        }
+        if (done)
+            continue;
+        if (a[0] == '-' && a[1] != '\0') {
+            snprintf(msg, sizeof msg, "unknown option '%.200s'", a);
+            return usage_error(msg);
+        }
+        if (o->sweep) {
+            snprintf(msg, sizeof msg, "one sweep file only (got a second: "
+                     "'%.200s')", a);
+            return usage_error(msg);
+        }
+        o->sweep = a;
+    }
+    if (!o->sweep && !o->have_np)
+        return usage_error("give -np N (and the layout), or a sweep file");
+    if (o->picture && !bl_plan_picture_format(o->picture)) {
+        snprintf(msg, sizeof msg, "--picture '%.200s': the name must end in "
+                 ".png, .svg or .pdf", o->picture);
+        return usage_error(msg);
+    }
+    return -1;
+}
+
+/* --- planning one layout ---------------------------------------------- */
+
+/* Exit status classes of one plan. */
+enum { PLAN_OK = 0, PLAN_FAILED = 1, PLAN_BAD = 2 };
+
+static int plan_layout(const options *o, hwloc_topology_t topo,
+                       const bl_layout *l, bl_plan *plan, bl_err *err)
+{
+    bl_plan_request req = {o->topology, l->np, l->map_by, l->bind_to,
+                           l->rank_by, l->threads, l->omp_places,
+                           l->omp_proc_bind};
+
+    char preload[PATH_MAX];
+
+    memset(plan, 0, sizeof *plan);
+    /* Without the library mpirun would bind within this machine's CPUs. */
+    if (bl_plan_ranks_preload_path(preload, sizeof preload, err) < 0 ||
+        bl_plan_ranks(&req, topo, preload, plan, err) < 0)
+        return PLAN_FAILED;
+    if (plan->refusal[0])
+        return PLAN_BAD;
+    for (int r = 0; r < plan->nranks; r++) {
+        int t = l->threads == BL_THREADS_FILL
+                    ? hwloc_bitmap_weight(plan->rank_pus[r]) : l->threads;
+        if (bl_omp_assign(topo, r, plan->rank_pus[r], l->omp_places,
+                          l->omp_proc_bind, t > 0 ? t : 1, plan, err) < 0)
+            return PLAN_BAD;
+    }
+    return PLAN_OK;
+}
+
+/* Open MPI's refusal on one line: its banner lines of dashes dropped,
+ * blank runs and line breaks squeezed to one space. */
+static void one_line(const char *in, char *out, size_t len)
+{
+    size_t k = 0;
+    while (*in && k + 1 < len) {
+        size_t n = strcspn(in, "\n");
+        int banner = n > 0 && strspn(in, "-=* \t\r") >= n;
+        for (size_t i = 0; !banner && i < n && k + 1 < len; i++) {
+            int sp = in[i] == ' ' || in[i] == '\t' || in[i] == '\r';
+            if (sp && (k == 0 || out[k - 1] == ' '))
+                continue;
+            out[k++] = sp ? ' ' : in[i];
+        }
+        if (!banner && k > 0 && out[k - 1] != ' ' && k + 1 < len)
+            out[k++] = ' ';
+        in += n + (in[n] == '\n');
+    }
+    while (k > 0 && out[k - 1] == ' ')
+        k--;
+    out[k] = '\0';
+}
+
+static void describe(const bl_layout *l, char *buf, size_t len)
+{
+    char t[16];
+    bl_layout_field_text(l, BL_F_THREADS, t, sizeof t);
+    snprintf(buf, len, "np %d --map-by %s --bind-to %s%s%s, threads %s, "
+             "OMP_PLACES=%s OMP_PROC_BIND=%s", l->np, l->map_by, l->bind_to,
+             l->rank_by[0] ? " --rank-by " : "", l->rank_by, t,
+             l->omp_places[0] ? l->omp_places : "(unset)",
+             l->omp_proc_bind[0] ? l->omp_proc_bind : "(unset)");
+}
+
+static void print_node(const options *o, hwloc_topology_t topo)
+{
+    bl_topo_counts c;
+    bl_topo_counts_get(topo, &c);
+    printf("node: %s: %d package%s, %d NUMA node%s, %d L3, %d cores, "
+           "%d PUs\n", o->topology && *o->topology ? o->topology
+                                                   : "this machine",
+           c.packages, c.packages == 1 ? "" : "s", c.numa_nodes,
+           c.numa_nodes == 1 ? "" : "s", c.l3_domains, c.cores, c.pus);
+}
+
+static int print_warnings(hwloc_topology_t topo, const bl_plan *p, int tsv)
+{
+    bl_plan_warning *w;
+    size_t n;
+    bl_err err;
+    if (bl_plan_warnings(topo, p, &w, &n, &err) < 0) {
+        fprintf(stderr, "bindlab plan: %s\n", err.msg);
+        return -1;
+    }
+    if (!tsv)
+        printf(n ? "warnings:\n" : "warnings: none\n");
+    for (size_t i = 0; i < n; i++) {
+        if (tsv)
+            fprintf(stderr, "bindlab plan: warning: %s\n", w[i].text);
+        else
+            printf("  - %s\n", w[i].text);
+    }
+    free(w);
+    return 0;
+}
+
+/* The TSV of one plan, each line after the header prefixed by run_id. */
+static int print_tsv(hwloc_topology_t topo, const bl_plan *p,
+                     const char *run_id, int header)
+{
+    char *buf = NULL, *line, *save = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    int first = 1;
+
+    if (!f || bl_plan_write_tsv(f, topo, p) < 0) {
+        if (f)
+            fclose(f);
+        free(buf);
+        return -1;
+    }
+    fclose(f);
+    for (line = strtok_r(buf, "\n", &save); line;
+         line = strtok_r(NULL, "\n", &save), first = 0) {
+        if (first && !header)
+            continue;
+        if (run_id)
+            printf("%s\t", first ? "run_id" : run_id);
+        printf("%s\n", line);
+    }
+    free(buf);
+    return 0;
+}
+
+/* FILE.png -> FILE-r0003.png for a sweep's layouts. */
+static int picture_name(const char *pic, const char *run_id, char *buf,
+                        size_t len)
+{
+    const char *dot = strrchr(pic, '.');
+    if (!run_id)
+        return bl_textf(buf, len, "%s", pic);
+    return bl_textf(buf, len, "%.*s-%s%s", (int)(dot - pic), pic, run_id, dot);
+}
+
+/* Plans and prints one layout; returns its exit status class. */
+static int show_layout(const options *o, hwloc_topology_t topo,
+                       const bl_layout *l, const char *run_id, int first)
+{
+    bl_plan plan;
+    bl_err err;
+    char what[512], line[2048], pic[PATH_MAX];
+    int rc = plan_layout(o, topo, l, &plan, &err);
+
+    describe(l, what, sizeof what);
+    if (!o->tsv) {
+        printf("\n");
+        if (run_id)
+            printf("== %s: %s\n", run_id, what);
+        else
+            printf("plan: %s\n", what);
+    }
+    if (rc == PLAN_BAD && plan.refusal[0]) {
+        one_line(plan.refusal, line, sizeof line);
+        fprintf(stderr, "bindlab plan: %s%s%s refuses this layout on that "
+                "node: %s\n", run_id ? run_id : "", run_id ? ": " : "",
+                plan.launcher[0] ? plan.launcher : "Open MPI", line);
+    } else if (rc != PLAN_OK)
+        fprintf(stderr, "bindlab plan: %s%s%s\n", run_id ? run_id : "",
+                run_id ? ": " : "", err.msg);
+    if (rc != PLAN_OK) {
+        bl_plan_free(&plan);
+        return rc;
+    }
+    if (o->tsv) {
+        if (print_tsv(topo, &plan, run_id, first) < 0)
+            rc = PLAN_FAILED;
+    } else {
+        printf("ranks: %s's mapper; threads: the %s OpenMP places model\n\n",
+               plan.launcher[0] ? plan.launcher : "Open MPI",
+               plan.runtime[0] ? plan.runtime : "libgomp");
+        if (bl_plan_write_table(stdout, topo, &plan) < 0)
+            rc = PLAN_FAILED;
+        printf("\n");
+        if (bl_plan_write_map(stdout, topo, &plan, o->width) < 0)
+            rc = PLAN_FAILED;
+        printf("\n");
+    }
+    if (print_warnings(topo, &plan, o->tsv) < 0)
+        rc = PLAN_FAILED;
+    if (rc == PLAN_OK && o->picture) {
+        snprintf(line, sizeof line, "%s%s%s | ranks: %s, threads: %s",
+                 run_id ? run_id : "", run_id ? ": " : "", what,
+                 plan.launcher, plan.runtime);
+        if (picture_name(o->picture, run_id, pic, sizeof pic) < 0 ||
+            bl_plan_picture(topo, &plan, pic, line, &err) < 0) {
+            fprintf(stderr, "bindlab plan: %s\n", err.msg);
+            rc = PLAN_FAILED;
+        } else if (!o->tsv)
+            printf("picture: %s\n", pic);
+    }
+    bl_plan_free(&plan);
+    return rc;
+}
+
+/* --- sweep files ------------------------------------------------------ */
+
+/* The fields that decide a placement, as one key. */
+static void placement_key(const bl_layout *l, char *buf, size_t len)
+{
+    snprintf(buf, len, "%d|%s|%s|%s|%s|%s|%d", l->np, l->map_by, l->bind_to,
+             l->rank_by, l->omp_places, l->omp_proc_bind, l->threads);
+}
+
+static int worst(int a, int b)
+{
+    /* Bad input (2) outranks a run-time failure (1) in the exit status. */
+    return a > b ? a : b;
+}
+
+static int plan_sweep(const options *o, hwloc_topology_t topo)
+{
+    bl_sweep s;
+    bl_err err;
+    int rc = 0, shown = 0;
+    char (*keys)[512];
+
+    if (bl_config_load(o->sweep, &s, &err) < 0) {
+        fprintf(stderr, "bindlab plan: %s\n", err.msg);
+        return 2;
+    }
+    if (!(keys = calloc(s.nlayouts ? (size_t)s.nlayouts : 1, sizeof *keys))) {
+        bl_sweep_free(&s);
+        fprintf(stderr, "bindlab plan: out of memory\n");
+        return 1;
+    }
+    for (int i = 0; i < s.nlayouts; i++) {
+        const bl_layout *l = &s.layouts[i];
+        int same = -1;
+        placement_key(l, keys[i], sizeof keys[i]);
+        for (int j = 0; j < i && same < 0; j++)
+            if (strcmp(keys[i], keys[j]) == 0)
+                same = j;
+        if (same >= 0) {
+            if (!o->tsv)
+                printf("\n== %s: same placement as %s\n", l->run_id,
+                       s.layouts[same].run_id);
+            continue;
+        }
+        rc = worst(rc, show_layout(o, topo, l, l->run_id, shown == 0));
+        shown++;
+    }
+    free(keys);
+    bl_sweep_free(&s);
+    return rc;
+}
+
+int bl_cli_plan(int argc, char **argv)
+{
+    options o;
+    hwloc_topology_t topo;
+    bl_err err;
+    int rc = parse_args(argc, argv, &o);
+
+    if (rc >= 0)
+        return rc;
+    if (bl_plan_topology_load(o.topology, &topo, &err) < 0) {
+        fprintf(stderr, "bindlab plan: %s\n", err.msg);
+        return 2;
+    }
+    if (!o.tsv)
+        print_node(&o, topo);
+    if (o.sweep)
+        rc = plan_sweep(&o, topo);
+    else
+        rc = show_layout(&o, topo, &o.layout, NULL, 1);
+    hwloc_topology_destroy(topo);
+    return rc;
+}
