@@ -9,7 +9,15 @@
  *   4. U := L11^-1 U and the trailing update A22 -= L21 U, threads taking
  *      the local column blocks round-robin as in bl_lu_mat_generate.
  * Like HPL, swaps are not applied to the L columns left of the panel: the
- * solve needs only U and the transformed b. */
+ * solve needs only U and the transformed b.
+ *
+ * Look-ahead of depth 1, as in HPL: the process column that owns panel
+ * k+1 first updates only panel k+1's columns with panel k, factorises
+ * panel k+1 and starts its broadcast (MPI_Ibcast), and only then updates
+ * the rest of its trailing matrix with panel k. The other process columns
+ * post their side of that broadcast and update while it is in flight, so
+ * with Q > 1 the panel is off the critical path instead of every other
+ * column waiting for its factorisation. */
 #include "lu_mat.h"
 
 #include <math.h>
@@ -26,6 +34,8 @@ typedef struct panel {
     long lc;        /* its first local column (process column pc only) */
     int pc, rd;     /* owning process column, process row of the diagonal */
     long *ipiv;     /* jb global pivot rows */
+    double *buf;    /* what is broadcast: see pack_panel */
+    MPI_Request *req; /* its broadcast along the process row */
 } panel;
 
 static double *col_ptr(bl_lu_mat *m, long lr, long g)
@@ -150,14 +160,20 @@ static void panel_rec(bl_lu_mat *m, panel *pn, long j0, int w)
 }
 
 /* Panel buffer: [ipiv (jb) | L11 (jb x jb) | L21 (local rows, jb cols)]. */
+static long panel_count(const bl_lu_mat *m, const panel *pn)
+{
+    long lr2 = bl_lu_layout_first(&m->rows, pn->k0 + pn->jb);
+    return pn->jb + (long)pn->jb * pn->jb + (m->mloc - lr2) * pn->jb;
+}
+
 static void pack_panel(bl_lu_mat *m, const panel *pn)
 {
     int jb = pn->jb;
-    double *l11 = m->pbuf + jb, *l21 = l11 + (size_t)jb * jb;
+    double *l11 = pn->buf + jb, *l21 = l11 + (size_t)jb * jb;
     long lr = bl_lu_layout_first(&m->rows, pn->k0);
     long lr2 = bl_lu_layout_first(&m->rows, pn->k0 + jb), m2 = m->mloc - lr2;
     for (int i = 0; i < jb; i++)
-        m->pbuf[i] = (double)pn->ipiv[i];
+        pn->buf[i] = (double)pn->ipiv[i];
     if (m->myrow == pn->rd)
         for (int c = 0; c < jb; c++)
             memcpy(l11 + (size_t)c * jb, &BL_LU_A(m, lr, pn->lc + c),
@@ -169,10 +185,10 @@ static void pack_panel(bl_lu_mat *m, const panel *pn)
                (size_t)m2 * sizeof(double));
 }
 
-static void unpack_ipiv(bl_lu_mat *m, panel *pn)
+static void unpack_ipiv(panel *pn)
 {
     for (int i = 0; i < pn->jb; i++)
-        pn->ipiv[i] = (long)m->pbuf[i];
+        pn->ipiv[i] = (long)pn->buf[i];
 }
 
 /* U := L11^-1 U and A22 -= L21 U on local columns [c0, c1). */
@@ -180,25 +196,37 @@ static void update_cols(bl_lu_mat *m, const panel *pn, long c0, long c1,
                         double *u, long ldu)
 {
     int jb = pn->jb;
-    const double *l11 = m->pbuf + jb, *l21 = l11 + (size_t)jb * jb;
+    const double *l11 = pn->buf + jb, *l21 = l11 + (size_t)jb * jb;
     long lr2 = bl_lu_layout_first(&m->rows, pn->k0 + jb), m2 = m->mloc - lr2;
     bl_lu_dtrsm_lower_unit(jb, (int)(c1 - c0), l11, jb, u, (int)ldu);
     bl_lu_dgemm((int)m2, (int)(c1 - c0), jb, -1.0, l21, (int)(m2 ? m2 : 1),
                 u, (int)ldu, &BL_LU_A(m, lr2, c0), (int)m->lld);
 }
 
+/* The part of local block lb inside local columns [cb, ce): [*c0, *c1),
+ * empty when *c0 >= *c1. */
+static void block_cols(const bl_lu_mat *m, long lb, long cb, long ce,
+                       long *c0, long *c1)
+{
+    *c0 = lb * m->nb;
+    *c1 = *c0 + m->nb;
+    if (*c1 > m->nloc)
+        *c1 = m->nloc;
+    if (*c1 > ce)
+        *c1 = ce;
+    if (*c0 < cb)
+        *c0 = cb;
+}
+
 /* P == 1: local rows are global rows; swap, solve and update each thread's
- * own column blocks, with no communication. */
-static void trailing_local(bl_lu_mat *m, const panel *pn, long ltrail)
+ * own column blocks within local columns [cb, ce), with no communication. */
+static void trailing_local(bl_lu_mat *m, const panel *pn, long cb, long ce)
 {
     long nlb = m->nlblocks;
 #pragma omp parallel for schedule(static, 1)
     for (long lb = 0; lb < nlb; lb++) {
-        long c0 = lb * m->nb, c1 = c0 + m->nb;
-        if (c1 > m->nloc)
-            c1 = m->nloc;
-        if (c0 < ltrail)
-            c0 = ltrail;
+        long c0, c1;
+        block_cols(m, lb, cb, ce, &c0, &c1);
         if (c0 >= c1)
             continue;
         for (long c = c0; c < c1; c++) {
@@ -252,14 +280,15 @@ static int find_in(const long *set, int ns, long g)
     return -1;
 }
 
-/* P > 1: every process of the column packs its rows of the swap set for
- * the trailing columns; one Allgatherv gives everyone every such row; each
+/* P > 1, local columns [cb, ce): every process of the column packs its
+ * rows of the swap set; one Allgatherv gives everyone every such row; each
  * process then writes back its rows from their sources and keeps the jb
- * rows of U in ubuf (jb x ntrail). */
-static void trailing_swap_gather(bl_lu_mat *m, const panel *pn, long ltrail,
-                                 long *set, long *src, int ns)
+ * rows of U in ubuf (jb x (ce - cb)). */
+static void trailing_swap_gather(bl_lu_mat *m, const panel *pn, long cb,
+                                 long ce, const long *set, const long *src,
+                                 int ns)
 {
-    long nt = m->nloc - ltrail;
+    long nt = ce - cb;
     int counts[m->p], displs[m->p], pos[ns], mine = 0, off = 0;
     for (int r = 0; r < m->p; r++) {
         int k = 0;
@@ -269,7 +298,7 @@ static void trailing_swap_gather(bl_lu_mat *m, const panel *pn, long ltrail,
                     long lr = bl_lu_layout_g2l(&m->rows, set[s]);
                     for (long c = 0; c < nt; c++)
                         m->sbuf[(size_t)mine * nt + c] =
-                            BL_LU_A(m, lr, ltrail + c);
+                            BL_LU_A(m, lr, cb + c);
                     mine++;
                 }
                 pos[s] = off + k++;
@@ -289,27 +318,24 @@ static void trailing_swap_gather(bl_lu_mat *m, const panel *pn, long ltrail,
         if (bl_lu_layout_owner(&m->rows, set[s]) == m->myrow) {
             long lr = bl_lu_layout_g2l(&m->rows, set[s]);
             for (long c = 0; c < nt; c++)
-                BL_LU_A(m, lr, ltrail + c) = from[c];
+                BL_LU_A(m, lr, cb + c) = from[c];
         }
     }
 }
 
-static void trailing_dist(bl_lu_mat *m, const panel *pn, long ltrail)
+static void trailing_dist(bl_lu_mat *m, const panel *pn, long cb, long ce)
 {
     long nlb = m->nlblocks;
     long lr = bl_lu_layout_first(&m->rows, pn->k0);
     int jb = pn->jb;
 #pragma omp parallel for schedule(static, 1)
     for (long lb = 0; lb < nlb; lb++) {
-        long c0 = lb * m->nb, c1 = c0 + m->nb;
+        long c0, c1;
         double *u;
-        if (c1 > m->nloc)
-            c1 = m->nloc;
-        if (c0 < ltrail)
-            c0 = ltrail;
+        block_cols(m, lb, cb, ce, &c0, &c1);
         if (c0 >= c1)
             continue;
-        u = m->ubuf + (size_t)(c0 - ltrail) * jb;
+        u = m->ubuf + (size_t)(c0 - cb) * jb;
         update_cols(m, pn, c0, c1, u, jb);
         /* the diagonal process row keeps U in place for the solve */
         if (m->myrow == pn->rd)
@@ -319,52 +345,132 @@ static void trailing_dist(bl_lu_mat *m, const panel *pn, long ltrail)
     }
 }
 
+/* Row swaps and update with panel pn on local columns [cb, ce). The swap
+ * set is the panel's; with P > 1 it is collective over the process column
+ * (every process of a column calls it with the same range). */
+static void trailing(bl_lu_mat *m, const panel *pn, long cb, long ce,
+                     const long *set, const long *src, int ns)
+{
+    double t0 = MPI_Wtime(), t1 = t0;
+    if (cb >= ce)
+        return;
+    if (m->p == 1) {
+        trailing_local(m, pn, cb, ce);
+    } else {
+        trailing_swap_gather(m, pn, cb, ce, set, src, ns);
+        t1 = MPI_Wtime();
+        trailing_dist(m, pn, cb, ce);
+    }
+    m->t.swap += t1 - t0;
+    m->t.update += MPI_Wtime() - t1;
+}
+
+static void panel_init(const bl_lu_mat *m, panel *pn, long k0, long *ipiv,
+                       double *buf, MPI_Request *req)
+{
+    pn->k0 = k0;
+    pn->jb = (int)(m->n - k0 < m->nb ? m->n - k0 : m->nb);
+    pn->pc = bl_lu_layout_owner(&m->cols, k0);
+    pn->rd = bl_lu_layout_owner(&m->rows, k0);
+    pn->lc = m->mycol == pn->pc ? bl_lu_layout_g2l(&m->cols, k0) : 0;
+    pn->ipiv = ipiv;
+    pn->buf = buf;
+    pn->req = req;
+}
+
+/* The panel's buffer last carried panel k-2, whose broadcast this rank
+ * may have sent and not completed (see panel_bcast_wait). */
+static void buffer_free(bl_lu_mat *m, panel *pn)
+{
+    double t0 = MPI_Wtime();
+    MPI_Wait(pn->req, MPI_STATUS_IGNORE);
+    m->t.bcast += MPI_Wtime() - t0;
+}
+
+/* On the owning process column: factorise and pack the panel. */
+static void panel_factor(bl_lu_mat *m, panel *pn, int test_hook)
+{
+    double t0 = MPI_Wtime();
+    panel_rec(m, pn, pn->k0, pn->jb);
+    /* test hook 1: the trailing matrix gets a different swap than the
+     * panel, a wrong pivot the residual check must catch */
+    if (test_hook == 1 && pn->k0 == 0 && m->n > 1)
+        pn->ipiv[0] = (pn->ipiv[0] + 1) % m->n;
+    m->t.panel += MPI_Wtime() - t0;
+    buffer_free(m, pn);
+    t0 = MPI_Wtime();
+    pack_panel(m, pn);
+    m->t.panel += MPI_Wtime() - t0;
+}
+
+/* Every process of the row posts the broadcast; the owner's returns at
+ * once and the owner goes on updating. */
+static void panel_bcast_start(bl_lu_mat *m, panel *pn)
+{
+    double t0;
+    buffer_free(m, pn);
+    t0 = MPI_Wtime();
+    if (m->q > 1)
+        MPI_Ibcast(pn->buf, (int)panel_count(m, pn), MPI_DOUBLE, pn->pc,
+                   m->rowcomm, pn->req);
+    m->t.bcast += MPI_Wtime() - t0;
+}
+
+/* The owner already has the panel: it does not wait for its own send to
+ * complete (that would tie it to the slowest receiver at every step); it
+ * completes it before the buffer carries the panel after next.
+ * Only a test here, to let the broadcast progress. */
+static void panel_bcast_wait(bl_lu_mat *m, panel *pn)
+{
+    double t0 = MPI_Wtime();
+    if (m->mycol == pn->pc) {
+        int done;
+        MPI_Test(pn->req, &done, MPI_STATUS_IGNORE);
+    } else {
+        MPI_Wait(pn->req, MPI_STATUS_IGNORE);
+    }
+    unpack_ipiv(pn);
+    m->t.bcast += MPI_Wtime() - t0;
+}
+
 long bl_lu_factor(bl_lu_mat *m, int test_hook)
 {
     long n = m->n, info;
-    long ipiv[m->nb], set[2 * m->nb], src[2 * m->nb];
+    long ipiv[2][m->nb], set[2 * m->nb], src[2 * m->nb];
+    MPI_Request req[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    panel cur, next;
+    int ns;
     memset(&m->t, 0, sizeof m->t);
     m->info = -1;
-    for (long k0 = 0; k0 < n; k0 += m->nb) {
-        panel pn = {k0, (int)(n - k0 < m->nb ? n - k0 : m->nb), 0,
-                    bl_lu_layout_owner(&m->cols, k0),
-                    bl_lu_layout_owner(&m->rows, k0), ipiv};
-        long lr2 = bl_lu_layout_first(&m->rows, k0 + pn.jb);
-        long count = pn.jb + (long)pn.jb * pn.jb + (m->mloc - lr2) * pn.jb;
-        long ltrail = bl_lu_layout_first(&m->cols, k0 + pn.jb);
-        double t0 = MPI_Wtime(), t1, t2, t3;
-        if (m->mycol == pn.pc) {
-            pn.lc = bl_lu_layout_g2l(&m->cols, k0);
-            panel_rec(m, &pn, k0, pn.jb);
-            /* test hook 1: the trailing matrix gets a different swap than
-             * the panel, a wrong pivot the residual check must catch */
-            if (test_hook == 1 && k0 == 0 && n > 1)
-                ipiv[0] = (ipiv[0] + 1) % n;
-            pack_panel(m, &pn);
+    panel_init(m, &cur, 0, ipiv[0], m->pbuf[0], &req[0]);
+    if (m->mycol == cur.pc)
+        panel_factor(m, &cur, test_hook);
+    panel_bcast_start(m, &cur);
+    for (long k = 0; k * m->nb < n; k++) {
+        long k1 = (k + 1) * m->nb;
+        long ltrail = bl_lu_layout_first(&m->cols, cur.k0 + cur.jb);
+        panel_bcast_wait(m, &cur);
+        ns = m->p > 1 ? swap_set(&cur, set, src) : 0;
+        if (k1 >= n) {
+            trailing(m, &cur, ltrail, m->nloc, set, src, ns);
+            break;
         }
-        t1 = MPI_Wtime();
-        if (m->q > 1)
-            MPI_Bcast(m->pbuf, (int)count, MPI_DOUBLE, pn.pc, m->rowcomm);
-        unpack_ipiv(m, &pn);
-        t2 = MPI_Wtime();
-        if (ltrail < m->nloc) {
-            if (m->p == 1) {
-                trailing_local(m, &pn, ltrail);
-                t3 = MPI_Wtime();
-            } else {
-                int ns = swap_set(&pn, set, src);
-                trailing_swap_gather(m, &pn, ltrail, set, src, ns);
-                t3 = MPI_Wtime();
-                trailing_dist(m, &pn, ltrail);
-            }
+        panel_init(m, &next, k1, ipiv[(k + 1) % 2], m->pbuf[(k + 1) % 2],
+                   &req[(k + 1) % 2]);
+        if (m->mycol == next.pc) {
+            /* panel k+1's columns are the first trailing ones here */
+            long la = ltrail + next.jb;
+            trailing(m, &cur, ltrail, la, set, src, ns);
+            panel_factor(m, &next, test_hook);
+            panel_bcast_start(m, &next);
+            trailing(m, &cur, la, m->nloc, set, src, ns);
         } else {
-            t3 = t2;
+            panel_bcast_start(m, &next);
+            trailing(m, &cur, ltrail, m->nloc, set, src, ns);
         }
-        m->t.panel += t1 - t0;
-        m->t.bcast += t2 - t1;
-        m->t.swap += m->p == 1 ? 0.0 : t3 - t2;
-        m->t.update += MPI_Wtime() - (m->p == 1 ? t2 : t3);
+        cur = next;
     }
+    MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
     info = m->info < 0 ? n : m->info;
     MPI_Allreduce(MPI_IN_PLACE, &info, 1, MPI_LONG, MPI_MIN, m->comm);
     m->info = info < n ? info : -1;

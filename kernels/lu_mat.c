@@ -22,6 +22,7 @@ static struct sizes sizes_of(long n, int nb, int p, int q, int myrow,
     s.nlblocks = (s.nloc + nb - 1) / nb;
     /* whole blocks, so that every thread's share is a whole region */
     s.a = (size_t)s.lld * (size_t)(s.nlblocks * nb) * sizeof(double);
+    /* one panel: pivots, L11, local L21; allocated twice (look-ahead) */
     s.pbuf = (size_t)nb + (size_t)nb * nb + (size_t)s.mloc * nb;
     /* the row swaps with P > 1 gather at most 2 NB rows of the trailing
      * columns (the NB pivot rows and the NB rows they replace) */
@@ -35,7 +36,7 @@ static struct sizes sizes_of(long n, int nb, int p, int q, int myrow,
 size_t bl_lu_mat_bytes(long n, int nb, int p, int q, int myrow, int mycol)
 {
     struct sizes s = sizes_of(n, nb, p, q, myrow, mycol);
-    return s.a + (s.pbuf + s.ubuf + s.sbuf + s.gbuf + s.wbuf + (size_t)n
+    return s.a + (2 * s.pbuf + s.ubuf + s.sbuf + s.gbuf + s.wbuf + (size_t)n
                   + (size_t)s.nloc) * sizeof(double)
            + (size_t)(s.mloc + s.nloc) * sizeof(long);
 }
@@ -80,13 +81,14 @@ int bl_lu_mat_init(bl_lu_mat *m, MPI_Comm comm, long n, int nb, int p, int q,
     m->gcol = malloc((size_t)(s.nloc + 1) * sizeof(long));
     m->x = dalloc((size_t)n);
     m->xl = dalloc((size_t)s.nloc);
-    m->pbuf = dalloc(s.pbuf);
+    m->pbuf[0] = dalloc(s.pbuf);
+    m->pbuf[1] = dalloc(s.pbuf);
     m->ubuf = dalloc(s.ubuf);
     m->sbuf = dalloc(s.sbuf);
     m->gbuf = dalloc(s.gbuf);
     m->wbuf = dalloc(s.wbuf);
-    if (!m->a || !m->grow || !m->gcol || !m->x || !m->xl || !m->pbuf
-        || !m->ubuf || !m->sbuf || !m->gbuf || !m->wbuf) {
+    if (!m->a || !m->grow || !m->gcol || !m->x || !m->xl || !m->pbuf[0]
+        || !m->pbuf[1] || !m->ubuf || !m->sbuf || !m->gbuf || !m->wbuf) {
         bl_lu_mat_free(m);
         return bl_err_set(err, "--n: %ld: out of memory allocating this "
                           "rank's %zu-byte share", n,
@@ -110,7 +112,8 @@ void bl_lu_mat_free(bl_lu_mat *m)
     free(m->gcol);
     free(m->x);
     free(m->xl);
-    free(m->pbuf);
+    free(m->pbuf[0]);
+    free(m->pbuf[1]);
     free(m->ubuf);
     free(m->sbuf);
     free(m->gbuf);

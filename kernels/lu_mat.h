@@ -18,7 +18,8 @@
 
 typedef struct bl_lu_times {
     double panel;     /* panel factorisation, pivot search included */
-    double bcast;     /* panel broadcast along the process row */
+    double bcast;     /* panel broadcast along the process row: posting it
+                       * and waiting for it (waiting for the owner too) */
     double swap;      /* row swaps and U broadcast along the process column */
     double update;    /* triangular solve for U and DGEMM trailing update */
     double solve;     /* back substitution */
@@ -37,7 +38,9 @@ typedef struct bl_lu_mat {
     size_t a_bytes;
     double *x;                       /* the solution, N, on every rank */
     double *xl;                      /* x at my local columns */
-    double *pbuf, *ubuf, *sbuf, *gbuf, *wbuf; /* workspace */
+    /* workspace; two panel buffers because with look-ahead panel k+1 is
+     * broadcast while panel k still updates the trailing matrix */
+    double *pbuf[2], *ubuf, *sbuf, *gbuf, *wbuf;
     long info;                       /* first exactly-zero pivot, or -1 */
     bl_lu_times t;
 } bl_lu_mat;
