@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "launch.h"
@@ -295,6 +296,12 @@ int bl_plan_picture(hwloc_topology_t topo, const bl_plan *p, const char *path,
     }
     rc = run_lstopo(xml, format, out, title, err);
     unlink(xml);
+    /* mkstemp makes the file private; a picture is for sharing. */
+    if (rc == 0) {
+        mode_t mask = umask(0);
+        umask(mask);
+        chmod(out, 0666 & ~mask);
+    }
     if (rc == 0 && rename(out, path) < 0)
         rc = bl_err_set(err, "--picture '%s': %s", path, strerror(errno));
     if (rc < 0)
