@@ -220,10 +220,11 @@ static void block_cols(const bl_lu_mat *m, long lb, long cb, long ce,
 
 /* P == 1: local rows are global rows; swap, solve and update each thread's
  * own column blocks within local columns [cb, ce), with no communication. */
-static void trailing_local(bl_lu_mat *m, const panel *pn, long cb, long ce)
+static void trailing_local(bl_lu_mat *m, const panel *pn, long cb, long ce,
+                           int par)
 {
     long nlb = m->nlblocks;
-#pragma omp parallel for schedule(static, 1)
+#pragma omp parallel for schedule(static, 1) if (par)
     for (long lb = 0; lb < nlb; lb++) {
         long c0, c1;
         block_cols(m, lb, cb, ce, &c0, &c1);
@@ -323,12 +324,13 @@ static void trailing_swap_gather(bl_lu_mat *m, const panel *pn, long cb,
     }
 }
 
-static void trailing_dist(bl_lu_mat *m, const panel *pn, long cb, long ce)
+static void trailing_dist(bl_lu_mat *m, const panel *pn, long cb, long ce,
+                          int par)
 {
     long nlb = m->nlblocks;
     long lr = bl_lu_layout_first(&m->rows, pn->k0);
     int jb = pn->jb;
-#pragma omp parallel for schedule(static, 1)
+#pragma omp parallel for schedule(static, 1) if (par)
     for (long lb = 0; lb < nlb; lb++) {
         long c0, c1;
         double *u;
@@ -347,19 +349,22 @@ static void trailing_dist(bl_lu_mat *m, const panel *pn, long cb, long ce)
 
 /* Row swaps and update with panel pn on local columns [cb, ce). The swap
  * set is the panel's; with P > 1 it is collective over the process column
- * (every process of a column calls it with the same range). */
+ * (every process of a column calls it with the same range). par 0: from
+ * the master, the BLAS using all threads: for the look-ahead's one block,
+ * the next panel, which the master and the BLAS threads factorise anyway;
+ * a parallel loop would give it to one thread and idle the others. */
 static void trailing(bl_lu_mat *m, const panel *pn, long cb, long ce,
-                     const long *set, const long *src, int ns)
+                     const long *set, const long *src, int ns, int par)
 {
     double t0 = MPI_Wtime(), t1 = t0;
     if (cb >= ce)
         return;
     if (m->p == 1) {
-        trailing_local(m, pn, cb, ce);
+        trailing_local(m, pn, cb, ce, par);
     } else {
         trailing_swap_gather(m, pn, cb, ce, set, src, ns);
         t1 = MPI_Wtime();
-        trailing_dist(m, pn, cb, ce);
+        trailing_dist(m, pn, cb, ce, par);
     }
     m->t.swap += t1 - t0;
     m->t.update += MPI_Wtime() - t1;
@@ -452,21 +457,25 @@ long bl_lu_factor(bl_lu_mat *m, int test_hook)
         panel_bcast_wait(m, &cur);
         ns = m->p > 1 ? swap_set(&cur, set, src) : 0;
         if (k1 >= n) {
-            trailing(m, &cur, ltrail, m->nloc, set, src, ns);
+            trailing(m, &cur, ltrail, m->nloc, set, src, ns, 1);
             break;
         }
         panel_init(m, &next, k1, ipiv[(k + 1) % 2], m->pbuf[(k + 1) % 2],
                    &req[(k + 1) % 2]);
-        if (m->mycol == next.pc) {
+        if (m->q == 1) {
+            /* no broadcast to overlap: one update, then the next panel */
+            trailing(m, &cur, ltrail, m->nloc, set, src, ns, 1);
+            panel_factor(m, &next, test_hook);
+        } else if (m->mycol == next.pc) {
             /* panel k+1's columns are the first trailing ones here */
             long la = ltrail + next.jb;
-            trailing(m, &cur, ltrail, la, set, src, ns);
+            trailing(m, &cur, ltrail, la, set, src, ns, 0);
             panel_factor(m, &next, test_hook);
             panel_bcast_start(m, &next);
-            trailing(m, &cur, la, m->nloc, set, src, ns);
+            trailing(m, &cur, la, m->nloc, set, src, ns, 1);
         } else {
             panel_bcast_start(m, &next);
-            trailing(m, &cur, ltrail, m->nloc, set, src, ns);
+            trailing(m, &cur, ltrail, m->nloc, set, src, ns, 1);
         }
         cur = next;
     }
