@@ -826,6 +826,18 @@ int bl_h5_commit_file(const char *tmp, const char *path, bl_err *err)
     return 0;
 }
 
+int bl_h5_close_commit(hid_t file, const char *tmp, const char *path, int rc,
+                       bl_err *err)
+{
+    if (H5Fclose(file) < 0 && rc == 0)
+        rc = bl_err_set(err, "%s: HDF5 could not close the file", tmp);
+    if (rc < 0) {
+        unlink(tmp);
+        return bl_err_prefix(err, "%s", path);
+    }
+    return bl_h5_commit_file(tmp, path, err);
+}
+
 int bl_h5_write_run_file(const char *path, const char *command,
                          const bl_h5_machine *m, const bl_h5_run *r,
                          bl_err *err)
@@ -845,13 +857,7 @@ int bl_h5_write_run_file(const char *path, const char *command,
         rc = bl_h5_write_machine(file, m, err);
     if (rc == 0)
         rc = bl_h5_write_run(file, "run", r, err);
-    if (H5Fclose(file) < 0 && rc == 0)
-        rc = bl_err_set(err, "%s: HDF5 could not close the file", tmp);
-    if (rc < 0) {
-        unlink(tmp);
-        return bl_err_prefix(err, "%s", path);
-    }
-    return bl_h5_commit_file(tmp, path, err);
+    return bl_h5_close_commit(file, tmp, path, rc, err);
 }
 
 hid_t bl_h5_open_read(const char *path, bl_err *err)

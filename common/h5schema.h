@@ -230,4 +230,10 @@ void bl_h5_temp_name(const char *path, char *buf, size_t len);
 /* fsync + rename tmp over path; unlinks tmp on failure. */
 int bl_h5_commit_file(const char *tmp, const char *path, bl_err *err);
 
+/* Ends an atomic write: closes file (created as tmp); when rc is 0 and the
+ * close worked, renames tmp over path, else removes tmp and prefixes err
+ * with path. Returns 0 or -1. */
+int bl_h5_close_commit(hid_t file, const char *tmp, const char *path, int rc,
+                       bl_err *err);
+
 #endif

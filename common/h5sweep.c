@@ -36,13 +36,7 @@ int bl_h5_write_sweep_run(const char *path, const char *command,
     bl_h5_summary_row(app, h, &row);
     if (rc == 0)
         rc = bl_h5_table_write(file, &bl_h5_summary_def, &row, 1, err);
-    if (H5Fclose(file) < 0 && rc == 0)
-        rc = bl_err_set(err, "%s: HDF5 could not close the file", tmp);
-    if (rc < 0) {
-        unlink(tmp);
-        return bl_err_prefix(err, "%s", path);
-    }
-    return bl_h5_commit_file(tmp, path, err);
+    return bl_h5_close_commit(file, tmp, path, rc, err);
 }
 
 static int by_run_id(const void *a, const void *b)
@@ -140,15 +134,9 @@ int bl_h5_merge(const char *out, const char *command,
         rc = bl_h5_table_write(file, &bl_h5_summary_def, all, nall, err);
     }
     bl_h5_table_free(&bl_h5_summary_def, all, nall);
-    if (H5Fclose(file) < 0 && rc == 0)
-        rc = bl_err_set(err, "%s: HDF5 could not close the file", tmp);
-    if (rc < 0) {
-        unlink(tmp);
-        return bl_err_prefix(err, "%s", out);
-    }
-    if (*unreadable)
-        *err = first;
-    return bl_h5_commit_file(tmp, out, err);
+    if (rc == 0 && *unreadable)
+        *err = first; /* reported, but the merge still lands */
+    return bl_h5_close_commit(file, tmp, out, rc, err);
 }
 
 int bl_h5_read_summary(const char *path, bl_h5_summary **rows, size_t *n,

@@ -1,6 +1,9 @@
 #include "topo.h"
 
+#include <stdio.h>
 #include <sys/stat.h>
+
+#include "cpuset.h"
 
 int bl_topo_load(const char *spec, hwloc_topology_t *out, bl_err *err)
 {
@@ -81,6 +84,18 @@ void bl_topo_objs_touched(hwloc_topology_t topo, hwloc_const_cpuset_t set,
     while ((o = hwloc_get_next_obj_by_type(topo, type, o)) != NULL)
         if (o->cpuset && hwloc_bitmap_intersects(o->cpuset, set))
             hwloc_bitmap_set(out, o->logical_index);
+}
+
+void bl_topo_objs_text(hwloc_topology_t topo, hwloc_const_cpuset_t set,
+                       hwloc_obj_type_t type, char *buf, size_t len)
+{
+    hwloc_bitmap_t objs = hwloc_bitmap_alloc();
+    bl_topo_objs_touched(topo, set, type, objs);
+    if (hwloc_bitmap_iszero(objs))
+        snprintf(buf, len, "-");
+    else
+        bl_cpuset_format_list(objs, buf, len);
+    hwloc_bitmap_free(objs);
 }
 
 void bl_topo_counts_get(hwloc_topology_t topo, bl_topo_counts *c)

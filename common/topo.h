@@ -37,6 +37,11 @@ int bl_topo_pu_where(hwloc_topology_t topo, int pu_os, bl_pu_where *w,
 void bl_topo_objs_touched(hwloc_topology_t topo, hwloc_const_cpuset_t set,
                           hwloc_obj_type_t type, hwloc_bitmap_t out);
 
+/* The same as a list of logical indexes ("0-3"), or "-" when the set
+ * touches no object of that type, into buf. */
+void bl_topo_objs_text(hwloc_topology_t topo, hwloc_const_cpuset_t set,
+                       hwloc_obj_type_t type, char *buf, size_t len);
+
 /* Counts: packages, NUMA nodes, L3 domains, cores, PUs. */
 typedef struct bl_topo_counts {
     int packages, numa_nodes, l3_domains, cores, pus;

@@ -143,20 +143,7 @@ static char *read_input(const char *path)
     return text;
 }
 
-/* "0-3" of the objects of one type that set touches, or "-". */
-static void column(hwloc_topology_t topo, hwloc_const_bitmap_t set,
-                   hwloc_obj_type_t type, hwloc_bitmap_t tmp, char *buf,
-                   size_t len)
-{
-    bl_topo_objs_touched(topo, set, type, tmp);
-    if (hwloc_bitmap_iszero(tmp))
-        snprintf(buf, len, "-");
-    else
-        bl_cpuset_format_list(tmp, buf, len);
-}
-
-static void print_binding(hwloc_topology_t topo, const bl_binding *b,
-                          hwloc_bitmap_t tmp)
+static void print_binding(hwloc_topology_t topo, const bl_binding *b)
 {
     static const hwloc_obj_type_t types[] = {
         HWLOC_OBJ_CORE, HWLOC_OBJ_L3CACHE, HWLOC_OBJ_NUMANODE,
@@ -174,7 +161,7 @@ static void print_binding(hwloc_topology_t topo, const bl_binding *b,
     printf(" host %s cpus %s", b->host[0] ? b->host : "-",
            cpus ? cpus : "?");
     for (size_t i = 0; i < 4; i++) {
-        column(topo, b->cpus, types[i], tmp, col, sizeof col);
+        bl_topo_objs_text(topo, b->cpus, types[i], col, sizeof col);
         printf(" %s %s", names[i], col);
     }
     printf("%s\n", b->bound ? "" : " unbound");
@@ -194,7 +181,6 @@ int bl_cli_bindings(int argc, char **argv)
     hwloc_topology_t topo;
     bl_binding_report r;
     bl_err err;
-    hwloc_bitmap_t tmp;
     char *text;
     int rc = parse_args(argc, argv, &o);
 
@@ -212,23 +198,19 @@ int bl_cli_bindings(int argc, char **argv)
     }
     rc = bl_bindreport_parse(text, o.format, topo, &r, &err);
     free(text);
-    if (rc < 0 || !(tmp = hwloc_bitmap_alloc())) {
-        fprintf(stderr, "bindlab bindings: %s\n",
-                rc < 0 ? err.msg : "out of memory");
-        if (rc == 0)
-            bl_bindreport_free(&r);
+    if (rc < 0) {
+        fprintf(stderr, "bindlab bindings: %s\n", err.msg);
         hwloc_topology_destroy(topo);
         return 1;
     }
     for (size_t i = 0; i < r.count; i++)
-        print_binding(topo, &r.items[i], tmp);
+        print_binding(topo, &r.items[i]);
     for (size_t i = 0; i < r.nrejected; i++)
         print_rejected(o.input, &r.rejected[i]);
     if (r.count == 0 && r.nrejected == 0)
         fprintf(stderr, "bindlab bindings: no binding report lines in '%s' "
                 "(format %s)\n", o.input, bl_bindreport_format_name(o.format));
     rc = (r.count > 0 && r.nrejected == 0) ? 0 : 1;
-    hwloc_bitmap_free(tmp);
     bl_bindreport_free(&r);
     hwloc_topology_destroy(topo);
     return rc;

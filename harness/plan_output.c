@@ -49,19 +49,6 @@ static void row_label(const row *r, char *buf, size_t len)
         snprintf(buf, len, "%d", r->rank);
 }
 
-/* The logical indexes of the objects of one type that set touches, as a
- * list, or "-". */
-static void objs_text(hwloc_topology_t topo, hwloc_const_bitmap_t set,
-                      hwloc_obj_type_t type, hwloc_bitmap_t tmp, char *buf,
-                      size_t len)
-{
-    bl_topo_objs_touched(topo, set, type, tmp);
-    if (hwloc_bitmap_iszero(tmp))
-        snprintf(buf, len, "-");
-    else
-        bl_cpuset_format_list(tmp, buf, len);
-}
-
 enum { COL_RANK, COL_THREAD, COL_PLACE, COL_PUS, COL_CORE, COL_L3, COL_NUMA,
        COL_PACKAGE, NCOLS };
 static const hwloc_obj_type_t col_types[] = {
@@ -69,7 +56,7 @@ static const hwloc_obj_type_t col_types[] = {
 
 /* The text of every column of row i; cells[c] are malloc'ed. */
 static int row_cells(hwloc_topology_t topo, const bl_plan *p, size_t i,
-                     hwloc_bitmap_t tmp, char *cells[NCOLS])
+                     char *cells[NCOLS])
 {
     row r = get_row(p, i);
     char buf[8192];
@@ -89,7 +76,7 @@ static int row_cells(hwloc_topology_t topo, const bl_plan *p, size_t i,
     cells[COL_PLACE] = strdup(buf);
     cells[COL_PUS] = bl_cpuset_list_strdup(r.pus);
     for (int c = 0; c < 4; c++) {
-        objs_text(topo, r.pus, col_types[c], tmp, buf, sizeof buf);
+        bl_topo_objs_text(topo, r.pus, col_types[c], buf, sizeof buf);
         cells[COL_CORE + c] = strdup(buf);
     }
     for (int c = 0; c < NCOLS; c++)
@@ -110,16 +97,13 @@ int bl_plan_write_table(FILE *f, hwloc_topology_t topo, const bl_plan *p)
         "rank", "thread", "place", "PUs", "core", "L3", "NUMA", "package"};
     size_t n = nrows(p), w[NCOLS];
     char *(*cells)[NCOLS] = calloc(n ? n : 1, sizeof *cells);
-    hwloc_bitmap_t tmp = hwloc_bitmap_alloc();
-    int rc = 0;
+    int rc = cells ? 0 : -1;
 
-    if (!cells || !tmp)
-        rc = -1;
     for (int c = 0; c < NCOLS; c++)
         w[c] = strlen(head[c]);
     /* Two passes: the widths first, so that every column lines up. */
     for (size_t i = 0; rc == 0 && i < n; i++) {
-        if (row_cells(topo, p, i, tmp, cells[i]) < 0)
+        if (row_cells(topo, p, i, cells[i]) < 0)
             rc = -1;
         for (int c = 0; rc == 0 && c < NCOLS; c++)
             if (strlen(cells[i][c]) > w[c])
@@ -138,7 +122,6 @@ int bl_plan_write_table(FILE *f, hwloc_topology_t topo, const bl_plan *p)
     for (size_t i = 0; cells && i < n; i++)
         free_cells(cells[i]);
     free(cells);
-    hwloc_bitmap_free(tmp);
     return rc == 0 && !ferror(f) ? 0 : -1;
 }
 
@@ -146,21 +129,19 @@ int bl_plan_write_tsv(FILE *f, hwloc_topology_t topo, const bl_plan *p)
 {
     static const int cols[] = {COL_RANK, COL_THREAD, COL_PUS, COL_CORE,
                                COL_L3, COL_NUMA, COL_PACKAGE};
-    hwloc_bitmap_t tmp = hwloc_bitmap_alloc();
     char *cells[NCOLS];
-    int rc = tmp ? 0 : -1;
+    int rc = 0;
 
     if (rc == 0)
         fputs("rank\tthread\tpus\tcore\tl3\tnuma\tpackage\n", f);
     for (size_t i = 0; rc == 0 && i < nrows(p); i++) {
-        if (row_cells(topo, p, i, tmp, cells) < 0)
+        if (row_cells(topo, p, i, cells) < 0)
             rc = -1;
         for (size_t c = 0; rc == 0 && c < sizeof cols / sizeof cols[0]; c++)
             fprintf(f, "%s%c", cells[cols[c]],
                     c + 1 < sizeof cols / sizeof cols[0] ? '\t' : '\n');
         free_cells(cells);
     }
-    hwloc_bitmap_free(tmp);
     return rc == 0 && !ferror(f) ? 0 : -1;
 }
 
