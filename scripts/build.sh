@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-build}
 shift || true
-cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >"$dir.configure.log" 2>&1 ||
-    { cat "$dir.configure.log" >&2; exit 1; }
-grep -E '^-- bindlab:' "$dir.configure.log" || true
+mkdir -p "$dir"
+cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >"$dir/configure.log" 2>&1 ||
+    { cat "$dir/configure.log" >&2; exit 1; }
+grep -E '^-- bindlab:' "$dir/configure.log" || true
 cmake --build "$dir" -j"$(nproc)"
