@@ -154,6 +154,18 @@ static void output_finish(bl_launch_output *o)
     o->dropped = o->total - o->head_len - o->tail_len;
 }
 
+int bl_launch_require_success(const bl_launch_result *res,
+                              const bl_launch_opts *opts, const char *what,
+                              int lines, bl_err *err)
+{
+    char how[160], last[512];
+    if (res->exited && res->exit_status == 0 && !res->timed_out)
+        return 0;
+    bl_launch_describe(res, opts, how, sizeof how);
+    bl_launch_last_lines(&res->errs, lines, last, sizeof last);
+    return bl_err_set(err, "%s: %s%s%s", what, how, *last ? ": " : "", last);
+}
+
 char *bl_launch_output_text(const bl_launch_output *o)
 {
     char gap[80] = "";

@@ -88,6 +88,14 @@ int bl_launch_describe(const bl_launch_result *res, const bl_launch_opts *opts,
 size_t bl_launch_last_lines(const bl_launch_output *out, int n, char *buf,
                             size_t len);
 
+/* For callers that need the program to succeed: when res says it did not
+ * exit with status 0, fills err with "WHAT: HOW: LAST LINES" (how it ended,
+ * then the last `lines` lines of its stderr, when there are any) and returns
+ * -1; otherwise returns 0. */
+int bl_launch_require_success(const bl_launch_result *res,
+                              const bl_launch_opts *opts, const char *what,
+                              int lines, bl_err *err);
+
 /* The whole kept text, with "[... N bytes not kept ...]" at the gap, in a
  * malloc'ed string, or NULL when out of memory. */
 char *bl_launch_output_text(const bl_launch_output *out);

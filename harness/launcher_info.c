@@ -185,11 +185,9 @@ static int detect(const char *program, double timeout_s, parse_fn parse,
     if (rc != 0 && parse(r.errs.head, out, NULL) == 0)
         rc = 0;
     if (rc != 0 && (r.timed_out || !r.exited || r.exit_status != 0)) {
-        char how[128], last[512];
-        bl_launch_describe(&r, &o, how, sizeof how);
-        bl_launch_last_lines(&r.errs, 3, last, sizeof last);
-        rc = bl_err_set(err, "'%s --version' failed: %s%s%s", program, how,
-                        last[0] ? ": " : "", last);
+        char what[300];
+        snprintf(what, sizeof what, "'%s --version' failed", program);
+        rc = bl_launch_require_success(&r, &o, what, 3, err);
     } else if (rc != 0) {
         bl_err_prefix(err, "'%s --version'", program);
     }

@@ -139,13 +139,9 @@ int bl_slurm_query_partition(const char *program, const char *partition,
         bl_launch_result_free(&res);
         return -1;
     }
-    if (!res.exited || res.exit_status != 0) {
-        char why[128], last[256];
-        bl_launch_describe(&res, &lo, why, sizeof why);
-        bl_launch_last_lines(&res.errs, 1, last, sizeof last);
+    if (bl_launch_require_success(&res, &lo, argv[0], 1, err) < 0) {
         bl_launch_result_free(&res);
-        return bl_err_set(err, "%s: %s%s%s", argv[0], why, *last ? ": " : "",
-                          last);
+        return -1;
     }
     rc = bl_slurm_parse_sinfo(res.out.head, partition, out, err) < 0 ? -2 : 0;
     bl_launch_result_free(&res);

@@ -62,7 +62,7 @@ int bl_slurm_submit(const char *program, const char *script,
                     const char *dependency, const char *arg, char *jobid,
                     size_t len, bl_err *err)
 {
-    char dep[128];
+    char dep[128], what[4200];
     char *argv[6];
     int argc = 0, rc;
     bl_launch_opts lo = {0};
@@ -85,13 +85,10 @@ int bl_slurm_submit(const char *program, const char *script,
         bl_launch_result_free(&res);
         return -1;
     }
-    if (!res.exited || res.exit_status != 0) {
-        char why[128], last[512];
-        bl_launch_describe(&res, &lo, why, sizeof why);
-        bl_launch_last_lines(&res.errs, 2, last, sizeof last);
+    snprintf(what, sizeof what, "sbatch %s", script);
+    if (bl_launch_require_success(&res, &lo, what, 2, err) < 0) {
         bl_launch_result_free(&res);
-        return bl_err_set(err, "sbatch %s: %s%s%s", script, why,
-                          *last ? ": " : "", last);
+        return -1;
     }
     rc = bl_slurm_parse_jobid(res.out.head, jobid, len, err);
     bl_launch_result_free(&res);
