@@ -23,7 +23,8 @@ static const char usage[] =
 "  --launcher mpirun|srun\n"
 "                        srun inside a Slurm allocation (default mpirun)\n"
 "  --mpirun PATH         the launcher program to run\n"
-"  --dry-run             print every command line and stop\n"
+"  --dry-run             print every command line and stop (exit 2 when a\n"
+"                        layout cannot run here, unless --skip-invalid)\n"
 "  --resume              keep finished runs of an earlier, interrupted sweep\n"
 "  --skip-invalid        record layouts this node cannot run as invalid and\n"
 "                        run the rest (default: refuse before running)\n"
@@ -31,8 +32,12 @@ static const char usage[] =
 "  --shard I/K           run only runs I, I+K, I+2K... (1-based; Slurm arrays)\n"
 "  --timeout SECONDS     per-run timeout for every layout\n"
 "\n"
-"exit status: 0 all runs ok, 1 some run failed or timed out (recorded),\n"
-"2 bad input (nothing ran), 130 interrupted (finished runs kept).\n";
+"One sweep at a time per results directory: a second one is refused (exit\n"
+"1) with the PID of the first. Killing the sweep kills its run in flight.\n"
+"\n"
+"exit status: 0 all runs ok, 1 some run failed or timed out (recorded) or\n"
+"another sweep holds the results, 2 bad input (nothing ran), 130\n"
+"interrupted (finished runs kept).\n";
 
 static int parse_shard(const char *text, int *i, int *k)
 {
@@ -108,6 +113,10 @@ int bl_cli_sweep(int argc, char **argv)
         o.launcher_path = "srun";
 
     rc = bl_sweep_run(&o, &t, &err);
+    if (rc == -3) {  /* busy, not bad input: the same command works later */
+        fprintf(stderr, "bindlab sweep: %s\n", err.msg);
+        return 1;
+    }
     if (rc == -1) {
         fprintf(stderr, "bindlab sweep: %s\n", err.msg);
         return 2;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -336,41 +337,146 @@ static char **build_env(char *const *extra, bl_err *err)
     return envp;
 }
 
-static int spawn_child(char *const *argv, char **envp, int out_w, int err_w,
-                       pid_t *pid, bl_err *err)
+/* --- the supervisor ------------------------------------------------------- */
+
+/* The harness does not start the program itself but a supervisor: a fork of
+ * the harness that leads a new session, starts the program in it (same
+ * process group) and ends with the program's status. It asks the kernel for
+ * SIGUSR2 when the harness dies (PR_SET_PDEATHSIG), and then kills every
+ * process of its session: a harness killed with SIGKILL takes its run with
+ * it instead of leaving mpirun and its ranks running. The supervisor keeps
+ * every descriptor the harness had (a fork), so a lock the harness holds
+ * (the sweep's) is only released once the run is dead. */
+#define PDEATH_SIG SIGUSR2
+#define ORPHAN_KILL_S 10.0
+
+static void posix_spawn_errno(int rc, char *const *argv, bl_err *err)
 {
+    if (rc == ENOENT && !strchr(argv[0], '/'))
+        bl_err_set(err, "'%s': program not found in PATH", argv[0]);
+    else if (rc == ENOENT)
+        bl_err_set(err, "'%s': no such program", argv[0]);
+    else if (rc == EACCES)
+        bl_err_set(err, "'%s': not an executable program (%s)", argv[0],
+                   strerror(rc));
+    else if (rc == ENOEXEC)
+        bl_err_set(err, "'%s': not a program this system can run (%s)",
+                   argv[0], strerror(rc));
+    else
+        bl_err_set(err, "'%s': cannot start: %s", argv[0], strerror(rc));
+}
+
+/* The harness is gone: nobody will end this run, so end it now. */
+static _Noreturn void kill_own_session(void)
+{
+    double until = now_s() + ORPHAN_KILL_S;
+    while (session_signal(getpid(), SIGKILL) > 0 && now_s() < until) {
+        struct timespec ts = {0, 5 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    _exit(128 + SIGKILL);
+}
+
+/* Ends the supervisor the way the program ended, so that the harness sees
+ * the program's exit status or signal. */
+static _Noreturn void end_like(int status)
+{
+    if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        struct rlimit none = {0, 0};
+        sigset_t one;
+        setrlimit(RLIMIT_CORE, &none);  /* the program dumped its own */
+        signal(sig, SIG_DFL);
+        sigemptyset(&one);
+        sigaddset(&one, sig);
+        raise(sig);
+        sigprocmask(SIG_UNBLOCK, &one, NULL);
+        _exit(128 + sig);
+    }
+    _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 127);
+}
+
+static _Noreturn void supervisor(char *const *argv, char **envp, int out_w,
+                                 int err_w, int ready_w, pid_t harness)
+{
+    sigset_t all, none, wake;
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t at;
-    sigset_t all, none;
+    pid_t pid;
+    int rc;
+    /* Every signal blocked: the harness's SIGTERM to the run's group is for
+     * the program; the supervisor only waits for it. */
     sigfillset(&all);
     sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &all, NULL);
+    setsid();
+    prctl(PR_SET_PDEATHSIG, PDEATH_SIG, 0, 0, 0);
+    if (getppid() != harness)
+        _exit(127);  /* the harness died before we could start anything */
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&fa, out_w, 1);
     posix_spawn_file_actions_adddup2(&fa, err_w, 2);
     posix_spawnattr_init(&at);
-    /* new session; default dispositions and an empty mask, whatever the
-     * harness ignores or blocks */
-    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGDEF |
+    /* default dispositions and an empty mask, whatever the harness (or
+     * the supervisor) ignores or blocks */
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF |
                                       POSIX_SPAWN_SETSIGMASK);
     posix_spawnattr_setsigdefault(&at, &all);
     posix_spawnattr_setsigmask(&at, &none);
-    int rc = posix_spawnp(pid, argv[0], &fa, &at, argv, envp);
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&at);
-    if (rc == 0)
+    rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, envp);
+    if (write(ready_w, &rc, sizeof rc) != (ssize_t)sizeof rc || rc != 0)
+        _exit(127);
+    close(ready_w);
+    close(out_w);
+    close(err_w);
+    sigemptyset(&wake);
+    sigaddset(&wake, SIGCHLD);
+    sigaddset(&wake, PDEATH_SIG);
+    for (;;) {
+        struct timespec tick = {1, 0};  /* getppid() again, in case */
+        int status, sig = sigtimedwait(&wake, NULL, &tick);
+        if (sig == PDEATH_SIG || getppid() != harness)
+            kill_own_session();
+        if (waitpid(pid, &status, WNOHANG) == pid)
+            end_like(status);
+    }
+}
+
+/* Starts the supervisor, which starts argv; *pid is the supervisor's: the
+ * leader of the run's session and process group. */
+static int spawn_child(char *const *argv, char **envp, int out_w, int err_w,
+                       pid_t *pid, bl_err *err)
+{
+    int ready[2], rc = 0;
+    pid_t harness = getpid();
+    ssize_t n;
+    if (pipe2(ready, O_CLOEXEC) != 0)
+        return bl_err_set(err, "cannot create a pipe: %s", strerror(errno));
+    *pid = fork();
+    if (*pid < 0) {
+        close(ready[0]);
+        close(ready[1]);
+        return bl_err_set(err, "'%s': cannot start: fork: %s", argv[0],
+                          strerror(errno));
+    }
+    if (*pid == 0) {
+        close(ready[0]);
+        supervisor(argv, envp, out_w, err_w, ready[1], harness);
+    }
+    close(ready[1]);
+    while ((n = read(ready[0], &rc, sizeof rc)) < 0 && errno == EINTR)
+        ;
+    close(ready[0]);
+    if (n == (ssize_t)sizeof rc && rc == 0)
         return 0;
-    if (rc == ENOENT && !strchr(argv[0], '/'))
-        return bl_err_set(err, "'%s': program not found in PATH", argv[0]);
-    if (rc == ENOENT)
-        return bl_err_set(err, "'%s': no such program", argv[0]);
-    if (rc == EACCES)
-        return bl_err_set(err, "'%s': not an executable program (%s)",
-                          argv[0], strerror(rc));
-    if (rc == ENOEXEC)
-        return bl_err_set(err, "'%s': not a program this system can run "
-                          "(%s)", argv[0], strerror(rc));
-    return bl_err_set(err, "'%s': cannot start: %s", argv[0], strerror(rc));
+    while (waitpid(*pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    if (n != (ssize_t)sizeof rc)
+        return bl_err_set(err, "'%s': cannot start: the supervisor ended "
+                          "before it", argv[0]);
+    posix_spawn_errno(rc, argv, err);
+    return -1;
 }
 
 /* --- log files ------------------------------------------------------------ */
@@ -613,7 +719,7 @@ int bl_launch_run(const bl_launch_opts *o, bl_launch_result *res, bl_err *err)
         (!same && log_open(&le, o->stderr_path, err) != 0) ||
         open_pipes(out, errp, err) != 0)
         goto done;
-    pid_t pid;
+    pid_t pid = 0;
     double t0 = now_s();
     if (spawn_child(o->argv, envp, out[1], errp[1], &pid, err) != 0)
         goto done;

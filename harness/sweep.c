@@ -12,10 +12,15 @@
 #include "h5sweep.h"
 #include "launcher_info.h"
 #include "shellquote.h"
+#include "sweep_lock.h"
 #include "sweep_run.h"
 #include "topo.h"
 
 extern char **environ;
+
+/* How long a sweep waits for the run a killed sweep left to be killed by
+ * its supervisor (launch.c: at most 10 s of SIGKILLs). */
+#define LOCK_WAIT_S 30.0
 
 static double now_s(void)
 {
@@ -159,7 +164,7 @@ static int report_invalid(bl_sweep_ctx *c, bl_err *err)
                         c->items[i].layout->label, c->items[i].reason);
             bad++;
         }
-    if (bad && !c->o->skip_invalid && !c->o->dry_run)
+    if (bad && !c->o->skip_invalid)
         return bl_err_set(err,
                           "%d of %d runs cannot run on this node (listed "
                           "above); fix the sweep file, or pass "
@@ -278,6 +283,7 @@ static int execute(bl_sweep_ctx *c, bl_sweep_totals *t, bl_err *err)
 int bl_sweep_run(const bl_sweep_opts *o, bl_sweep_totals *t, bl_err *err)
 {
     bl_sweep_ctx c;
+    bl_sweep_lock lock = {{-1, -1}};
     struct sigaction old_int, old_term;
     double t0 = now_s();
     int rc;
@@ -326,8 +332,14 @@ int bl_sweep_run(const bl_sweep_opts *o, bl_sweep_totals *t, bl_err *err)
     rc = plan_runs(&c, err);
     if (rc == 0)
         rc = report_invalid(&c, err);
-    if (rc == 0 && o->dry_run) {
-        rc = dry_run(&c, err);
+    if (o->dry_run && (rc == 0 || c.nitems > 0)) {
+        /* every command line, then the verdict on the invalid ones */
+        bl_err e;
+        int shown = dry_run(&c, &e);
+        if (rc == 0 && shown < 0) {
+            *err = e;
+            rc = -1;
+        }
         bl_sweep_ctx_free(&c);
         return rc;
     }
@@ -337,6 +349,15 @@ int bl_sweep_run(const bl_sweep_opts *o, bl_sweep_totals *t, bl_err *err)
         char appdir[PATH_MAX];
         bl_textf(appdir, sizeof appdir, "%s/app", c.dir);
         rc = mkdir_p(appdir, err);
+    }
+    /* Before anything in dir is read or written: no second sweep on it,
+     * and no run a killed sweep left behind still going. */
+    if (rc == 0)
+        rc = bl_sweep_lock_take(&lock, c.dir, o->shard, o->nshards,
+                                LOCK_WAIT_S, o->progress, err);
+    if (rc == -3) {
+        bl_sweep_ctx_free(&c);
+        return -3;
     }
     if (rc == 0)
         rc = check_fresh(&c, err);
@@ -349,6 +370,7 @@ int bl_sweep_run(const bl_sweep_opts *o, bl_sweep_totals *t, bl_err *err)
     if (rc != -1 && bl_sweep_merge(&c, err) < 0)
         rc = -1;
     t->wall_s = now_s() - t0;
+    bl_sweep_lock_release(&lock);
     bl_sweep_ctx_free(&c);
     return rc;
 }

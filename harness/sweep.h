@@ -31,7 +31,8 @@ typedef struct bl_sweep_totals {
 
 /* Runs the sweep. Returns 0 when it ran to the end (see totals for how
  * the runs fared), -1 with err for bad input or a setup failure (nothing
- * ran), -2 when interrupted (finished runs are kept). */
+ * ran), -2 when interrupted (finished runs are kept), -3 with err when
+ * another sweep is running on the same results (sweep_lock.h). */
 int bl_sweep_run(const bl_sweep_opts *o, bl_sweep_totals *t, bl_err *err);
 
 #endif
