@@ -3,11 +3,18 @@
  * captured in memory (and optionally logged to files as the output arrives),
  * a timeout that ends the whole run, and a result that says how it ended.
  *
- * The child starts a new session (setsid), which also makes it the leader of
- * a new process group. A session rather than only a group because Open MPI's
- * mpirun puts every local rank in a process group of its own: killing
- * mpirun's group would miss the ranks, while they stay in its session. Ending
- * a run therefore signals the group and every process of the session.
+ * The program runs under a supervisor, a fork of the calling process that
+ * starts a new session (setsid; also the leader of a new process group),
+ * starts the program in that group and ends with the program's exit status
+ * or signal. A session rather than only a group because Open MPI's mpirun
+ * puts every local rank in a process group of its own: killing mpirun's
+ * group would miss the ranks, while they stay in its session. Ending a run
+ * therefore signals the group and every process of the session. The
+ * supervisor asks for a signal when its parent dies (PR_SET_PDEATHSIG) and
+ * then SIGKILLs its whole session, so that a caller killed with SIGKILL
+ * leaves no run behind; being a fork, it holds the caller's descriptors
+ * (and flocks) until the run is dead. bl_launch_run must therefore be called
+ * from a thread that outlives the run (the main thread).
  *
  * Not thread-safe: one run at a time per process (the harness runs
  * sequentially). */
@@ -51,7 +58,8 @@ typedef struct bl_launch_opts {
 } bl_launch_opts;
 
 typedef struct bl_launch_result {
-    pid_t pid;          /* the child; also its process group and session */
+    pid_t pid;          /* the supervisor: the run's process group and
+                         * session */
     int exited;         /* 1: it called exit, exit_status is valid */
     int exit_status;
     int term_signal;    /* the signal that ended it, or 0 */
