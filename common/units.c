@@ -96,6 +96,72 @@ int bl_parse_long(const char *text, const char *what, long min, long max,
     return 0;
 }
 
+#define GRID_ACCEPTED \
+    "N, AxB or AxBxC with whole numbers from 1 to %ld (e.g. 4096, " \
+    "4096x2048, 256x256x256, or 2x1 for lu)"
+
+int bl_parse_grid(const char *text, const char *what, long dims[3],
+                  int *ndims, bl_err *err)
+{
+    const char *p = text;
+    int n = 0;
+    while (p && n < 3) {
+        long v = 0;
+        int digits = 0;
+        if (*p == '0')
+            break; /* no leading zeros: "010" is not a grid */
+        while (isdigit((unsigned char)*p) && v <= BL_GRID_DIM_MAX) {
+            v = v * 10 + (*p++ - '0');
+            digits++;
+        }
+        if (digits == 0 || v > BL_GRID_DIM_MAX)
+            break;
+        dims[n++] = v;
+        if (*p == '\0') {
+            *ndims = n;
+            return 0;
+        }
+        if (*p != 'x' && *p != 'X')
+            break;
+        p++;
+    }
+    return bl_err_set(err, "%s: '%s' is not " GRID_ACCEPTED, what,
+                      text ? text : "", BL_GRID_DIM_MAX);
+}
+
+/* The app's whole-number options and their ranges: one table, read by the
+ * app's option parser and by the sweep-file reader. */
+static const struct {
+    const char *option;
+    long min, max;
+} count_options[] = {
+    {"--iters", 1, 1000000L},      {"--warmup", 0, 1000000L},
+    {"--radius", 1, 64},           {"--n", 1, 100000000L},
+    {"--nb", 1, 1000000L},         {"--seed", 0, 2147483647L},
+};
+
+int bl_count_range(const char *option, long *min, long *max)
+{
+    for (size_t i = 0; i < sizeof count_options / sizeof count_options[0];
+         i++)
+        if (strcmp(option, count_options[i].option) == 0 ||
+            strcmp(option, count_options[i].option + 2) == 0) {
+            *min = count_options[i].min;
+            *max = count_options[i].max;
+            return 0;
+        }
+    return -1;
+}
+
+int bl_parse_count(const char *text, const char *option, const char *what,
+                   long *out, bl_err *err)
+{
+    long min, max;
+    if (bl_count_range(option, &min, &max) < 0)
+        return bl_err_set(err, "%s: no such whole-number option", option);
+    return bl_parse_long(text, what, min, max, out, err);
+}
+
 void bl_format_size(size_t bytes, char *buf, size_t len)
 {
     static const char *const names[] = {"B", "KiB", "MiB", "GiB", "TiB"};

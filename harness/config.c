@@ -6,8 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <yaml.h>
+
+#include "units.h"
 
 typedef struct ctx {
     const char *file;
@@ -121,84 +124,45 @@ static int key_index(ctx *c, const yaml_node_t *map, const yaml_node_pair_t *p,
 
 /* --- kernels ------------------------------------------------------------ */
 
-enum arg_kind { ARG_SIZE, ARG_POS, ARG_NONNEG, ARG_GRID, ARG_BOOL };
+enum arg_kind { ARG_SIZE, ARG_COUNT, ARG_GRID, ARG_BOOL };
 
 static const struct {
     const char *key, *flag;
     enum arg_kind kind;
 } kernel_args[] = {
-    {"size", "--size", ARG_SIZE},     {"iters", "--iters", ARG_POS},
-    {"warmup", "--warmup", ARG_NONNEG}, {"grid", "--grid", ARG_GRID},
-    {"radius", "--radius", ARG_POS},  {"overlap", "--overlap", ARG_BOOL},
-    {"n", "--n", ARG_POS},            {"nb", "--nb", ARG_POS},
-    {"seed", "--seed", ARG_NONNEG},
+    {"size", "--size", ARG_SIZE},       {"iters", "--iters", ARG_COUNT},
+    {"warmup", "--warmup", ARG_COUNT},  {"grid", "--grid", ARG_GRID},
+    {"radius", "--radius", ARG_COUNT},  {"overlap", "--overlap", ARG_BOOL},
+    {"n", "--n", ARG_COUNT},            {"nb", "--nb", ARG_COUNT},
+    {"seed", "--seed", ARG_COUNT},
 };
 #define N_KERNEL_ARGS (sizeof kernel_args / sizeof kernel_args[0])
 
-static int all_digits(const char *s)
-{
-    if (!*s)
-        return 0;
-    for (; *s; s++)
-        if (!isdigit((unsigned char)*s))
-            return 0;
-    return 1;
-}
-
-/* "256MiB", "1.5GiB", "4096": a number and an optional unit. */
-static int is_size(const char *s)
-{
-    static const char *const units[] = {"", "B", "KiB", "MiB", "GiB",
-                                        "TiB", "kB", "KB", "MB", "GB", "TB"};
-    char *end;
-    errno = 0;
-    if (!isdigit((unsigned char)*s) || !(strtod(s, &end) > 0) || errno)
-        return 0;
-    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-        if (!strcmp(end, units[i]))
-            return 1;
-    return 0;
-}
-
-/* "4096", "4096x2048", "64x64x64" (or process grids such as "2x1"). */
-static int is_grid(const char *s)
-{
-    int dims = 0;
-    for (;;) {
-        if (!isdigit((unsigned char)*s) || *s == '0')
-            return 0;
-        while (isdigit((unsigned char)*s))
-            s++;
-        dims++;
-        if (!*s)
-            return dims <= 3;
-        if (*s++ != 'x')
-            return 0;
-    }
-}
-
+/* Checks a kernel argument with the parser bindlab-app itself uses
+ * (common/units.c), so the sweep refuses exactly what the app would. */
 static int kernel_arg(ctx *c, bl_kernel_spec *k, int a, const yaml_node_t *v)
 {
-    const char *t;
-    int ok;
-    if (expect(c, v, YAML_SCALAR_NODE, kernel_args[a].key) < 0)
+    const char *t, *key = kernel_args[a].key;
+    bl_err e;
+    size_t bytes;
+    long dims[3], count;
+    int ndims, rc = 0;
+    if (expect(c, v, YAML_SCALAR_NODE, key) < 0)
         return -1;
     t = text(v);
     switch (kernel_args[a].kind) {
-    case ARG_SIZE: ok = is_size(t); break;
-    case ARG_POS: ok = all_digits(t) && atol(t) > 0 && strlen(t) < 10; break;
-    case ARG_NONNEG: ok = all_digits(t) && strlen(t) < 19; break;
-    case ARG_GRID: ok = is_grid(t); break;
-    default: ok = !strcmp(t, "true") || !strcmp(t, "false"); break;
+    case ARG_SIZE: rc = bl_parse_size(t, key, &bytes, &e); break;
+    case ARG_COUNT:
+        rc = bl_parse_count(t, kernel_args[a].flag, key, &count, &e);
+        break;
+    case ARG_GRID: rc = bl_parse_grid(t, key, dims, &ndims, &e); break;
+    default:
+        if (strcmp(t, "true") != 0 && strcmp(t, "false") != 0)
+            return fail_at(c, v, "%s '%s': accepted: true or false", key, t);
+        break;
     }
-    if (!ok)
-        return fail_at(c, v, "%s '%s': accepted: %s", kernel_args[a].key, t,
-                       kernel_args[a].kind == ARG_SIZE
-                           ? "a size such as 256MiB, 1.5GiB or 4096 (bytes)"
-                       : kernel_args[a].kind == ARG_POS ? "a whole number, 1 or more"
-                       : kernel_args[a].kind == ARG_NONNEG ? "a whole number, 0 or more"
-                       : kernel_args[a].kind == ARG_GRID ? "N, AxB or AxBxC"
-                                                         : "true or false");
+    if (rc < 0)
+        return fail_at(c, v, "%s", e.msg);
     if (k->nargs + 2 > BL_KERNEL_MAX_ARGS)
         return fail_at(c, v, "too many kernel arguments");
     if (kernel_args[a].kind == ARG_BOOL) {
@@ -445,6 +409,19 @@ static int parse_axes(ctx *c, const yaml_node_t *n)
 
 /* --- the file ----------------------------------------------------------- */
 
+#define NAME_ACCEPTED                                                       \
+    "accepted: 1 to 63 letters, digits, '.', '_' or '-', not starting "    \
+    "with '.' or '-' (the name becomes a file name under the results "     \
+    "directory, so no '/')"
+
+int bl_sweep_name_ok(const char *name)
+{
+    size_t n = strlen(name);
+    return n >= 1 && n <= 63 && name[0] != '.' && name[0] != '-' &&
+           strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                        "0123456789._-") == n;
+}
+
 static int parse_top(ctx *c, const yaml_node_t *root)
 {
     static const char *const keys[] = {"name", "description", "kernels",
@@ -465,6 +442,8 @@ static int parse_top(ctx *c, const yaml_node_t *root)
                                 : sizeof c->out->description;
             if (expect(c, v, YAML_SCALAR_NODE, keys[i]) < 0)
                 return -1;
+            if (i == 0 && !bl_sweep_name_ok(text(v)))
+                return fail_at(c, v, "name '%s': " NAME_ACCEPTED, text(v));
             if (strlen(text(v)) >= len)
                 return fail_at(c, v, "%s: longer than %zu characters",
                                keys[i], len - 1);
@@ -557,8 +536,15 @@ static int load(yaml_parser_t *parser, const char *file, bl_sweep *out,
     if (parse_top(&c, root) < 0)
         goto done;
     snprintf(out->file, sizeof out->file, "%s", file);
-    if (!out->name[0])
+    if (!out->name[0]) {
         name_from_path(file, out->name, sizeof out->name);
+        if (!bl_sweep_name_ok(out->name)) {
+            bl_err_set(err, "%s:1:1: the sweep takes its name from the file "
+                            "name, and '%s' cannot be one; give name: (%s)",
+                       file, out->name, NAME_ACCEPTED);
+            goto done;
+        }
+    }
     c.spec.kernels = c.kernels;
     c.spec.nkernels = c.nkernels;
     c.spec.file = file;
@@ -581,36 +567,109 @@ done:
     return rc;
 }
 
-int bl_config_load(const char *path, bl_sweep *out, bl_err *err)
+/* Refuses text with a line over BL_SWEEP_LINE_MAX, at that line. */
+static int check_lines(const char *text, size_t len, const char *file,
+                       bl_err *err)
+{
+    size_t line = 1, col = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] == '\n') {
+            line++;
+            col = 0;
+        } else if (++col > BL_SWEEP_LINE_MAX) {
+            return bl_err_set(err, "%s:%zu:%zu: line longer than %d "
+                              "characters, the most a sweep file line may "
+                              "have (is this a sweep file?)", file, line,
+                              col, BL_SWEEP_LINE_MAX);
+        }
+    }
+    return 0;
+}
+
+/* The whole file, at most BL_SWEEP_FILE_MAX bytes, NUL-terminated. */
+static char *read_capped(const char *path, size_t *len, bl_err *err)
+{
+    FILE *f = fopen(path, "rb");
+    struct stat st;
+    char *buf;
+    size_t n = 0, got;
+    if (!f) {
+        bl_err_set(err, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    /* Devices (/dev/zero) and directories are not files to read; a pipe
+     * (<(generate-sweep)) is, within the size limit. */
+    if (fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode) &&
+        !S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode)) {
+        fclose(f);
+        bl_err_set(err, "%s: not a regular file; give the path of a sweep "
+                   "file (YAML)", path);
+        return NULL;
+    }
+    if (!(buf = malloc((size_t)BL_SWEEP_FILE_MAX + 2))) {
+        fclose(f);
+        bl_err_set(err, "%s: out of memory", path);
+        return NULL;
+    }
+    while (n <= (size_t)BL_SWEEP_FILE_MAX &&
+           (got = fread(buf + n, 1, (size_t)BL_SWEEP_FILE_MAX + 1 - n, f)) > 0)
+        n += got;
+    if (ferror(f)) {
+        bl_err_set(err, "%s: cannot read: %s", path, strerror(errno));
+        n = 0;
+        free(buf);
+        buf = NULL;
+    } else if (n > (size_t)BL_SWEEP_FILE_MAX) {
+        bl_err_set(err, "%s: larger than %ld bytes (1 MiB), the most a sweep "
+                   "file may have (is this a sweep file?)", path,
+                   BL_SWEEP_FILE_MAX);
+        free(buf);
+        buf = NULL;
+    } else {
+        buf[n] = '\0';
+        *len = n;
+    }
+    fclose(f);
+    return buf;
+}
+
+static int load_text(const char *text_in, size_t len, const char *name,
+                     bl_sweep *out, bl_err *err)
 {
     yaml_parser_t parser;
-    FILE *f = fopen(path, "rb");
     int rc;
-    if (!f)
-        return bl_err_set(err, "%s: cannot open: %s", path, strerror(errno));
-    if (!yaml_parser_initialize(&parser)) {
-        fclose(f);
-        return bl_err_set(err, "%s: cannot start the YAML parser", path);
-    }
-    yaml_parser_set_input_file(&parser, f);
-    rc = load(&parser, path, out, err);
+    memset(out, 0, sizeof *out);
+    if (len > (size_t)BL_SWEEP_FILE_MAX)
+        return bl_err_set(err, "%s: larger than %ld bytes (1 MiB), the most "
+                          "a sweep file may have", name, BL_SWEEP_FILE_MAX);
+    if (check_lines(text_in, len, name, err) < 0)
+        return -1;
+    if (!yaml_parser_initialize(&parser))
+        return bl_err_set(err, "%s: cannot start the YAML parser", name);
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text_in,
+                                 len);
+    rc = load(&parser, name, out, err);
     yaml_parser_delete(&parser);
-    fclose(f);
+    return rc;
+}
+
+int bl_config_load(const char *path, bl_sweep *out, bl_err *err)
+{
+    size_t len = 0;
+    char *text_in;
+    int rc;
+    memset(out, 0, sizeof *out);
+    if (!(text_in = read_capped(path, &len, err)))
+        return -1;
+    rc = load_text(text_in, len, path, out, err);
+    free(text_in);
     return rc;
 }
 
 int bl_config_load_string(const char *text_in, const char *name,
                           bl_sweep *out, bl_err *err)
 {
-    yaml_parser_t parser;
-    int rc;
-    if (!yaml_parser_initialize(&parser))
-        return bl_err_set(err, "%s: cannot start the YAML parser", name);
-    yaml_parser_set_input_string(&parser, (const unsigned char *)text_in,
-                                 strlen(text_in));
-    rc = load(&parser, name, out, err);
-    yaml_parser_delete(&parser);
-    return rc;
+    return load_text(text_in, strlen(text_in), name, out, err);
 }
 
 void bl_sweep_free(bl_sweep *s)

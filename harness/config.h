@@ -19,7 +19,17 @@ typedef struct bl_sweep {
     int nlayouts;
 } bl_sweep;
 
-/* Reads and expands the sweep file at path. On success fills *out, to be
+/* Limits on a sweep file, so that a wrong file (a log, /dev/zero, a
+ * generated monster) is refused at once instead of eating memory. */
+#define BL_SWEEP_FILE_MAX (1L << 20)  /* bytes */
+#define BL_SWEEP_LINE_MAX 4096        /* characters in one line */
+
+/* 1 when name can be a sweep's name: one path component of 1 to 63
+ * characters from [A-Za-z0-9._-], not starting with '.' or '-' (it becomes
+ * RESULTS/NAME.h5, RESULTS/NAME.d/ and a Slurm metadata directory). */
+int bl_sweep_name_ok(const char *name);
+
+/* Reads and expands the sweep file at path (a regular file or a pipe). On success fills *out, to be
  * released with bl_sweep_free; on failure *out is left empty. */
 int bl_config_load(const char *path, bl_sweep *out, bl_err *err);
 

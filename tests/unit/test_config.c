@@ -1,16 +1,13 @@
 /* Sweep files: good files, every error path of the parser with its
  * FILE:LINE:COL, and the shipped sweeps loading and validating on the
  * nodes they are written for. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include <cmocka.h>
-
+#include "bl_test.h"
 #include "config.h"
 #include "topo.h"
 
@@ -46,14 +43,15 @@ static const char *fixtures(void)
     return dir;
 }
 
-/* A real node's hwloc XML, shipped under configs/topologies/. */
+/* A real node's hwloc XML, shipped under configs/topologies/: part of the
+ * source tree, so a missing one is a failure, never a skip. */
 static const char *real_topology(const char *name, char *buf, size_t len)
 {
     if (snprintf(buf, len, "%s/configs/topologies/%s", source_dir(), name) >=
         (int)len)
         fail_msg("path too long");
     if (access(buf, R_OK) != 0)
-        fail_msg("%s: missing", buf);
+        fail_msg("%s: missing from the source tree", buf);
     return buf;
 }
 
@@ -238,13 +236,19 @@ static void config_rejects_bad_kernel_entries(void **state)
                  "t.yaml:2:5: kernels entry: no name; accepted: {name: "
                  "triad, size: 256MiB, ...}");
     expect_error("kernels:\n  - {name: triad, size: lots}\n",
-                 "t.yaml:2:25: size 'lots': accepted: a size such as "
-                 "256MiB, 1.5GiB or 4096 (bytes)");
+                 "t.yaml:2:25: size: 'lots' is not a size like 1.5GiB, "
+                 "512MiB, 800MB or 4096 (units B, KiB/MiB/GiB/TiB, "
+                 "KB/MB/GB/TB, K/M/G/T)");
     expect_error("kernels:\n  - {name: stencil, grid: 4096x0}\n",
-                 "t.yaml:2:27: grid '4096x0': accepted: N, AxB or AxBxC");
+                 "t.yaml:2:27: grid: '4096x0' is not N, AxB or AxBxC with "
+                 "whole numbers from 1 to 1000000 (e.g. 4096, 4096x2048, "
+                 "256x256x256, or 2x1 for lu)");
     expect_error("kernels:\n  - {name: triad, iters: 0}\n",
-                 "t.yaml:2:26: iters '0': accepted: a whole number, 1 or "
-                 "more");
+                 "t.yaml:2:26: iters: 0 is out of range (1 to 1000000)");
+    expect_error("kernels:\n  - {name: triad, size: 1e30GiB}\n",
+                 "t.yaml:2:25: size: '1e30GiB' is too large");
+    expect_error("kernels:\n  - {name: stencil, radius: 65}\n",
+                 "t.yaml:2:29: radius: 65 is out of range (1 to 64)");
     expect_error("kernels:\n  - {name: stencil, overlap: maybe}\n",
                  "t.yaml:2:30: overlap 'maybe': accepted: true or false");
     expect_error("kernels:\n  - {name: Triad}\n",
@@ -419,8 +423,8 @@ static void shipped_sweeps_validate_on_their_nodes(void **state)
         char topo[1024], msg[BL_ERR_MSG_MAX + 512] = "";
         if (!strstr(cases[i].topo, ".xml"))
             snprintf(topo, sizeof topo, "%s", cases[i].topo);
-        else if (!real_topology(cases[i].topo, topo, sizeof topo))
-            continue;
+        else
+            real_topology(cases[i].topo, topo, sizeof topo);
         if (shipped(cases[i].name, topo, cases[i].nlayouts, msg, sizeof msg))
             fail_msg("%s on %s: %s", cases[i].name, cases[i].topo, msg);
     }
@@ -432,8 +436,6 @@ static void xeon_per_numa_is_refused_on_the_numa_less_capture(void **state)
     const char *topo = real_topology("Intel-CascadeLake-2xXeon6230.xml", buf,
                                      sizeof buf);
     (void)state;
-    if (!topo)
-        skip();
     assert_int_equal(shipped("xeon-2s", topo, 13, msg, sizeof msg), 1);
     assert_string_equal(msg, "triad np2 map=ppr:1:numa:PE=20 bind=core "
                         "places=cores proc_bind=close t=20 init=parallel: "
@@ -441,9 +443,156 @@ static void xeon_per_numa_is_refused_on_the_numa_less_capture(void **state)
                         "node = 1 rank, but np is 2");
 }
 
-int main(void)
+/* --- values as bindlab-app reads them ------------------------------------- */
+
+/* One kernel argument in a sweep file: 0 when the file loads. */
+static int sweep_takes(const char *kernel, const char *key, const char *value)
 {
-    const struct CMUnitTest tests[] = {
+    char text[512];
+    bl_sweep s;
+    bl_err err;
+    FMT(text, sizeof text,
+        "kernels:\n  - {name: %s, %s: \"%s\"}\nlayouts: [{np: 1}]\n", kernel,
+        key, value);
+    if (bl_config_load_string(text, "t.yaml", &s, &err) < 0)
+        return -1;
+    bl_sweep_free(&s);
+    return 0;
+}
+
+/* Values written by hand from bindlab-app's --help (sizes with K/M/G/T
+ * letters, grids with 'x' or 'X'), each with the verdict the app gives it:
+ * the sweep must give the same one. */
+static void config_accepts_what_the_app_accepts(void **state)
+{
+    static const struct {
+        const char *kernel, *key, *value;
+        int ok;
+    } cases[] = {
+        {"triad", "size", "2G", 0},        {"triad", "size", "1.5 GiB", 0},
+        {"triad", "size", "800mb", 0},     {"triad", "size", "1e30GiB", -1},
+        {"triad", "size", "0", -1},        {"triad", "size", "-1GiB", -1},
+        {"stencil", "grid", "4X2", 0},     {"stencil", "grid", "64x64x64", 0},
+        {"stencil", "grid", "010", -1},    {"stencil", "grid", "4x", -1},
+        {"stencil", "grid", "1x2x3x4", -1}, {"stencil", "grid", "2000000", -1},
+        {"triad", "iters", "1000000", 0},  {"triad", "iters", "1000001", -1},
+        {"triad", "warmup", "0", 0},       {"lu", "nb", "0", -1},
+        {"lu", "n", "100000000", 0},       {"lu", "seed", "2147483648", -1},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        if (sweep_takes(cases[i].kernel, cases[i].key, cases[i].value) !=
+            cases[i].ok)
+            fail_msg("%s: %s '%s': expected %s", cases[i].kernel,
+                     cases[i].key, cases[i].value,
+                     cases[i].ok ? "refused" : "accepted");
+}
+
+/* --- names and limits ------------------------------------------------------ */
+
+static void config_refuses_names_that_are_paths(void **state)
+{
+    static const char *const bad[] = {"../../victim", "a/b", "/etc", ".",
+                                      "..", ".hidden", "-rf", "a b",
+                                      "a*b", "a:b", ""};
+    bl_sweep s;
+    bl_err err;
+    (void)state;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char text[256], want[256];
+        FMT(text, sizeof text, "kernels: [triad]\nname: \"%s\"\n"
+            "layouts: [{np: 1}]\n", bad[i]);
+        FMT(want, sizeof want, "t.yaml:2:7: name '%s': accepted: 1 to 63 "
+            "letters, digits, '.', '_' or '-'", bad[i]);
+        if (bl_config_load_string(text, "t.yaml", &s, &err) == 0) {
+            bl_sweep_free(&s);
+            fail_msg("name '%s' accepted", bad[i]);
+        }
+        assert_memory_equal(err.msg, want, strlen(want));
+    }
+    expect_error("kernels: [triad]\nname: "
+                 "a234567890123456789012345678901234567890123456789012345678901234"
+                 "\nlayouts: [{np: 1}]\n",
+                 "t.yaml:2:7: name "
+                 "'a234567890123456789012345678901234567890123456789012345678901234'"
+                 ": accepted: 1 to 63 letters, digits, '.', '_' or '-', not "
+                 "starting with '.' or '-' (the name becomes a file name "
+                 "under the results directory, so no '/')");
+    assert_int_equal(bl_config_load_string("kernels: [triad]\nname: "
+                                           "My_sweep-2.v1\nlayouts: [{np: 1}]\n",
+                                           "t.yaml", &s, &err), 0);
+    assert_string_equal(s.name, "My_sweep-2.v1");
+    bl_sweep_free(&s);
+}
+
+/* A file named ".yaml" or "my sweep.yaml" gives no usable name. */
+static void config_refuses_an_unsafe_name_taken_from_the_file(void **state)
+{
+    char dir[] = "/tmp/bl-test-config-XXXXXX", path[128];
+    bl_sweep s;
+    bl_err err;
+    FILE *f;
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    FMT(path, sizeof path, "%s/my sweep.yaml", dir);
+    assert_non_null(f = fopen(path, "w"));
+    fputs("kernels: [triad]\nlayouts: [{np: 1}]\n", f);
+    fclose(f);
+    assert_int_equal(bl_config_load(path, &s, &err), -1);
+    assert_non_null(strstr(err.msg, ":1:1: the sweep takes its name from "
+                                    "the file name, and 'my sweep' cannot "
+                                    "be one; give name:"));
+    unlink(path);
+    rmdir(dir);
+}
+
+static void config_refuses_devices_and_oversized_files(void **state)
+{
+    char dir[] = "/tmp/bl-test-config-XXXXXX", path[128];
+    bl_sweep s;
+    bl_err err;
+    FILE *f;
+    (void)state;
+    assert_int_equal(bl_config_load("/dev/zero", &s, &err), -1);
+    assert_string_equal(err.msg, "/dev/zero: not a regular file; give the "
+                                 "path of a sweep file (YAML)");
+    assert_int_equal(bl_config_load("/", &s, &err), -1);
+    assert_non_null(strstr(err.msg, "not a regular file"));
+
+    assert_non_null(mkdtemp(dir));
+    FMT(path, sizeof path, "%s/big.yaml", dir);
+    assert_non_null(f = fopen(path, "w"));
+    /* 1 MiB + 1 byte of comment lines: one over the limit. */
+    for (int i = 0; i < 16384; i++)
+        fputs("# 34567890123456789012345678901234567890123456789012345678901"
+              "23\n", f);
+    fputs("x", f);
+    fclose(f);
+    assert_int_equal(bl_config_load(path, &s, &err), -1);
+    assert_non_null(strstr(err.msg, "big.yaml: larger than 1048576 bytes "
+                                    "(1 MiB), the most a sweep file may "
+                                    "have"));
+    unlink(path);
+    rmdir(dir);
+}
+
+static void config_refuses_long_lines_at_their_position(void **state)
+{
+    char *text = malloc(5000);
+    (void)state;
+    assert_non_null(text);
+    strcpy(text, "kernels: [triad]\nname: ");
+    memset(text + strlen(text), 'a', 4100);
+    strcpy(text + 23 + 4100, "\n");
+    expect_error(text, "t.yaml:2:4097: line longer than 4096 characters, "
+                       "the most a sweep file line may have (is this a "
+                       "sweep file?)");
+    free(text);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest parser[] = {
         cmocka_unit_test(config_loads_every_feature),
         cmocka_unit_test(config_names_a_sweep_after_its_file),
         cmocka_unit_test(config_reports_yaml_syntax_with_position),
@@ -455,8 +604,20 @@ int main(void)
         cmocka_unit_test(config_rejects_sweeps_that_expand_wrong),
         cmocka_unit_test(config_refuses_huge_cross_products),
         cmocka_unit_test(config_names_a_missing_file),
+        cmocka_unit_test(config_accepts_what_the_app_accepts),
+        cmocka_unit_test(config_refuses_names_that_are_paths),
+        cmocka_unit_test(config_refuses_an_unsafe_name_taken_from_the_file),
+        cmocka_unit_test(config_refuses_devices_and_oversized_files),
+        cmocka_unit_test(config_refuses_long_lines_at_their_position),
+    };
+    /* The shipped topologies are in the source tree: nothing to skip. */
+    const struct CMUnitTest shipped_sweeps[] = {
         cmocka_unit_test(shipped_sweeps_validate_on_their_nodes),
         cmocka_unit_test(xeon_per_numa_is_refused_on_the_numa_less_capture),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    const bl_test_group groups[] = {
+        BL_GROUP("parser", parser),
+        BL_GROUP("shipped", shipped_sweeps),
+    };
+    return bl_run_groups(argc, argv, groups);
 }

@@ -76,6 +76,62 @@ static void size_format_is_readable(void **state)
     assert_string_equal(buf, "1.50 GiB");
 }
 
+static void grid_parse_reads_one_to_three_sides(void **state)
+{
+    long d[3] = {0, 0, 0};
+    int n = 0;
+    bl_err err;
+    (void)state;
+    assert_int_equal(bl_parse_grid("4096", "--grid", d, &n, &err), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(d[0], 4096);
+    assert_int_equal(bl_parse_grid("4X2", "--grid", d, &n, &err), 0);
+    assert_int_equal(n, 2);
+    assert_int_equal(d[0], 4);
+    assert_int_equal(d[1], 2);
+    assert_int_equal(bl_parse_grid("256x128x1000000", "--grid", d, &n, &err),
+                     0);
+    assert_int_equal(n, 3);
+    assert_int_equal(d[2], 1000000);
+}
+
+static void grid_parse_rejects_what_is_not_a_grid(void **state)
+{
+    static const char *const bad[] = {"", "x", "4x", "x4", "0", "4x0",
+                                      "010", "1x2x3x4", "-4", "+4", "4 x 2",
+                                      "4*2", "1000001", "99999999999999999999",
+                                      "4x2 "};
+    long d[3];
+    int n;
+    bl_err err;
+    (void)state;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err.msg[0] = '\0';
+        if (bl_parse_grid(bad[i], "--grid", d, &n, &err) != -1)
+            fail_msg("'%s' accepted", bad[i]);
+        assert_non_null(strstr(err.msg, "--grid: '"));
+        assert_non_null(strstr(err.msg, "from 1 to 1000000"));
+    }
+}
+
+/* The ranges bindlab-app documents in --help and its kernels need. */
+static void count_parse_uses_the_app_ranges(void **state)
+{
+    long v, min, max;
+    bl_err err;
+    (void)state;
+    assert_int_equal(bl_parse_count("0", "--warmup", "warmup", &v, &err), 0);
+    assert_int_equal(v, 0);
+    assert_int_equal(bl_parse_count("0", "--iters", "iters", &v, &err), -1);
+    assert_string_equal(err.msg, "iters: 0 is out of range (1 to 1000000)");
+    assert_int_equal(bl_parse_count("2147483647", "seed", "seed", &v, &err),
+                     0);
+    assert_int_equal(bl_parse_count("1", "--nope", "nope", &v, &err), -1);
+    assert_int_equal(bl_count_range("--radius", &min, &max), 0);
+    assert_int_equal(min, 1);
+    assert_int_equal(bl_count_range("--unknown", &min, &max), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -83,6 +139,9 @@ int main(void)
         cmocka_unit_test(size_parse_rejects_bad_input_naming_the_option),
         cmocka_unit_test(long_parse_checks_range_and_junk),
         cmocka_unit_test(size_format_is_readable),
+        cmocka_unit_test(grid_parse_reads_one_to_three_sides),
+        cmocka_unit_test(grid_parse_rejects_what_is_not_a_grid),
+        cmocka_unit_test(count_parse_uses_the_app_ranges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
