@@ -4,7 +4,8 @@
 # modes and --overlap verify; a tile smaller than R is exit 2 with the
 # sizes; deliberate faults (--test-hook: wrong halo cell, wrong
 # decomposition, borders computed before the halos arrive) fail
-# verification with exit 1; the run file holds per-rank metrics.
+# verification with exit 1; the run file's per-rank metrics agree with
+# hand-worked tile and point counts.
 set -u
 : "${BINDLAB_APP:?}"
 command -v mpirun > /dev/null || { echo "no mpirun"; exit 77; }
@@ -52,18 +53,45 @@ for np in 2 4; do
     [ "$(field checksum)" = "$ref" ] || fail "--overlap np=$np checksum differs"
 done
 
-# Per-rank metrics in the run file (4 ranks -> 4 halo_fraction rows).
-if /usr/bin/python3 -c 'import h5py' 2> /dev/null; then
-    /usr/bin/python3 - "$tmp/r4-2.h5" << 'EOF' || fail "metrics table"
-import sys, h5py
-m = h5py.File(sys.argv[1], "r")["run/metrics"][()]
-rows = [(int(r), n.decode(), v) for r, n, v, u in m]
-halo = {r: v for r, n, v in rows if n == "halo_fraction"}
-comp = {r: v for r, n, v in rows if n == "compute_fraction"}
-assert sorted(halo) == [0, 1, 2, 3], halo
-assert all(abs(halo[r] + comp[r] - 1) < 1e-9 for r in halo)
-assert all(v == 15.0 for r, n, v in rows if n == "flops_per_point")
-EOF
+# Per-rank metrics in the run file, read with runfile_results, against
+# values worked out by hand for 211x157, R=3 on 4 ranks (a 2x2 rank grid,
+# x varying fastest): tiles split 211 = 106 + 105 and 157 = 79 + 78; a rank
+# updates its tile less the R cells on each side at the domain's edge, so
+# rank 0 (west, south) updates 103x76 points, rank 1 102x76, rank 2 103x75,
+# rank 3 102x75 (sum 205x151, the interior). flops_per_point = 5R = 15 and
+# 24 bytes per point, so gflops = 15 mlups / 1000, gbytes = 24 mlups / 1000;
+# and the timed seconds t = points x 3 iterations / (mlups x 1e6) must give
+# halo_fraction = 3 halo_s_per_step / t.
+results="$BINDLAB_BUILD_DIR/tests/runfile_results"
+[ -x "$results" ] || fail "no $results: build the tests"
+if metrics=$("$results" "$tmp/r4-2.h5"); then
+    awk '
+    BEGIN { tx[0]=106; ty[0]=79; px[0]=103; py[0]=76
+            tx[1]=105; ty[1]=79; px[1]=102; py[1]=76
+            tx[2]=106; ty[2]=78; px[2]=103; py[2]=75
+            tx[3]=105; ty[3]=78; px[3]=102; py[3]=75 }
+    $1 == "metric" { v[$2, $3] = $4; ranks[$2] = 1 }
+    function near(a, b) { d = a - b; if (d < 0) d = -d; return d <= 1e-9 * (b < 0 ? -b : b) + 1e-15 }
+    function bad(msg) { print "metrics: " msg; status = 1 }
+    END {
+        n = 0; for (r in ranks) n++
+        if (n != 4) bad("metrics for " n " ranks, expected 4")
+        for (r = 0; r < 4; r++) {
+            if (v[r, "tile_x"] != tx[r] || v[r, "tile_y"] != ty[r])
+                bad("rank " r " tile " v[r, "tile_x"] "x" v[r, "tile_y"] ", expected " tx[r] "x" ty[r])
+            if (v[r, "flops_per_point"] != 15) bad("rank " r " flops_per_point " v[r, "flops_per_point"])
+            m = v[r, "mlups"]
+            if (!(m > 0)) { bad("rank " r " mlups " m); continue }
+            if (!near(v[r, "gflops"], 15 * m / 1000)) bad("rank " r " gflops " v[r, "gflops"] " != 15 x mlups / 1000")
+            if (!near(v[r, "gbytes"], 24 * m / 1000)) bad("rank " r " gbytes " v[r, "gbytes"] " != 24 x mlups / 1000")
+            t = px[r] * py[r] * 3 / (m * 1e6)
+            if (!near(v[r, "halo_fraction"], 3 * v[r, "halo_s_per_step"] / t))
+                bad("rank " r " halo_fraction " v[r, "halo_fraction"] " != 3 halo_s_per_step / t = " 3 * v[r, "halo_s_per_step"] / t)
+        }
+        exit status
+    }' <<< "$metrics" || fail "metrics table: $metrics"
+else
+    fail "runfile_results $tmp/r4-2.h5 failed"
 fi
 
 # A tile smaller than R: 9 rows over 3 ranks are tiles of 3 < 4.

@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -92,24 +93,70 @@ static void triad_rejects_fewer_elements_than_threads(void **state)
     bl_kernel_find("triad")->teardown(&c);
 }
 
-static void static_range_matches_libgomp(void **state)
+/* The ranges tile [0, n) in thread order, and each index in thread t's
+ * range is one libgomp's schedule(static) gives thread t. */
+static void check_against_libgomp(int n, int nthreads)
 {
-    /* Record which thread libgomp gives each index, then compare. */
-    enum { N = 1001 };
-    int owner[N];
-    (void)state;
-#pragma omp parallel num_threads(3)
+    int *owner = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    int team = 0;
+    size_t next = 0;
+    assert_non_null(owner);
+    for (int i = 0; i < n; i++)
+        owner[i] = -1;
+#pragma omp parallel num_threads(nthreads)
     {
+#pragma omp single
+        team = omp_get_num_threads();
 #pragma omp for schedule(static)
-        for (int i = 0; i < N; i++)
+        for (int i = 0; i < n; i++)
             owner[i] = omp_get_thread_num();
     }
-    for (int t = 0; t < 3; t++) {
+    assert_int_equal(team, nthreads); /* else the comparison means nothing */
+    for (int t = 0; t < nthreads; t++) {
         size_t lo, hi;
-        bl_static_range(N, 3, t, &lo, &hi);
+        bl_static_range((size_t)n, nthreads, t, &lo, &hi);
+        assert_int_equal(lo, next);
+        assert_true(hi >= lo);
         for (size_t i = lo; i < hi; i++)
-            assert_int_equal(owner[i], t);
+            if (owner[i] != t)
+                fail_msg("n %d, %d threads: index %zu is thread %d's in "
+                         "bindlab, thread %d's in libgomp", n, nthreads, i, t,
+                         owner[i]);
+        next = hi;
     }
+    assert_int_equal(next, (size_t)n);
+    free(owner);
+}
+
+static void static_range_matches_libgomp(void **state)
+{
+    (void)state;
+    /* OMP_DYNAMIC or a thread limit would give a smaller team. */
+    omp_set_dynamic(0);
+    check_against_libgomp(1001, 3);
+    check_against_libgomp(1000, 4);
+    check_against_libgomp(2, 3); /* fewer elements than threads */
+    check_against_libgomp(0, 2);
+    check_against_libgomp(7, 1);
+}
+
+/* Worked by hand: 1001 = 3 x 333 + 2, so the first two threads take one
+ * more (libgomp's rule for schedule(static) without a chunk). */
+static void static_range_splits_1001_over_3_as_334_334_333(void **state)
+{
+    size_t lo, hi;
+    (void)state;
+    bl_static_range(1001, 3, 0, &lo, &hi);
+    assert_int_equal(lo, 0);
+    assert_int_equal(hi, 334);
+    bl_static_range(1001, 3, 1, &lo, &hi);
+    assert_int_equal(lo, 334);
+    assert_int_equal(hi, 668);
+    bl_static_range(1001, 3, 2, &lo, &hi);
+    assert_int_equal(lo, 668);
+    assert_int_equal(hi, 1001);
+    bl_static_range(2, 3, 2, &lo, &hi); /* the third thread gets nothing */
+    assert_int_equal(hi - lo, 0);
 }
 
 int main(int argc, char **argv)
@@ -124,6 +171,7 @@ int main(int argc, char **argv)
                                         set_up, tear_down),
         cmocka_unit_test(triad_rejects_fewer_elements_than_threads),
         cmocka_unit_test(static_range_matches_libgomp),
+        cmocka_unit_test(static_range_splits_1001_over_3_as_334_334_333),
     };
     int provided, rc;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
