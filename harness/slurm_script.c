@@ -103,8 +103,13 @@ void bl_slurm_job_name(const char *sweep_name, char *buf, size_t len)
     }
 }
 
-static int check_opts(const bl_slurm_opts *o, bl_err *err)
+static int check_opts(const bl_slurm_opts *o, const bl_sweep *s, bl_err *err)
 {
+    /* $name becomes part of the metadata directory: the sweep-file reader
+     * already refuses a name that is a path; a sweep built in code too. */
+    if (!bl_sweep_name_ok(s->name))
+        return bl_err_set(err, "slurm script: sweep name '%s' is not one "
+                          "safe path component", s->name);
     if (!o->bindlab || !o->app || !o->sweep_file || !o->results)
         return bl_err_set(err, "slurm script: the bindlab, bindlab-app, "
                           "sweep file and results paths are all needed");
@@ -232,7 +237,7 @@ char *bl_slurm_script(const bl_slurm_opts *o, const bl_sweep *s,
     sbuf b = {0};
     int array = o->array > 0;
     char job[96];
-    if (check_opts(o, err) < 0)
+    if (check_opts(o, s, err) < 0)
         return NULL;
     bl_slurm_job_name(s->name, job, sizeof job);
     header(&b, o, s, array ? "Slurm job array: one shard of the sweep per "
@@ -272,7 +277,7 @@ char *bl_slurm_merge_script(const bl_slurm_opts *o, const bl_sweep *s,
 {
     sbuf b = {0};
     char job[96];
-    if (check_opts(o, err) < 0)
+    if (check_opts(o, s, err) < 0)
         return NULL;
     if (o->array < 1) {
         bl_err_set(err, "merge script: only an array sweep has one");

@@ -8,9 +8,25 @@ source "$(dirname "$0")/common.sh"
 unset SLURM_CONF # never the test cluster of test_slurm_cluster.sh
 cd "$WORK"
 
-# A sweep whose name and kernel label try to run code.
+# A sweep whose name tries to run code, or to be a path: refused where it
+# is written (the name becomes file and directory names), nothing written.
+for bad in "ev'il\$(touch MARK)\`touch MARK\`;touch MARK" "../../victim" "a/b"; do
+    printf 'name: "%s"\nkernels: [triad]\nlayouts: [{np: 1}]\n' "$bad" >"$WORK/badname.yaml"
+    set +e
+    "$BINDLAB" slurm badname.yaml >out.txt 2>err.txt
+    rc=$?
+    set -e
+    [ "$rc" = 2 ] || { cat out.txt err.txt; fail "name '$bad': exit $rc, expected 2"; }
+    grep -qF "badname.yaml:1:7: name '$bad': accepted: 1 to 63 letters" err.txt ||
+        { cat err.txt; fail "name '$bad': no FILE:LINE:COL refusal"; }
+    [ -e slurm ] && fail "name '$bad': wrote scripts"
+    [ -e MARK ] && fail "name '$bad' ran code"
+done
+echo "ok: names that are code or paths refused"
+
+# Hostile values from the command line stay inert in the script.
 cat >"$WORK/evil.yaml" <<'YAML'
-name: "ev'il$(touch MARK)`touch MARK`;touch MARK"
+name: evil
 kernels: [{name: triad, size: 8MiB, iters: 2}]
 layouts:
   - {np: 1}
@@ -18,8 +34,8 @@ layouts:
 YAML
 "$BINDLAB" slurm evil.yaml --array --module 'mpi/$(touch MARK)' --time 10 >out.txt 2>err.txt
 cat out.txt err.txt
-script="slurm/ev_il__touch_MARK__touch_MARK__touch_MARK.sbatch"
-merge="slurm/ev_il__touch_MARK__touch_MARK__touch_MARK.merge.sbatch"
+script="slurm/evil.sbatch"
+merge="slurm/evil.merge.sbatch"
 [ -f "$script" ] && [ -f "$merge" ] || fail "default script paths not written (ls: $(ls slurm))"
 bash -n "$script" || fail "array script: bash -n"
 bash -n "$merge" || fail "merge script: bash -n"
@@ -27,16 +43,16 @@ expect_line "$script" "#SBATCH --array=1-2"
 expect_line "$script" "#SBATCH --ntasks-per-node=2"
 expect_line "$script" "#SBATCH --exclusive"
 expect_line "$script" "#SBATCH --time=10"
-expect_line "$script" "name='ev'\\''il\$(touch MARK)\`touch MARK\`;touch MARK'"
+expect_line "$script" "name=evil"
 expect_line "$script" "module load 'mpi/\$(touch MARK)' || exit 1"
 expect_line "$merge" "shards=2"
 [ -d results/slurm ] || fail "results/slurm (for #SBATCH --output) not created"
 grep -q '^submit: jid=\$(sbatch --parsable ' out.txt || fail "no submit hint"
 # The assignments evaluate to the plain values and run nothing.
 vals=$(grep -E '^(name|sweep|results)=' "$script"; echo 'printf "%s\n" "$name"')
-[ "$(bash -c "$vals")" = "ev'il\$(touch MARK)\`touch MARK\`;touch MARK" ] || fail "name does not read back"
+[ "$(bash -c "$vals")" = "evil" ] || fail "name does not read back"
 [ -e MARK ] && fail "a quoted value ran"
-echo "ok: array + merge scripts, hostile values inert"
+echo "ok: array + merge scripts, hostile module value inert"
 
 # Refusals: exit 2 and nothing written.
 refuse() { # refuse WHAT ARGS...: exit 2, message has WHAT, no new script

@@ -313,9 +313,14 @@ static void slurm_script_quotes_hostile_values(void **state)
     snprintf(sweepdir, sizeof sweepdir, "%s/it's $(dir) `x`", tmpdir);
     assert_int_equal(mkdir(sweepdir, 0755), 0);
     snprintf(sweepfile, sizeof sweepfile, "%s/s\"w;.yaml", sweepdir);
-    load("name: \"x'$(touch $M)`touch $M`\\\"\\n; touch $M #\"\n"
-         "kernels: [triad]\nlayouts:\n  - {np: 1}\n", &s);
-    assert_string_equal(s.name, hostile_name); /* as the YAML gave it */
+    /* A name that is code or a path is refused by the sweep file, and by
+     * the script writer when a sweep made in code carries one. */
+    assert_int_equal(bl_config_load_string(
+                         "name: \"x'$(touch $M)`touch $M`\\\"\\n; touch $M #\"\n"
+                         "kernels: [triad]\nlayouts:\n  - {np: 1}\n",
+                         "test.yaml", &s, &err), -1);
+    assert_non_null(strstr(err.msg, "test.yaml:1:7: name 'x'$(touch"));
+    load("name: job-1\nkernels: [triad]\nlayouts:\n  - {np: 1}\n", &s);
 
     path_in(stubdir, sizeof stubdir, "bin");
     assert_int_equal(mkdir(stubdir, 0755), 0);
@@ -339,12 +344,16 @@ static void slurm_script_quotes_hostile_values(void **state)
     o.nmodules = 2;
     o.nodes = 1;
     o.command = "bindlab slurm 'x\n#SBATCH --wrap=evil'";
+    strcpy(s.name, hostile_name);
+    assert_null(bl_slurm_script(&o, &s, &n, &err));
+    assert_non_null(strstr(err.msg, "is not one safe path component"));
+    strcpy(s.name, "job-1");
     text = bl_slurm_script(&o, &s, &n, &err);
     assert_non_null(text);
     /* the newline of the command became '?': no second #SBATCH line */
     assert_non_null(strstr(text, "x?#SBATCH --wrap=evil"));
     assert_null(strstr(text, "\n#SBATCH --wrap"));
-    assert_non_null(strstr(text, "\n#SBATCH --job-name=bindlab-x___touch__M__touch__M"));
+    assert_non_null(strstr(text, "\n#SBATCH --job-name=bindlab-job-1\n"));
     path_in(script, sizeof script, "job.sbatch");
     assert_int_equal(bl_slurm_write_script(script, text, &err), 0);
     free(text);
@@ -374,9 +383,9 @@ static void slurm_script_quotes_hostile_values(void **state)
         /* each module one word, the newline included */
         snprintf(p, sizeof p, "%s/module.args", stubdir);
         expect_words(p, want_mod, 4);
-        /* the node record went to RESULTS/slurm/NAME-JOBID, name as is */
-        snprintf(meta, sizeof meta, "%s/slurm/%s-42/slurm-env.txt", results,
-                 hostile_name);
+        /* the node record went to RESULTS/slurm/NAME-JOBID */
+        snprintf(meta, sizeof meta, "%s/slurm/job-1-42/slurm-env.txt",
+                 results);
         assert_int_equal(access(meta, F_OK), 0);
     }
     bl_sweep_free(&s);
