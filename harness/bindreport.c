@@ -217,7 +217,7 @@ static bl_report_format detect(char **lines, size_t n, hwloc_topology_t topo,
     for (size_t i = 0; i < n; i++) {
         bl_report_format only = BL_REPORT_AUTO;
         int claims = 0;
-        if (lines[i][0] == '#')
+        if (lines[i][0] == '#' || strlen(lines[i]) > BL_BINDREPORT_LINE_MAX)
             continue;
         for (size_t k = 0; k < NLAUNCHERS; k++)
             if (try_line(launchers[k], lines[i], (int)i + 1, topo, tmp,
@@ -417,9 +417,21 @@ int bl_bindreport_parse(const char *text, bl_report_format fmt,
     if (fmt == BL_REPORT_AUTO)
         chosen = detect(lines, n, topo, &tmp);
     out->format = chosen;
-    for (size_t i = 0; i < n && rc == 0; i++)
-        if (lines[i][0] != '#') /* comments in fixtures and notes */
-            rc = read_line(&c, lines[i], (int)i + 1, fmt, chosen, topo, &tmp);
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        size_t len = strlen(lines[i]);
+        if (lines[i][0] == '#') /* comments in fixtures and notes */
+            continue;
+        if (len > BL_BINDREPORT_LINE_MAX) {
+            char reason[BL_REASON_MAX];
+            snprintf(reason, sizeof reason, "a line of %zu characters, over "
+                     "the %d a report line may have", len,
+                     BL_BINDREPORT_LINE_MAX);
+            lines[i][200] = '\0'; /* the message quotes its start only */
+            rc = add_rejected(&c, (int)i + 1, lines[i], reason);
+            continue;
+        }
+        rc = read_line(&c, lines[i], (int)i + 1, fmt, chosen, topo, &tmp);
+    }
     if (rc == 0) {
         /* qsort() must not get a NULL base, even for no elements. */
         if (out->count > 1)

@@ -25,6 +25,12 @@
  * pid. */
 #define BL_OMP_AFFINITY_FORMAT "bindlab-omp host=%H pid=%P thread=%n affinity=%A"
 
+/* Limits: the captured output of a launch on 10,000 ranks with 128 OMP
+ * threads each stays well under them; a wrong input (/dev/zero, a core
+ * dump) is refused instead of filling memory. */
+#define BL_BINDREPORT_INPUT_MAX (64L << 20) /* bytes of text */
+#define BL_BINDREPORT_LINE_MAX 65536        /* characters in one line */
+
 typedef enum {
     BL_REPORT_AUTO,
     BL_REPORT_OMPI4,
@@ -75,7 +81,10 @@ typedef struct bl_binding_report {
  * came from; converts Open MPI's logical cores / hwts / bracket positions
  * into PU OS indexes, and every PU a line names must exist in it.
  * The same rank (and thread) reported twice with the same set is kept
- * once; with a different set the later line is rejected.
+ * once; with a different set the later line is rejected. A line longer
+ * than BL_BINDREPORT_LINE_MAX is rejected unread; a line that holds more
+ * than one rank's binding (interleaved output) is rejected, never read
+ * for its first rank only.
  * Returns 0 (even when lines were rejected: see out->nrejected), or -1 with
  * err on a bad argument or when memory runs out. Free with
  * bl_bindreport_free(). */

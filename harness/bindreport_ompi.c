@@ -34,8 +34,15 @@ static int ompi_head(const char *line, bl_binding *b, int *kind,
 
     if (!(q = bl_line_skip(p, "MCW rank")) && !(q = bl_line_skip(p, "Rank "))) {
         /* Another prefix in front (a log time stamp, a tag). */
-        if (!(p = strstr(line, "MCW rank")))
+        if (!(p = strstr(line, "MCW rank"))) {
+            /* The tail of a report line whose head went elsewhere. */
+            if (strstr(line, " bound to socket ") ||
+                strstr(line, " bound to package[") || strstr(line, NOT_BOUND))
+                return bl_line_bad(reason, "a binding without its 'MCW rank "
+                                   "N' head (output of several ranks "
+                                   "interleaved or wrapped)");
             return BL_LINE_OTHER;
+        }
         q = p + strlen("MCW rank");
     }
     if (*q == ' ')
@@ -43,6 +50,12 @@ static int ompi_head(const char *line, bl_binding *b, int *kind,
     if ((rank = bl_line_number(&q)) < 0)
         return bl_line_bad(reason, "no rank number after 'rank'");
     b->rank = (int)rank;
+    /* Two ranks printing at once can share a line; reading only the first
+     * of them would drop the other without a word. */
+    if (strstr(q, "MCW rank") ||
+        ((p = strstr(q, "bound to ")) && strstr(p + 1, "bound to ")))
+        return bl_line_bad(reason, "more than one rank's binding in one line "
+                           "(output of several ranks interleaved)");
     if ((p = bl_line_skip(q, " bound to "))) {
         *kind = OMPI_BOUND;
         *rest = p;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "bindreport.h"
 #include "cli.h"
@@ -45,6 +46,9 @@ static const char help[] =
     "(truncated, wrapped, naming CPUs the topology lacks, a rank reported\n"
     "twice with different CPUs) are listed on standard error with their\n"
     "line number; nothing is guessed.\n"
+    "\n"
+    "Input is at most 64 MiB, lines at most 65536 characters (longer ones are\n"
+    "rejected); devices such as /dev/zero are refused.\n"
     "\n"
     "Exit status: 0 when bindings were read and no line was rejected, 1 when\n"
     "lines were rejected or no binding line was found, 2 for bad usage or an\n"
@@ -106,14 +110,21 @@ static int parse_args(int argc, char **argv, options *o)
     return -1;
 }
 
-/* The whole of f in a malloc'ed, NUL-terminated buffer, or NULL. */
+/* The whole of f in a malloc'ed, NUL-terminated buffer, at most
+ * BL_BINDREPORT_INPUT_MAX bytes; NULL with errno set (EFBIG when the input
+ * is larger). */
 static char *slurp(FILE *f)
 {
-    size_t len = 0, cap = 1 << 16;
+    size_t len = 0, cap = 1 << 16, limit = (size_t)BL_BINDREPORT_INPUT_MAX;
     char *buf = malloc(cap);
     size_t n;
     while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
         len += n;
+        if (len > limit) {
+            free(buf);
+            errno = EFBIG;
+            return NULL;
+        }
         if (cap - len - 1 == 0) {
             char *p = realloc(buf, cap *= 2);
             if (!p)
@@ -130,14 +141,23 @@ static char *slurp(FILE *f)
     return buf;
 }
 
+/* A device or a directory is no captured output (/dev/zero never ends);
+ * a file, a pipe or standard input is, within the size limit. */
 static char *read_input(const char *path)
 {
     FILE *f;
     char *text;
+    struct stat st;
     if (strcmp(path, "-") == 0)
         return slurp(stdin);
     if (!(f = fopen(path, "r")))
         return NULL;
+    if (fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode) &&
+        !S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode)) {
+        fclose(f);
+        errno = ENOTSUP;
+        return NULL;
+    }
     text = slurp(f);
     fclose(f);
     return text;
@@ -187,8 +207,18 @@ int bl_cli_bindings(int argc, char **argv)
     if (rc >= 0)
         return rc;
     if (!(text = read_input(o.input))) {
-        fprintf(stderr, "bindlab bindings: cannot read '%s': %s\n", o.input,
-                strerror(errno));
+        if (errno == EFBIG)
+            fprintf(stderr, "bindlab bindings: '%s' is larger than %ld bytes "
+                    "(64 MiB), the most a captured report may have; give "
+                    "the part with the report lines\n", o.input,
+                    BL_BINDREPORT_INPUT_MAX);
+        else if (errno == ENOTSUP)
+            fprintf(stderr, "bindlab bindings: '%s' is not a regular file or "
+                    "a pipe; give the captured output of a launch\n",
+                    o.input);
+        else
+            fprintf(stderr, "bindlab bindings: cannot read '%s': %s\n",
+                    o.input, strerror(errno));
         return 2;
     }
     if (bl_topo_load(o.topology, &topo, &err) < 0) {

@@ -38,19 +38,21 @@ grep -qx 'rank 6 host rishon1 cpus 0,32 core 0,16 l3 - numa 0 package 0-1' "$T/o
 grep -q 'bindings' "$T/err" || fail "unknown verb message does not name the verbs"
 "$BINDLAB" --version | grep -q '^bindlab [0-9]' || fail "--version"
 
-# Live: this machine, one rank per core.
-command -v mpirun >/dev/null || { echo "no mpirun: live part skipped"; exit 77; }
-npus=$(nproc --all)
-[ "$npus" -ge 2 ] || { echo "fewer than 2 PUs: live part skipped"; exit 77; }
-mpirun -np 2 --map-by core --bind-to core --report-bindings \
-    sh -c 'echo "allowed $OMPI_COMM_WORLD_RANK $(sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/self/status)"' \
-    > "$T/live" 2>&1 || fail "mpirun failed: $(cat "$T/live")"
-"$BINDLAB" bindings "$T/live" > "$T/out" 2> "$T/err" || fail "live capture: exit $? $(cat "$T/err")"
-[ "$(wc -l < "$T/out")" = 2 ] || fail "live: expected 2 ranks, got $(cat "$T/out")"
-for r in 0 1; do
-    want=$(awk -v r=$r '$1 == "allowed" && $2 == r {print $3}' "$T/live")
-    got=$(awk -v r=$r '$1 == "rank" && $2 == r {print $6}' "$T/out")
-    [ -n "$want" ] && [ "$want" = "$got" ] || fail "rank $r: report says '$got', process saw '$want'"
-done
-[ "$(awk '{print $6}' "$T/out" | sort -u | wc -l)" = 2 ] || fail "live: both ranks on one CPU"
+# Interleaved output of two ranks: refused at its line, exit 1, no rank
+# half-read from it (rank 1 has the same map as rank 0, so reading the first
+# binding alone would look fine).
+printf '%s\n' '[vm:1] MCW rank 0 bound to socket 0[core 0[hwt 0]]: [B/.][vm:1] MCW rank 1 bound to socket 0[core 0[hwt 0]]: [B/.]' \
+    > "$T/interleaved"
+"$BINDLAB" bindings "$T/interleaved" --topology "pack:1 core:2 pu:1" > "$T/out" 2> "$T/err"; rc=$?
+[ "$rc" = 1 ] || fail "interleaved: exit $rc, expected 1"
+grep -q "interleaved:1: more than one rank's binding in one line" "$T/err" || fail "interleaved: $(cat "$T/err")"
+[ -s "$T/out" ] && fail "interleaved: printed a binding: $(cat "$T/out")"
+
+# Inputs that are not captured output: a device, and more than the limit.
+"$BINDLAB" bindings /dev/zero 2> "$T/err"; rc=$?
+[ "$rc" = 2 ] || fail "/dev/zero: exit $rc, expected 2"
+grep -q "'/dev/zero' is not a regular file or a pipe" "$T/err" || fail "/dev/zero: $(cat "$T/err")"
+head -c $((64 * 1024 * 1024 + 1)) /dev/zero | "$BINDLAB" bindings - 2> "$T/err"; rc=$?
+[ "$rc" = 2 ] || fail "64 MiB + 1 on stdin: exit $rc, expected 2"
+grep -q "larger than 67108864 bytes (64 MiB)" "$T/err" || fail "big input: $(cat "$T/err")"
 echo "ok"

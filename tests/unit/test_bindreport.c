@@ -433,6 +433,71 @@ static void rank_repeated_with_other_cpus_is_rejected(void **state)
     done(&r, t);
 }
 
+/* Two ranks printing at the same moment: both bindings in one line (the
+ * second with the same map, so reading the first alone would look fine),
+ * and a line whose head went into the line before. Each format's
+ * interleaving is refused at its line, and no rank is kept from it. */
+static void interleaved_lines_are_rejected_not_half_read(void **state)
+{
+    static const struct {
+        const char *text;
+        bl_report_format fmt;
+        int line;
+    } cases[] = {
+        {"[vm:1] MCW rank 0 bound to socket 0[core 0[hwt 0]]: [B/.]"
+         "[vm:1] MCW rank 1 bound to socket 0[core 0[hwt 0]]: [B/.]\n",
+         BL_REPORT_OMPI4, 1},
+        {"[vm:1] MCW rank 0 is not bound (or bound to all available "
+         "processors)[vm:1] MCW rank 1 is not bound (or bound to all "
+         "available processors)\n", BL_REPORT_OMPI4, 1},
+        {"[vm:1] Rank 0 bound to package[0][core:0]"
+         "[vm:1] Rank 1 bound to package[0][core:0]\n", BL_REPORT_OMPI5, 1},
+        {"[vm:1] MCW rank 2 bound to socket 0[core 1[hwt 0]]: [./B]\n"
+         "0 bound to socket 0[core 0[hwt 0]]: [B/.]\n", BL_REPORT_OMPI4, 2},
+        {"cpu-bind=MASK - vm, task  0  0 [1]: mask 0x1 set"
+         "cpu-bind=MASK - vm, task  1  1 [2]: mask 0x1 set\n",
+         BL_REPORT_SLURM, 1},
+        {"process 0 binding: 10process 1 binding: 10\n", BL_REPORT_HYDRA, 1},
+        {"bindlab-omp rank=0 host=vm pid=1 thread=0 affinity=0"
+         "bindlab-omp rank=0 host=vm pid=1 thread=1 affinity=0\n",
+         BL_REPORT_OMP_AFFINITY, 1},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        bl_binding_report r;
+        hwloc_topology_t t;
+        parse(cases[i].text, "pack:1 core:2 pu:1", cases[i].fmt, &r, &t);
+        if (!rejected(&r, cases[i].line))
+            fail_msg("case %zu: line %d not rejected", i, cases[i].line);
+        for (size_t k = 0; k < r.count; k++)
+            if (r.items[k].line == cases[i].line)
+                fail_msg("case %zu: a binding kept from line %d", i,
+                         cases[i].line);
+        done(&r, t);
+    }
+}
+
+static void overlong_line_is_rejected_unread(void **state)
+{
+    bl_binding_report r;
+    hwloc_topology_t t;
+    size_t n = BL_BINDREPORT_LINE_MAX + 100;
+    char *text = malloc(n + 80);
+    (void)state;
+    assert_non_null(text);
+    strcpy(text, "[vm:1] MCW rank 0 bound to socket 0[core 0[hwt 0]]: [B/.]\n");
+    memset(text + strlen(text), ' ', n);
+    strcpy(text + strlen(text) - 1, "x\n");
+    parse(text, "pack:1 core:2 pu:1", BL_REPORT_AUTO, &r, &t);
+    assert_int_equal(r.count, 1);
+    assert_int_equal(r.nrejected, 1);
+    assert_int_equal(r.rejected[0].line, 2);
+    assert_non_null(strstr(r.rejected[0].reason, "over the 65536 a report "
+                                                 "line may have"));
+    done(&r, t);
+    free(text);
+}
+
 static void explicit_format_ignores_other_formats(void **state)
 {
     bl_binding_report r;
@@ -484,6 +549,8 @@ int main(void)
         cmocka_unit_test(omp_rejects_truncated_and_unknown_fields),
         cmocka_unit_test(auto_reads_omp_lines_beside_the_launcher),
         cmocka_unit_test(rank_repeated_with_other_cpus_is_rejected),
+        cmocka_unit_test(interleaved_lines_are_rejected_not_half_read),
+        cmocka_unit_test(overlong_line_is_rejected_unread),
         cmocka_unit_test(explicit_format_ignores_other_formats),
         cmocka_unit_test(format_names_round_trip),
     };
