@@ -1,0 +1,25 @@
+#!/bin/bash
+# bindlab plan with the installed Open MPI's mapper, any version: a layout
+# Open MPI refuses is exit 2 with its message in one line; the TSV form
+# has 7 fields on each of its rows, one per thread (4 ranks x 20 = 80); a
+# sweep file names its refused layout. Exact outputs: test_plan_golden.sh.
+. "$(dirname "$0")/plan_common.sh"
+need_openmpi
+
+one_line_exit2 impossible-layout "refuses this layout" \
+    --topology "pack:1 core:4 pu:1" -np 8 --map-by slot:PE=4
+
+"$BINDLAB" plan --topology "$XEON" -np 4 --map-by ppr:2:package:PE=10 \
+    --threads fill --omp-places threads --omp-proc-bind close --format tsv \
+    >"$T/tsv" 2>"$T/err" || fail "tsv: $(cat "$T/err")"
+awk -F'\t' 'NF != 7 { exit 1 }' "$T/tsv" || fail "tsv: a line without 7 fields"
+# The Xeon 6230 node: 20 cores x 2 hardware threads per package; 2 ranks
+# per package with 10 cores each, threads fill = 20 per rank; + a header.
+[ "$(wc -l <"$T/tsv")" = 81 ] || fail "tsv: $(wc -l <"$T/tsv") lines, expected 80 rows and a header"
+
+"$BINDLAB" plan tests/fixtures/plan/sweep.yaml --topology "$NPS4" \
+    >"$T/sweep" 2>"$T/err"; rc=$?
+[ "$rc" = 2 ] || fail "sweep: exit $rc, expected 2 (one layout is refused)"
+grep -q '^bindlab plan: r[0-9]*: Open MPI .* refuses this layout' "$T/err" ||
+    fail "sweep: refusal not reported: $(cat "$T/err")"
+echo "ok (Open MPI $OMPI_VERSION)"
