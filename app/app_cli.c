@@ -18,8 +18,9 @@ const char *bl_app_usage(void)
 "\n"
 "Kernel and work:\n"
 "  --kernel NAME        kernel to run (default triad; see below)\n"
-"  --size SIZE          bytes across one rank's arrays, e.g. 1.5GiB, 800MB\n"
-"                       (triad: 3 arrays of doubles; default 256MiB)\n"
+"  --size SIZE          triad, stencil: bytes across one rank's arrays, e.g.\n"
+"                       1.5GiB, 800MB (triad: 3 arrays of doubles; default\n"
+"                       256MiB)\n"
 "  --iters N            timed iterations (default 10)\n"
 "  --warmup N           untimed iterations before them (default 2)\n"
 "  --init parallel|serial\n"
@@ -30,18 +31,24 @@ const char *bl_app_usage(void)
 "  --radius R           stencil: star radius 1..4 (default 2)\n"
 "  --overlap            stencil: compute the interior while halos travel\n"
 "  --n N, --nb NB       lu: matrix order and block size\n"
-"  --seed S             seed for kernels with random input\n"
+"  --seed S             lu: seed of the random matrix\n"
+"  An option a kernel does not read is refused (exit 2), not ignored.\n"
 "\n"
 "Output:\n"
 "  --out FILE.h5        write the run file (HDF5; written as FILE.h5.tmp.PID\n"
-"                       and renamed when complete)\n"
+"                       and renamed when complete). Checked before the run:\n"
+"                       its directory must exist and be writable, and only a\n"
+"                       regular file is replaced (a device, directory, FIFO\n"
+"                       or socket is refused)\n"
 "  --show-placement     print an xthi-like table: host rank thread cpu core l3\n"
 "                       numa package cpuset, one line per thread\n"
 "  --help, --version\n"
 "\n"
 "Threads come from OMP_NUM_THREADS, their binding from OMP_PLACES and\n"
 "OMP_PROC_BIND; the rank's binding from the launcher (--map-by/--bind-to).\n"
-"Exit status: 0 verified, 1 run-time failure or wrong answer, 2 bad input.\n";
+"Exit status: 0 verified, 1 run-time failure or wrong answer (or the run\n"
+"file could not be written, e.g. no space left on device), 2 bad input\n"
+"(including an --out that cannot be written).\n";
 }
 
 /* The value of option `name` at argv[*i]: "--name=value" or "--name value". */
@@ -60,40 +67,62 @@ static int take_value(int argc, char **argv, int *i, const char *name,
     return 0;
 }
 
-/* "AxB[xC]" with whole numbers >= 1. */
+/* "AxB[xC]": the parser the sweep-file reader uses too (common/units.c). */
 static int parse_grid(const char *text, bl_kernel_opts *k, bl_err *err)
 {
-    const char *p = text;
-    int dims = 0;
-    for (;;) {
-        char *end;
-        long v;
-        if (!isdigit((unsigned char)*p) || dims == 3)
-            break;
-        errno = 0;
-        v = strtol(p, &end, 10);
-        if (errno || v < 1)
-            break;
-        k->grid[dims++] = v;
-        p = end;
-        if (*p == '\0') {
-            k->grid_dims = dims;
-            return 0;
-        }
-        if (*p != 'x' && *p != 'X')
-            break;
-        p++;
-    }
-    return bl_err_set(err,
-                      "--grid: '%s' is not AxB[xC] with whole numbers >= 1 "
-                      "(e.g. 4096, 4096x2048, 256x256x256, or 2x1 for lu)",
-                      text);
+    return bl_parse_grid(text, "--grid", k->grid, &k->grid_dims, err);
 }
 
 static int option_is(const char *arg, const char *name)
 {
     size_t len = strlen(name);
     return strncmp(arg, name, len) == 0 && (arg[len] == '\0' || arg[len] == '=');
+}
+
+/* Options that only some kernels read. A kernel that would ignore one
+ * refuses it instead, so `--kernel triad --radius 3` is not a silent
+ * no-op. */
+static const struct {
+    const char *option, *kernels; /* kernels: names separated by ", " */
+} kernel_options[] = {
+    {"--size", "triad, stencil"}, {"--grid", "stencil, lu"},
+    {"--radius", "stencil"},     {"--overlap", "stencil"},
+    {"--n", "lu"},               {"--nb", "lu"},
+    {"--seed", "lu"},
+};
+#define N_KERNEL_OPTIONS (sizeof kernel_options / sizeof kernel_options[0])
+
+/* Bit of a kernel-only option in the "given" mask; 0 for the others. */
+static unsigned kernel_option_bit(const char *arg)
+{
+    for (size_t i = 0; i < N_KERNEL_OPTIONS; i++) {
+        size_t len = strlen(kernel_options[i].option);
+        if (strncmp(arg, kernel_options[i].option, len) == 0 &&
+            (arg[len] == '\0' || arg[len] == '='))
+            return 1u << i;
+    }
+    return 0;
+}
+
+static int takes(const char *kernels, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *p = kernels; (p = strstr(p, name)); p += len)
+        if ((p == kernels || p[-1] == ' ') && (p[len] == ',' || !p[len]))
+            return 1;
+    return 0;
+}
+
+static int check_kernel_options(const bl_kernel *k, unsigned given,
+                                bl_err *err)
+{
+    for (size_t i = 0; i < N_KERNEL_OPTIONS; i++)
+        if ((given & (1u << i)) && !takes(kernel_options[i].kernels, k->name))
+            return bl_err_set(err, "%s: --kernel %s does not take it (it is "
+                              "for: %s); drop it or choose that kernel",
+                              kernel_options[i].option, k->name,
+                              kernel_options[i].kernels);
+    return 0;
 }
 
 static int parse_int_opt(const char *value, const char *name, long min,
@@ -106,8 +135,21 @@ static int parse_int_opt(const char *value, const char *name, long min,
     return 0;
 }
 
+/* A whole-number kernel option in the range common/units.c gives it (the
+ * sweep-file reader checks the same range). */
+static int parse_count_opt(const char *value, const char *name, int *out,
+                           bl_err *err)
+{
+    long v;
+    if (bl_parse_count(value, name, name, &v, err) < 0)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
 int bl_app_parse(int argc, char **argv, bl_app_opts *o, bl_err *err)
 {
+    unsigned given = 0;
     memset(o, 0, sizeof *o);
     o->iters = BL_APP_DEFAULT_ITERS;
     o->warmup = BL_APP_DEFAULT_WARMUP;
@@ -117,6 +159,7 @@ int bl_app_parse(int argc, char **argv, bl_app_opts *o, bl_err *err)
         const char *a = argv[i];
         const char *v = NULL;
         long lv;
+        given |= kernel_option_bit(a);
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             o->help = 1;
         } else if (strcmp(a, "--version") == 0) {
@@ -138,11 +181,11 @@ int bl_app_parse(int argc, char **argv, bl_app_opts *o, bl_err *err)
                 return -1;
         } else if (option_is(a, "--iters")) {
             if (take_value(argc, argv, &i, "--iters", &v, err) < 0 ||
-                parse_int_opt(v, "--iters", 1, 1000000, &o->iters, err) < 0)
+                parse_count_opt(v, "--iters", &o->iters, err) < 0)
                 return -1;
         } else if (option_is(a, "--warmup")) {
             if (take_value(argc, argv, &i, "--warmup", &v, err) < 0 ||
-                parse_int_opt(v, "--warmup", 0, 1000000, &o->warmup, err) < 0)
+                parse_count_opt(v, "--warmup", &o->warmup, err) < 0)
                 return -1;
         } else if (option_is(a, "--init")) {
             if (take_value(argc, argv, &i, "--init", &v, err) < 0)
@@ -160,19 +203,19 @@ int bl_app_parse(int argc, char **argv, bl_app_opts *o, bl_err *err)
                 return -1;
         } else if (option_is(a, "--radius")) {
             if (take_value(argc, argv, &i, "--radius", &v, err) < 0 ||
-                parse_int_opt(v, "--radius", 1, 64, &o->k.radius, err) < 0)
+                parse_count_opt(v, "--radius", &o->k.radius, err) < 0)
                 return -1;
         } else if (option_is(a, "--n")) {
             if (take_value(argc, argv, &i, "--n", &v, err) < 0 ||
-                bl_parse_long(v, "--n", 1, 100000000L, &o->k.n, err) < 0)
+                bl_parse_count(v, "--n", "--n", &o->k.n, err) < 0)
                 return -1;
         } else if (option_is(a, "--nb")) {
             if (take_value(argc, argv, &i, "--nb", &v, err) < 0 ||
-                parse_int_opt(v, "--nb", 1, 1000000, &o->k.nb, err) < 0)
+                parse_count_opt(v, "--nb", &o->k.nb, err) < 0)
                 return -1;
         } else if (option_is(a, "--seed")) {
             if (take_value(argc, argv, &i, "--seed", &v, err) < 0 ||
-                bl_parse_long(v, "--seed", 0, 2147483647L, &lv, err) < 0)
+                bl_parse_count(v, "--seed", "--seed", &lv, err) < 0)
                 return -1;
             o->k.seed = (unsigned long)lv;
         } else if (option_is(a, "--test-hook")) {
@@ -191,7 +234,9 @@ int bl_app_parse(int argc, char **argv, bl_app_opts *o, bl_err *err)
         }
     }
     o->k.iters = o->iters;
-    return 0;
+    if (o->help || o->version)
+        return 0;
+    return check_kernel_options(o->kernel, given, err);
 }
 
 const char *bl_app_version(void)

@@ -10,6 +10,7 @@
 #include "app_machine.h"
 #include "app_print.h"
 #include "app_record.h"
+#include "atomic_file.h"
 #include "topo.h"
 
 /* Every rank learns whether any rank failed; rank 0 gets the message of the
@@ -174,6 +175,15 @@ int bl_app_run(const bl_app_opts *o, int argc, char **argv, MPI_Comm comm)
 
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &nranks);
+    /* A bad --out is bad input, found before the computation rather than
+     * after it; rank 0 writes the file, so rank 0 looks. */
+    rc = rank == 0 && o->out ? bl_atomic_check_target(o->out, &err) : 0;
+    if (agree(comm, rc, &err) < 0) {
+        if (rank == 0)
+            fprintf(stderr, "bindlab-app: --out %s\n", err.msg);
+        hwloc_bitmap_free(rank_set);
+        return 2;
+    }
     omp_set_dynamic(0);
     /* The launcher's binding, read before anything can change it. */
     rc = bl_topo_load(NULL, &topo, &err);
@@ -220,15 +230,18 @@ int bl_app_run(const bl_app_opts *o, int argc, char **argv, MPI_Comm comm)
         status = 1;
     }
 
+    /* Pages are located as the timed region left them: the serial verify
+     * below touches every page from one thread, and NUMA balancing would
+     * migrate them towards it. */
+    if (bl_record_pages(topo, k, &ctx, &rec, &err) < 0)
+        fprintf(stderr, "bindlab-app: rank %d: page locations: %s\n", rank,
+                err.msg);
     if (status == 0) {
         k->verify(&ctx, &rec.verify);
         if (k->metrics)
             rec.nmetrics = (int)k->metrics(&ctx, rec.metrics, BL_MAX_METRICS);
     }
     k->work(&ctx, &rec.work);
-    if (bl_record_pages(topo, k, &ctx, &rec, &err) < 0)
-        fprintf(stderr, "bindlab-app: rank %d: page locations: %s\n", rank,
-                err.msg);
     if (!rec.pages)
         rec.pages = calloc((size_t)nnodes + 1, sizeof *rec.pages);
     MPI_Reduce(&rec.work.amount, &total_amount, 1, MPI_DOUBLE, MPI_SUM, 0,

@@ -1,7 +1,8 @@
 #include "h5schema.h"
 
+#include "atomic_file.h"
+
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -805,59 +806,65 @@ int bl_h5_write_root(hid_t file, const char *kind, const char *command,
     return rc ? bl_err_set(err, "HDF5: cannot write root attributes") : 0;
 }
 
-void bl_h5_temp_name(const char *path, char *buf, size_t len)
+/* The core driver keeps the whole file in memory (no backing store), so
+ * HDF5 never writes to the disk itself: a full disk or a bad path then shows
+ * up in bl_atomic_write with its errno, instead of a failed H5Fclose that
+ * left HDF5 1.10 holding a half-closed file and crashing at exit. */
+hid_t bl_h5_mem_create(const char *path, bl_err *err)
 {
-    snprintf(buf, len, "%s.tmp.%ld", path, (long)getpid());
+    /* HDF5 first tries to open the name it is given (to see whether that
+     * file is open already), and the core driver would read an existing
+     * file whole; a name under /dev/null can never exist. */
+    static const char never_a_file[] = "/dev/null/bindlab-in-memory.h5";
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), file = H5I_INVALID_HID;
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    if (fapl >= 0 && H5Pset_fapl_core(fapl, 1 << 20, 0) >= 0)
+        file = H5Fcreate(never_a_file, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+    if (fapl >= 0)
+        H5Pclose(fapl);
+    if (file < 0)
+        bl_err_set(err, "%s: HDF5 cannot create a file in memory", path);
+    return file;
 }
 
-int bl_h5_commit_file(const char *tmp, const char *path, bl_err *err)
+int bl_h5_mem_commit(hid_t file, const char *path, int rc, bl_err *err)
 {
-    int fd = open(tmp, O_RDONLY);
-    if (fd >= 0) {
-        fsync(fd);
-        close(fd);
-    }
-    if (rename(tmp, path) < 0) {
-        int e = errno;
-        unlink(tmp);
-        return bl_err_set(err, "%s: cannot rename from %s: %s", path, tmp,
-                          strerror(e));
-    }
-    return 0;
-}
-
-int bl_h5_close_commit(hid_t file, const char *tmp, const char *path, int rc,
-                       bl_err *err)
-{
+    void *image = NULL;
+    ssize_t len = -1;
+    if (rc == 0 && H5Fflush(file, H5F_SCOPE_GLOBAL) >= 0)
+        len = H5Fget_file_image(file, NULL, 0);
+    if (len > 0 && (image = malloc((size_t)len)) &&
+        H5Fget_file_image(file, image, (size_t)len) != len)
+        len = -1;
+    if (rc == 0 && (len <= 0 || !image))
+        rc = bl_err_set(err, "HDF5 could not build the file image (out of "
+                        "memory?)");
     if (H5Fclose(file) < 0 && rc == 0)
-        rc = bl_err_set(err, "%s: HDF5 could not close the file", tmp);
-    if (rc < 0) {
-        unlink(tmp);
-        return bl_err_prefix(err, "%s", path);
-    }
-    return bl_h5_commit_file(tmp, path, err);
+        rc = bl_err_set(err, "HDF5 could not close the file in memory");
+    if (rc == 0)
+        rc = bl_atomic_write(path, image, (size_t)len, err);
+    else
+        bl_err_prefix(err, "%s", path);
+    free(image);
+    return rc < 0 ? -1 : 0;
 }
 
 int bl_h5_write_run_file(const char *path, const char *command,
                          const bl_h5_machine *m, const bl_h5_run *r,
                          bl_err *err)
 {
-    char tmp[4096];
     hid_t file;
     int rc;
 
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    bl_h5_temp_name(path, tmp, sizeof tmp);
-    file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    if (file < 0)
-        return bl_err_set(err, "%s: cannot create (%s): check that the "
-                          "directory exists and is writable", path, tmp);
+    if (bl_atomic_check_target(path, err) < 0 ||
+        (file = bl_h5_mem_create(path, err)) < 0)
+        return -1;
     rc = bl_h5_write_root(file, "run", command, err);
     if (rc == 0)
         rc = bl_h5_write_machine(file, m, err);
     if (rc == 0)
         rc = bl_h5_write_run(file, "run", r, err);
-    return bl_h5_close_commit(file, tmp, path, rc, err);
+    return bl_h5_mem_commit(file, path, rc, err);
 }
 
 hid_t bl_h5_open_read(const char *path, bl_err *err)

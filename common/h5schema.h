@@ -213,9 +213,10 @@ void bl_h5_run_free(bl_h5_run *r);
 int bl_h5_write_root(hid_t file, const char *kind, const char *command,
                      bl_err *err);
 
-/* The whole run file, atomically: written as PATH.tmp.PID beside PATH and
- * renamed over PATH only when complete, so a killed run leaves no partial
- * file under the final name. */
+/* The whole run file, atomically: built in memory and written with
+ * bl_atomic_write (PATH.tmp.PID beside PATH, fsync, rename), so a killed
+ * run, a full disk or a bad path leaves no partial file under the final
+ * name. Only a regular file (or nothing) at PATH is replaced. */
 int bl_h5_write_run_file(const char *path, const char *command,
                          const bl_h5_machine *m, const bl_h5_run *r,
                          bl_err *err);
@@ -225,15 +226,12 @@ hid_t bl_h5_open_read(const char *path, bl_err *err);
 int bl_h5_read_run_file(const char *path, bl_h5_machine *m, bl_h5_run *r,
                         bl_err *err);
 
-/* Temporary name beside path for atomic writes: "path.tmp.PID". */
-void bl_h5_temp_name(const char *path, char *buf, size_t len);
-/* fsync + rename tmp over path; unlinks tmp on failure. */
-int bl_h5_commit_file(const char *tmp, const char *path, bl_err *err);
-
-/* Ends an atomic write: closes file (created as tmp); when rc is 0 and the
- * close worked, renames tmp over path, else removes tmp and prefixes err
- * with path. Returns 0 or -1. */
-int bl_h5_close_commit(hid_t file, const char *tmp, const char *path, int rc,
-                       bl_err *err);
+/* Atomic HDF5 writes: a new file held in memory (path only names it in
+ * messages; nothing is opened or created on disk), then, when rc is 0,
+ * its image written to path with bl_atomic_write (common/atomic_file.h);
+ * the file is closed either way. On failure err is prefixed with path.
+ * Returns 0 or -1. */
+hid_t bl_h5_mem_create(const char *path, bl_err *err);
+int bl_h5_mem_commit(hid_t file, const char *path, int rc, bl_err *err);
 
 #endif

@@ -1,5 +1,7 @@
 #include "h5sweep.h"
 
+#include "atomic_file.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,18 +16,15 @@ int bl_h5_write_sweep_run(const char *path, const char *command,
                           const bl_h5_machine *machine, const bl_h5_run *app,
                           const bl_h5_harness *h, bl_err *err)
 {
-    char tmp[4096], group[512];
+    char group[512];
     bl_h5_summary row;
     hid_t file;
     int rc;
 
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    bl_h5_temp_name(path, tmp, sizeof tmp);
     bl_h5_run_path(h->run_id, group, sizeof group);
-    file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    if (file < 0)
-        return bl_err_set(err, "%s: cannot create (check that the directory "
-                          "exists and is writable)", tmp);
+    if (bl_atomic_check_target(path, err) < 0 ||
+        (file = bl_h5_mem_create(path, err)) < 0)
+        return -1;
     rc = bl_h5_write_root(file, "sweep", command, err);
     if (rc == 0 && machine)
         rc = bl_h5_write_machine(file, machine, err);
@@ -36,7 +35,7 @@ int bl_h5_write_sweep_run(const char *path, const char *command,
     bl_h5_summary_row(app, h, &row);
     if (rc == 0)
         rc = bl_h5_table_write(file, &bl_h5_summary_def, &row, 1, err);
-    return bl_h5_close_commit(file, tmp, path, rc, err);
+    return bl_h5_mem_commit(file, path, rc, err);
 }
 
 static int by_run_id(const void *a, const void *b)
@@ -92,7 +91,6 @@ int bl_h5_merge(const char *out, const char *command,
                 const char *const *inputs, size_t ninputs, int *duplicates,
                 int *unreadable, bl_err *err)
 {
-    char tmp[4096];
     bl_h5_summary *all = NULL;
     size_t nall = 0, cap = 0;
     int have_machine = 0, rc = 0;
@@ -101,11 +99,9 @@ int bl_h5_merge(const char *out, const char *command,
 
     *duplicates = 0;
     *unreadable = 0;
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    bl_h5_temp_name(out, tmp, sizeof tmp);
-    file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    if (file < 0)
-        return bl_err_set(err, "%s: cannot create", tmp);
+    if (bl_atomic_check_target(out, err) < 0 ||
+        (file = bl_h5_mem_create(out, err)) < 0)
+        return -1;
     rc = bl_h5_write_root(file, "sweep", command, err);
     lcpl = H5Pcreate(H5P_LINK_CREATE);
     H5Pset_create_intermediate_group(lcpl, 1);
@@ -130,13 +126,14 @@ int bl_h5_merge(const char *out, const char *command,
             H5Fclose(in);
     }
     if (rc == 0) {
-        qsort(all, nall, sizeof *all, by_run_id);
+        if (nall > 1) /* qsort(NULL, 0, ...) is undefined: empty summaries */
+            qsort(all, nall, sizeof *all, by_run_id);
         rc = bl_h5_table_write(file, &bl_h5_summary_def, all, nall, err);
     }
     bl_h5_table_free(&bl_h5_summary_def, all, nall);
     if (rc == 0 && *unreadable)
         *err = first; /* reported, but the merge still lands */
-    return bl_h5_close_commit(file, tmp, out, rc, err);
+    return bl_h5_mem_commit(file, out, rc, err);
 }
 
 int bl_h5_read_summary(const char *path, bl_h5_summary **rows, size_t *n,

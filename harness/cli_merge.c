@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "atomic_file.h"
 #include "cli.h"
 #include "h5sweep.h"
 
@@ -17,8 +18,11 @@ static const char help[] =
     "per-run files of a sweep (results/NAME.d/rNNNN.h5), merged files\n"
     "(results/NAME.h5), or directories: DIR stands for every *.h5 in it, in\n"
     "name order (not the *.tmp.* files of writes in progress). OUT may also\n"
-    "be an input: it is written beside itself and renamed over the old file\n"
-    "only when complete.\n"
+    "be an input: it is written beside itself (OUT.tmp.PID) and renamed over\n"
+    "the old file only when complete. Only a regular file is replaced: an OUT\n"
+    "that is a device, directory, FIFO or socket (or a link to one), or whose\n"
+    "directory is missing or not writable, is refused before any input is\n"
+    "read. On a full disk OUT is left as it was.\n"
     "\n"
     "A run id found twice is kept once, from the first input that has it;\n"
     "when the two copies have different labels (two different sweeps) the\n"
@@ -29,7 +33,9 @@ static const char help[] =
     "Prints one line: runs merged by status, duplicates, unreadable inputs.\n"
     "\n"
     "Exit status: 0 merged, 1 some input was unreadable (the others are\n"
-    "merged) or none could be read (OUT is left as it was), 2 bad usage.\n";
+    "merged), none could be read, or OUT could not be written (e.g. no space\n"
+    "left on device; OUT is left as it was), 2 bad usage or an OUT that may\n"
+    "not be replaced.\n";
 
 typedef struct {
     char **items;
@@ -266,6 +272,13 @@ int bl_cli_merge(int argc, char **argv)
     if (rc >= 0) {
         strlist_free(&o.inputs);
         return rc;
+    }
+    /* A device, directory, FIFO... is never replaced: refused before any
+     * input is read. */
+    if (bl_atomic_check_target(o.out, &err) < 0) {
+        fprintf(stderr, "bindlab merge: -o %s\n", err.msg);
+        strlist_free(&o.inputs);
+        return 2;
     }
     bad = o.bad_dirs + check_inputs(&o.inputs, &good);
     if (good.n == 0) {

@@ -27,7 +27,7 @@ static void app_cli_reads_every_option(void **state)
     bl_app_opts o;
     bl_err err;
     (void)state;
-    assert_int_equal(parse(&o, &err, "--kernel triad --size=1.5GiB --iters 7 --warmup=0 --init serial --out x.h5 --show-placement --grid 64x32 --radius 3 --n 1000 --nb 64 --seed 5"),
+    assert_int_equal(parse(&o, &err, "--kernel triad --size=1.5GiB --iters 7 --warmup=0 --init serial --out x.h5 --show-placement"),
                      0);
     assert_string_equal(o.kernel->name, "triad");
     assert_int_equal(o.k.size_bytes, 1610612736ULL);
@@ -37,15 +37,26 @@ static void app_cli_reads_every_option(void **state)
     assert_int_equal(o.k.serial_init, 1);
     assert_string_equal(o.out, "x.h5");
     assert_int_equal(o.show_placement, 1);
+    assert_int_equal(parse(&o, &err, "--kernel=stencil --grid 64x32 --radius 3 --overlap --size 1MiB"),
+                     0);
+    assert_string_equal(o.kernel->name, "stencil");
     assert_int_equal(o.k.grid_dims, 2);
     assert_int_equal(o.k.grid[0], 64);
     assert_int_equal(o.k.grid[1], 32);
     assert_int_equal(o.k.radius, 3);
+    assert_int_equal(o.k.overlap, 1);
+    assert_int_equal(o.k.size_bytes, 1048576);
+    assert_int_equal(parse(&o, &err, "--kernel lu --n 1000 --nb=64 --seed 5 --grid 2x1"),
+                     0);
+    assert_string_equal(o.kernel->name, "lu");
     assert_int_equal(o.k.n, 1000);
     assert_int_equal(o.k.nb, 64);
     assert_int_equal(o.k.seed, 5);
+    assert_int_equal(o.k.grid_dims, 2);
 }
 
+/* The documented defaults (README, --help): triad, 10 timed iterations
+ * after 2 warm-up ones, no file. */
 static void app_cli_defaults(void **state)
 {
     bl_app_opts o;
@@ -53,9 +64,45 @@ static void app_cli_defaults(void **state)
     (void)state;
     assert_int_equal(parse(&o, &err, "--show-placement"), 0);
     assert_string_equal(o.kernel->name, "triad");
-    assert_int_equal(o.iters, BL_APP_DEFAULT_ITERS);
-    assert_int_equal(o.warmup, BL_APP_DEFAULT_WARMUP);
+    assert_int_equal(o.iters, 10);
+    assert_int_equal(o.k.iters, 10);
+    assert_int_equal(o.warmup, 2);
+    assert_int_equal(o.k.size_bytes, 0); /* 0: the kernel's own default */
+    assert_int_equal(o.k.serial_init, 0);
     assert_null(o.out);
+}
+
+/* An option the chosen kernel does not read is refused, naming the option
+ * and the kernels that take it, whatever the order on the line. */
+static void app_cli_refuses_options_of_other_kernels(void **state)
+{
+    static const struct {
+        const char *line, *option, *takers;
+    } cases[] = {
+        {"--kernel triad --radius 3", "--radius", "stencil"},
+        {"--radius 3", "--radius", "stencil"}, /* triad by default */
+        {"--overlap --kernel triad", "--overlap", "stencil"},
+        {"--kernel triad --grid 64", "--grid", "stencil, lu"},
+        {"--kernel triad --seed=4", "--seed", "lu"},
+        {"--kernel stencil --n 100", "--n", "lu"},
+        {"--kernel stencil --nb 8", "--nb", "lu"},
+        {"--kernel lu --size 1MiB", "--size", "triad, stencil"},
+        {"--kernel lu --radius 1", "--radius", "stencil"},
+    };
+    bl_app_opts o;
+    bl_err err;
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        err.msg[0] = '\0';
+        if (parse(&o, &err, cases[i].line) != -1)
+            fail_msg("'%s' was accepted", cases[i].line);
+        if (strncmp(err.msg, cases[i].option, strlen(cases[i].option)) ||
+            !strstr(err.msg, cases[i].takers))
+            fail_msg("'%s': %s", cases[i].line, err.msg);
+    }
+    /* --help still works with any mix */
+    assert_int_equal(parse(&o, &err, "--kernel triad --radius 3 --help"), 0);
+    assert_int_equal(o.help, 1);
 }
 
 static void app_cli_errors_name_the_option(void **state)
@@ -86,6 +133,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(app_cli_reads_every_option),
         cmocka_unit_test(app_cli_defaults),
+        cmocka_unit_test(app_cli_refuses_options_of_other_kernels),
         cmocka_unit_test(app_cli_errors_name_the_option),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

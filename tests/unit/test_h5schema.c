@@ -1,4 +1,5 @@
-/* The HDF5 run file: round trip, atomic write, damaged files. */
+/* The HDF5 run file: round trip, atomic write, damaged files; merge of an
+ * empty sweep file. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -6,11 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
-#include "h5schema.h"
+#include "h5sweep.h"
 
 static char dir[] = "/tmp/bl_h5test.XXXXXX";
 
@@ -101,19 +104,85 @@ static void run_file_round_trips(void **state)
     bl_h5_machine_free(&m2);
 }
 
-static void run_file_write_leaves_no_temporary(void **state)
+/* The temporary's name is "NAME.tmp.<pid>" (docs/schema.md), built here by
+ * hand: a stale file planted under that name, as a killed writer with the
+ * same pid would leave it, must be gone after the write (the writer created
+ * the temporary under exactly that name and renamed it), and the directory
+ * must hold nothing but the final file. */
+static void run_file_write_uses_and_removes_named_temporary(void **state)
 {
     bl_h5_machine m;
     bl_h5_run r;
     bl_err err;
-    char path[256], tmp[300];
+    char sub[256], path[300], tmp[400], victim[300], kept[32] = "";
+    FILE *f;
+    DIR *d;
+    struct dirent *e;
+    int entries = 0;
     (void)state;
-    snprintf(path, sizeof path, "%s/atomic.h5", dir);
+    snprintf(sub, sizeof sub, "%s/atomic", dir);
+    assert_int_equal(mkdir(sub, 0755), 0);
+    snprintf(path, sizeof path, "%s/atomic.h5", sub);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    snprintf(victim, sizeof victim, "%s/victim", dir);
+    /* the stale temporary is a link: it must be removed, never followed */
+    f = fopen(victim, "w");
+    assert_non_null(f);
+    fputs("keep me", f);
+    fclose(f);
+    assert_int_equal(symlink(victim, tmp), 0);
     sample(&m, &r);
     assert_int_equal(bl_h5_write_run_file(path, "test", &m, &r, &err), 0);
-    bl_h5_temp_name(path, tmp, sizeof tmp);
     assert_int_equal(access(tmp, F_OK), -1);
     assert_int_equal(access(path, F_OK), 0);
+    f = fopen(victim, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(kept, sizeof kept, f));
+    fclose(f);
+    assert_string_equal(kept, "keep me");
+    d = opendir(sub);
+    assert_non_null(d);
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+            assert_string_equal(e->d_name, "atomic.h5");
+            entries++;
+        }
+    closedir(d);
+    assert_int_equal(entries, 1);
+    unlink(path);
+    rmdir(sub);
+    unlink(victim);
+}
+
+/* A sweep file whose /summary has no rows (every input empty) merges into
+ * an empty sweep file: no qsort(NULL, 0), which UBSan refuses. */
+static void merge_of_empty_summary_gives_empty_file(void **state)
+{
+    char in[300], out[300];
+    const char *inputs[1] = {in};
+    bl_h5_summary *rows = NULL;
+    size_t n = 99;
+    int dup = -1, unreadable = -1;
+    bl_err err;
+    hid_t f;
+    (void)state;
+    snprintf(in, sizeof in, "%s/empty-in.h5", dir);
+    snprintf(out, sizeof out, "%s/empty-out.h5", dir);
+    f = H5Fcreate(in, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(f >= 0);
+    assert_int_equal(bl_h5_write_root(f, "sweep", "test", &err), 0);
+    assert_int_equal(bl_h5_table_write(f, &bl_h5_summary_def, NULL, 0, &err),
+                     0);
+    H5Fclose(f);
+    assert_int_equal(bl_h5_merge(out, "test", inputs, 1, &dup, &unreadable,
+                                 &err), 0);
+    assert_int_equal(dup, 0);
+    assert_int_equal(unreadable, 0);
+    assert_int_equal(bl_h5_read_summary(out, &rows, &n, &err), 0);
+    assert_int_equal(n, 0);
+    bl_h5_table_free(&bl_h5_summary_def, rows, n);
+    unlink(in);
+    unlink(out);
 }
 
 static void run_file_write_to_missing_directory_fails_cleanly(void **state)
@@ -126,6 +195,23 @@ static void run_file_write_to_missing_directory_fails_cleanly(void **state)
     assert_int_equal(bl_h5_write_run_file("/nonexistent-dir/x.h5", "t", &m, &r,
                                           &err), -1);
     assert_non_null(strstr(err.msg, "/nonexistent-dir/x.h5"));
+    assert_non_null(strstr(err.msg, "does not exist"));
+}
+
+/* Only a regular file is replaced: the writer itself refuses a directory
+ * (the app and merge check earlier, but every writer goes through here). */
+static void run_file_write_refuses_a_directory(void **state)
+{
+    bl_h5_machine m;
+    bl_h5_run r;
+    bl_err err;
+    struct stat st;
+    (void)state;
+    sample(&m, &r);
+    assert_int_equal(bl_h5_write_run_file(dir, "t", &m, &r, &err), -1);
+    assert_non_null(strstr(err.msg, "a directory"));
+    assert_int_equal(stat(dir, &st), 0);
+    assert_true(S_ISDIR(st.st_mode));
 }
 
 static void truncated_run_file_is_named_not_misread(void **state)
@@ -172,8 +258,10 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(run_file_round_trips),
-        cmocka_unit_test(run_file_write_leaves_no_temporary),
+        cmocka_unit_test(run_file_write_uses_and_removes_named_temporary),
         cmocka_unit_test(run_file_write_to_missing_directory_fails_cleanly),
+        cmocka_unit_test(run_file_write_refuses_a_directory),
+        cmocka_unit_test(merge_of_empty_summary_gives_empty_file),
         cmocka_unit_test(truncated_run_file_is_named_not_misread),
     };
     if (!mkdtemp(dir))

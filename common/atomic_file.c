@@ -1,0 +1,179 @@
+#include "atomic_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The directory part of path ("." when there is none). */
+static int dir_of(const char *path, char *buf, size_t len)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        return bl_textf(buf, len, ".");
+    if (slash == path)
+        return bl_textf(buf, len, "/");
+    return bl_textf(buf, len, "%.*s", (int)(slash - path), path);
+}
+
+static const char *kind_of(mode_t mode)
+{
+    if (S_ISCHR(mode))
+        return "a character device";
+    if (S_ISBLK(mode))
+        return "a block device";
+    if (S_ISDIR(mode))
+        return "a directory";
+    if (S_ISFIFO(mode))
+        return "a FIFO (named pipe)";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    return "not a regular file";
+}
+
+static int check_dir(const char *path, bl_err *err)
+{
+    char dir[4096];
+    struct stat st;
+    if (dir_of(path, dir, sizeof dir) < 0)
+        return bl_err_set(err, "%s: path too long", path);
+    if (stat(dir, &st) < 0)
+        return bl_err_set(err, "%s: directory '%s' %s; create it first or "
+                          "give another path", path, dir,
+                          errno == ENOENT ? "does not exist" : strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return bl_err_set(err, "%s: '%s' is not a directory", path, dir);
+    if (access(dir, W_OK | X_OK) < 0)
+        return bl_err_set(err, "%s: directory '%s' is not writable (%s); give "
+                          "a path in a directory you may write", path, dir,
+                          strerror(errno));
+    return 0;
+}
+
+int bl_atomic_check_target(const char *path, bl_err *err)
+{
+    struct stat st;
+    size_t n = path ? strlen(path) : 0;
+    if (n == 0)
+        return bl_err_set(err, "the output file name is empty");
+    if (path[n - 1] == '/')
+        return bl_err_set(err, "%s: names a directory; give a file name",
+                          path);
+    if (lstat(path, &st) < 0) {
+        if (errno != ENOENT)
+            return bl_err_set(err, "%s: %s", path, strerror(errno));
+        return check_dir(path, err);
+    }
+    if (S_ISLNK(st.st_mode)) {
+        if (stat(path, &st) < 0)
+            return bl_err_set(err, "%s: a symbolic link to nothing (%s); "
+                              "remove it or give another name", path,
+                              strerror(errno));
+        if (!S_ISREG(st.st_mode))
+            return bl_err_set(err, "%s: a symbolic link to %s; only a "
+                              "regular file is replaced: give another name",
+                              path, kind_of(st.st_mode));
+    } else if (!S_ISREG(st.st_mode)) {
+        return bl_err_set(err, "%s: is %s; only a regular file is replaced: "
+                          "give another name", path, kind_of(st.st_mode));
+    }
+    return check_dir(path, err);
+}
+
+int bl_atomic_temp_name(const char *path, char *buf, size_t len)
+{
+    return bl_textf(buf, len, "%s.tmp.%ld", path, (long)getpid());
+}
+
+/* The temporary, created afresh: O_EXCL so a link planted under its name is
+ * never followed. One left by a dead process with our pid is removed. */
+static int create_temp(const char *tmp)
+{
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno == EEXIST && unlink(tmp) == 0)
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    return fd;
+}
+
+static int write_all(int fd, const char *p, size_t len)
+{
+    while (len > 0) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return -1;
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+/* One line for a failed write; a full disk is said in plain words. */
+static int write_failed(const char *path, const char *tmp, const char *what,
+                        int e, size_t len, bl_err *err)
+{
+    if (e == ENOSPC || e == EDQUOT)
+        return bl_err_set(err, "%s: no space left on device (%s, %zu bytes "
+                          "to write): free space or write elsewhere; nothing "
+                          "was replaced", path,
+                          e == EDQUOT ? "disk quota exceeded" : "disk full",
+                          len);
+    return bl_err_set(err, "%s: cannot %s %s: %s; nothing was replaced", path,
+                      what, tmp, strerror(e));
+}
+
+/* After the rename: the directory entry itself reaches the disk. Some file
+ * systems refuse fsync on a directory; the data is safe either way. */
+static void sync_dir(const char *path)
+{
+    char dir[4096];
+    int fd;
+    if (dir_of(path, dir, sizeof dir) < 0)
+        return;
+    fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+}
+
+int bl_atomic_write(const char *path, const void *data, size_t len,
+                    bl_err *err)
+{
+    char tmp[4096];
+    int fd, e;
+    if (bl_atomic_check_target(path, err) < 0)
+        return -1;
+    if (bl_atomic_temp_name(path, tmp, sizeof tmp) < 0)
+        return bl_err_set(err, "%s: path too long", path);
+    fd = create_temp(tmp);
+    if (fd < 0) {
+        e = errno;
+        if (e == ENOSPC || e == EDQUOT)
+            return write_failed(path, tmp, "create", e, len, err);
+        return bl_err_set(err, "%s: cannot create %s: %s", path, tmp,
+                          strerror(e));
+    }
+    if (write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+        e = errno;
+        close(fd);
+        unlink(tmp);
+        return write_failed(path, tmp, "write", e, len, err);
+    }
+    if (close(fd) < 0) {
+        e = errno;
+        unlink(tmp);
+        return write_failed(path, tmp, "write", e, len, err);
+    }
+    if (rename(tmp, path) < 0) {
+        e = errno;
+        unlink(tmp);
+        return bl_err_set(err, "%s: cannot rename %s over it: %s", path, tmp,
+                          strerror(e));
+    }
+    sync_dir(path);
+    return 0;
+}
