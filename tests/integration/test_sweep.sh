@@ -5,7 +5,16 @@
 source "$(dirname "$0")/common.sh"
 : "${BINDLAB:?run through ctest}"
 PY=/usr/bin/python3
-SWEEP="$BINDLAB_FIXTURES/sweeps/itest.yaml"
+
+# Cores this process may use, as Open MPI sees them (it maps and binds to
+# cores): hwloc's cores in the allowed cpuset (a Slurm or container cgroup
+# restricts it; taskset does not: mpirun rebinds its ranks).
+command -v hwloc-calc >/dev/null || fail "hwloc-calc is missing (scripts/deps.sh installs hwloc)"
+NCORES=$(hwloc-calc -N core all)
+TWO=$((NCORES < 2 ? NCORES : 2))
+echo "cores available: $NCORES; layouts of 2 ranks or PE=2 use $TWO"
+SWEEP="$WORK/itest.yaml"
+sed -e "s/@NP2@/$TWO/g" -e "s/@PE2@/$TWO/g" "$BINDLAB_FIXTURES/sweeps/itest.yaml" >"$SWEEP"
 
 # summary FILE: one line per run, "run_id name status verified flags".
 summary() {
@@ -41,8 +50,9 @@ grep -q ' hangs timeout 0 ' "$WORK/summary" || fail "hangs should be timeout"
 grep -q '^\[7/7\]' "$WORK/sweep.out" || fail "no progress line for run 7"
 grep -q 'harness overhead' "$WORK/sweep.out" || fail "no overhead line"
 # The failed run keeps the app's complaint; the hung one is gone.
-"$PY" - "$WORK/res/itest.h5" <<'PYEOF' || fail "failed/timeout records"
+"$PY" - "$WORK/res/itest.h5" "$TWO" <<'PYEOF' || fail "failed/timeout records"
 import sys, h5py
+np2 = int(sys.argv[2])
 with h5py.File(sys.argv[1], "r") as f:
     runs = {f["runs"][k].attrs["name"]: f["runs"][k] for k in f["runs"]}
     big = runs["too-big"].attrs
@@ -51,9 +61,9 @@ with h5py.File(sys.argv[1], "r") as f:
     assert runs["hangs"].attrs["timed_out"] == 1
     ok = runs["two-bound"]
     checks = ok["checks"][()]
-    assert len(checks) == 2 and all(c["matches"] == 1 for c in checks), checks
-    assert "MCW rank 1" in ok["binding_report"][()].decode()
-    assert ok["placement"].shape[0] == 2
+    assert len(checks) == np2 and all(c["matches"] == 1 for c in checks), checks
+    assert f"MCW rank {np2 - 1}" in ok["binding_report"][()].decode()
+    assert ok["placement"].shape[0] == np2
 PYEOF
 pgrep -f "bindlab-app.*$WORK" && fail "a process of the hung run is still alive"
 echo "ok: sweep records and summary"
@@ -67,25 +77,33 @@ set -e
 grep -q -- "--resume" "$WORK/again.out" || fail "rerun message does not mention --resume"
 echo "ok: existing results refused without --resume"
 
-# A layout this node cannot run is refused before anything runs ...
-cat >"$WORK/big.yaml" <<'YAML'
+# A layout this node cannot run is refused before anything runs: one rank
+# per core, each with 2 cores, needs twice the cores we have ...
+cat >"$WORK/big.yaml" <<YAML
 name: big
 kernels: [{name: triad, size: 16MiB, iters: 2}]
 layouts:
   - {name: fits, np: 1}
-  - {name: four-by-two, np: 4, map_by: "slot:PE=2", threads: 2}
+  - {name: too-wide, np: $NCORES, map_by: "slot:PE=2", threads: 2}
 YAML
+set +e
+"$BINDLAB" sweep --dry-run --results "$WORK/big" "$WORK/big.yaml" >"$WORK/bigdry.out" 2>&1
+rc=$?
+set -e
+[ "$rc" = 2 ] || fail "--dry-run with an invalid layout: exit $rc, expected 2"
+grep -q 'too-wide' "$WORK/bigdry.out" || fail "--dry-run did not name the invalid layout"
+[ -e "$WORK/big" ] && fail "dry run created results"
 set +e
 "$BINDLAB" sweep --results "$WORK/big" "$WORK/big.yaml" >"$WORK/big.out" 2>&1
 rc=$?
 set -e
 [ "$rc" = 2 ] || fail "invalid layout: exit $rc, expected 2"
-grep -q 'four-by-two' "$WORK/big.out" || fail "invalid layout not named"
+grep -q 'too-wide' "$WORK/big.out" || fail "invalid layout not named"
 [ -e "$WORK/big/big.h5" ] && fail "an invalid sweep ran"
 # ... or recorded as invalid with --skip-invalid.
 "$BINDLAB" sweep --skip-invalid --results "$WORK/big" "$WORK/big.yaml" >"$WORK/big2.out" 2>&1
 summary "$WORK/big/big.h5" >"$WORK/big.summary"
-grep -q ' four-by-two invalid ' "$WORK/big.summary" || fail "not recorded as invalid"
+grep -q ' too-wide invalid ' "$WORK/big.summary" || fail "not recorded as invalid"
 grep -q ' fits ok 1 ' "$WORK/big.summary" || fail "the valid layout did not run"
 echo "ok: invalid layouts refused, or recorded with --skip-invalid"
 
@@ -95,6 +113,8 @@ records() {
 }
 
 # --resume after SIGKILL: kill the harness once two runs are recorded.
+# (Records are written in one piece under a final name, so counting them
+# never sees a half-written one.)
 "$BINDLAB" sweep --results "$WORK/kill" "$SWEEP" >"$WORK/kill.out" 2>&1 &
 harness=$!
 for _ in $(seq 1 600); do
@@ -104,9 +124,13 @@ for _ in $(seq 1 600); do
 done
 kill -9 "$harness"
 wait "$harness" 2>/dev/null || true
-# The run in flight was orphaned with the harness: end it as a user would.
-pkill -9 -f "bindlab-app.*$WORK/kill" || true
-sleep 0.5
+# The run in flight dies with the harness (its supervisor kills it): poll
+# until no process of the sweep is left; 60 s is a deadline, not a bound.
+for i in $(seq 1 600); do
+    pgrep -f -- "--results $WORK/kill|$WORK/kill/" >/dev/null || break
+    [ "$i" = 600 ] && fail "processes of the killed sweep still run: $(pgrep -af -- "$WORK/kill")"
+    sleep 0.1
+done
 before=$(records "$WORK/kill/itest.d")
 [ "$before" -ge 2 ] && [ "$before" -lt 7 ] || fail "expected a partial sweep, found $before records"
 stat -c '%n %Y %i' "$WORK/kill/itest.d/"r*.h5 >"$WORK/before.stat"
