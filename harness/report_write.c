@@ -145,13 +145,25 @@ int bl_report_write_table(FILE *f, const bl_report *r)
     return ferror(f) ? -1 : 0;
 }
 
+/* A text cell that a spreadsheet would take for a formula ("=cmd()",
+ * "+1", "-2+3", "@SUM(..)", or a tab or carriage return before one): the
+ * CSV gets it with a leading apostrophe, which spreadsheets show as text
+ * and a reader can strip. Numbers are written by csv_summary_field, never
+ * through here, so a negative number stays a number. */
+static int formula_like(const char *s)
+{
+    return s[0] && strchr("=+-@\t\r", s[0]) != NULL;
+}
+
 int bl_report_csv_field(FILE *f, const char *s)
 {
+    const char *prefix;
     if (!s)
         s = "";
+    prefix = formula_like(s) ? "'" : "";
     if (!strpbrk(s, ",\"\r\n"))
-        return fputs(s, f) < 0 ? -1 : 0;
-    fputc('"', f);
+        return fprintf(f, "%s%s", prefix, s) < 0 ? -1 : 0;
+    fprintf(f, "\"%s", prefix);
     for (; *s; s++) {
         if (*s == '"')
             fputc('"', f);

@@ -314,6 +314,14 @@ static void csv_field_quotes_only_what_rfc4180_requires(void **st)
         {"say \"hi\"", "\"say \"\"hi\"\"\""},
         {"two\nlines", "\"two\nlines\""},
         {"", ""},
+        /* formula injection (OWASP "CSV injection"): shown as text */
+        {"=HYPERLINK(\"x\")", "\"'=HYPERLINK(\"\"x\"\")\""},
+        {"+1", "'+1"},
+        {"-2+3", "'-2+3"},
+        {"@SUM(A1)", "'@SUM(A1)"},
+        {"\t=1", "'\t=1"},
+        {"=1,2", "\"'=1,2\""},
+        {"a=1", "a=1"},
     };
     (void)st;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -384,6 +392,13 @@ static void csv_has_every_summary_column_and_the_ratios(void **st)
         }
         /* same order as the table; the place list survived quoting */
         assert_string_equal(fields[0], r.rows[nlines - 1].s->run_id);
+        /* a run without a result has local_page_fraction -1 (to_row): a
+         * number, never escaped as a formula */
+        for (size_t c = 0; c < bl_h5_summary_def.nfields; c++)
+            if (!strcmp(bl_h5_summary_def.fields[c].name,
+                        "local_page_fraction") &&
+                r.rows[nlines - 1].s->rate <= 0)
+                assert_string_equal(fields[c], "-1");
         if (strcmp(fields[0], "r0005") == 0) {
             assert_string_equal(fields[11], "{0:1},{1:1}");
             assert_string_equal(fields[ncols - 3], "");
