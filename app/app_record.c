@@ -1,4 +1,5 @@
 #include "app_record.h"
+#include "app_result.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -44,27 +45,6 @@ int bl_record_pages(hwloc_topology_t topo, const bl_kernel *k,
         }
     }
     return 0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median_of(const double *v, int n)
-{
-    double *s = malloc(sizeof *s * (size_t)n);
-    double m;
-    if (!s || n <= 0) {
-        free(s);
-        return 0.0;
-    }
-    memcpy(s, v, sizeof *s * (size_t)n);
-    qsort(s, (size_t)n, sizeof *s, cmp_double);
-    m = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
-    free(s);
-    return m;
 }
 
 /* Gathers `bytes` from every rank into one buffer on rank 0; counts holds
@@ -192,15 +172,11 @@ int bl_record_gather(MPI_Comm comm, int iters, int nnodes,
                       nthr);
         /* timings[iteration][rank], and the slowest rank per iteration. */
         r->timings = malloc(sizeof *r->timings * (size_t)iters * (size_t)nranks);
-        for (int it = 0; it < iters; it++) {
-            iter_max[it] = 0.0;
-            for (int q = 0; q < nranks; q++) {
-                double t = times[(size_t)q * (size_t)iters + (size_t)it];
-                r->timings[(size_t)it * (size_t)nranks + (size_t)q] = t;
-                if (t > iter_max[it])
-                    iter_max[it] = t;
-            }
-        }
+        for (int it = 0; it < iters; it++)
+            for (int q = 0; q < nranks; q++)
+                r->timings[(size_t)it * (size_t)nranks + (size_t)q] =
+                    times[(size_t)q * (size_t)iters + (size_t)it];
+        bl_result_slowest(times, nranks, iters, iter_max);
         r->memory = calloc((size_t)(nnodes + 1) * (size_t)nranks + 1,
                            sizeof *r->memory);
         r->rank_rows = calloc((size_t)nranks + 1, sizeof *r->rank_rows);
@@ -220,7 +196,7 @@ int bl_record_gather(MPI_Comm comm, int iters, int nnodes,
                 }
             row->rank = q;
             row->host = strdup(first->host);
-            row->median_s = median_of(mine, iters);
+            row->median_s = bl_result_median(mine, iters);
             row->min_s = mn;
             row->rate = row->median_s > 0 ? amounts[q] / row->median_s : 0;
             row->pages_local = lt[2 * q];

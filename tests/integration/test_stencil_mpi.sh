@@ -94,6 +94,52 @@ else
     fail "runfile_results $tmp/r4-2.h5 failed"
 fi
 
+# The run's result from its recorded per-rank times, recomputed here: an
+# iteration lasts as long as its slowest rank, the result is the median of
+# those (3 iterations: the middle one; 4: the mean of the middle two), and
+# the rate is the interior's 205 x 151 = 30955 points over the median, in
+# MLUP/s; each rank's row is the median of its own times and its own points
+# (worked out above) over it.
+check_result() {  # FILE RANK-POINTS...
+    local file=$1; shift
+    "$results" "$file" | awk -v pts="$*" '
+    function near(a, b) { d = a - b; if (d < 0) d = -d; return d <= 1e-12 * (b < 0 ? -b : b) }
+    function median(v, n,   i, j, t) {
+        for (i = 1; i < n; i++) for (j = i; j > 0 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+        return n % 2 ? v[int(n / 2)] : (v[n / 2 - 1] + v[n / 2]) / 2
+    }
+    function bad(msg) { print "result: " msg; status = 1 }
+    $1 == "result" { med = $3; mn = $5; mx = $7; rate = $9 }
+    $1 == "timing" { t[$2, $3] = $4; if ($2 + 1 > ni) ni = $2 + 1; if ($3 + 1 > nr) nr = $3 + 1 }
+    $1 == "rank" { rmed[$2] = $4; rrate[$2] = $6 }
+    END {
+        split(pts, p, " ")
+        if (nr != length(p)) bad(nr " ranks timed, expected " length(p))
+        for (i = 0; i < ni; i++) {
+            s[i] = 0
+            for (r = 0; r < nr; r++) if (t[i, r] > s[i]) s[i] = t[i, r]
+        }
+        lo = s[0]; hi = s[0]
+        for (i = 0; i < ni; i++) { if (s[i] < lo) lo = s[i]; if (s[i] > hi) hi = s[i] }
+        want = median(s, ni)
+        if (med != want) bad("median_s " med ", the slowest ranks give " want)
+        if (mn != lo || mx != hi) bad("min/max " mn "/" mx ", expected " lo "/" hi)
+        if (!near(rate, 30955 / want / 1e6)) bad("rate " rate ", expected 30955 / " want " / 1e6")
+        for (r = 0; r < nr; r++) {
+            for (i = 0; i < ni; i++) mine[i] = t[i, r]
+            m = median(mine, ni)
+            if (rmed[r] != m) bad("rank " r " median_s " rmed[r] ", its times give " m)
+            if (!near(rrate[r], p[r + 1] / m / 1e6)) bad("rank " r " rate " rrate[r] ", expected " p[r + 1] " / " m " / 1e6")
+        }
+        exit status
+    }' || fail "result arithmetic of $file"
+}
+check_result "$tmp/r4-2.h5" $((103 * 76)) $((102 * 76)) $((103 * 75)) $((102 * 75))
+# 2 ranks: a 1x2 rank grid splits y, 157 = 79 + 78: 205 x 76 and 205 x 75.
+run 2 1 --grid 211x157 --radius 3 --iters 4 --warmup 1 --out "$tmp/even.h5"
+[ "$rc" = 0 ] || fail "np=2 --iters 4: exit $rc: $out"
+check_result "$tmp/even.h5" $((205 * 76)) $((205 * 75))
+
 # A tile smaller than R: 9 rows over 3 ranks are tiles of 3 < 4.
 run 3 1 --grid 50x9 --radius 4 --out "$tmp/small.h5"
 [ "$rc" = 2 ] || fail "small tile: exit $rc, expected 2: $out"
