@@ -1,11 +1,14 @@
 /* bl_launch_run on real processes: exit codes, signals, timeouts that must
- * kill whole process trees, output capture and logs, environment. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-
-#include <cmocka.h>
+ * kill whole process trees, a run that dies with its caller, output capture
+ * and logs, environment.
+ *
+ * No wall-clock bounds: the suite runs under ASan, two tests at a time, on
+ * two cores. What is asserted is order (a run ends no earlier than its
+ * timeout; a lock the caller held is released no earlier than the run's
+ * last process died) and outcome (the processes are gone, the status says
+ * timeout); the only upper bounds say that a run did not go on to the
+ * natural end of a program that sleeps 1000 s. */
+#include "bl_test.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -14,13 +17,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "launch.h"
 
 #define ARGV(...) ((char *const[]){__VA_ARGS__, NULL})
+
+/* Far below the 1000 s the programs below would sleep, far above what any
+ * loaded machine needs to end them. */
+#define NOT_TO_THE_END_S 300.0
 
 static double now_s(void)
 {
@@ -224,16 +233,14 @@ static void launch_timeout_ends_sleep_within_deadline(void **state)
 {
     (void)state;
     bl_launch_result r;
-    bl_launch_opts o = {.argv = ARGV("sleep", "100"), .timeout_s = 1,
+    bl_launch_opts o = {.argv = ARGV("sleep", "1000"), .timeout_s = 1,
                         .grace_s = 1};
-    double t0 = now_s();
     run_ok(&o, &r);
-    double took = now_s() - t0;
     assert_int_equal(r.timed_out, 1);
     assert_int_equal(r.killed, 0);  /* sleep obeys SIGTERM */
     assert_int_equal(r.term_signal, SIGTERM);
-    assert_true(r.wall_s >= 1.0 && r.wall_s < 1.5);
-    assert_true(took < 2.0);
+    assert_true(r.wall_s >= o.timeout_s);  /* not before its time */
+    assert_true(r.wall_s < NOT_TO_THE_END_S);
     assert_false(running(r.pid));
     char text[128];
     bl_launch_describe(&r, &o, text, sizeof text);
@@ -247,16 +254,15 @@ static void launch_timeout_kills_grandchild_ignoring_sigterm(void **state)
     (void)state;
     bl_launch_result r;
     bl_launch_opts o = {.argv = ARGV("/bin/sh", "-c",
-                                     "trap '' TERM; sleep 100 & echo $!; wait"),
+                                     "trap '' TERM; sleep 1000 & echo $!; wait"),
                         .timeout_s = 1, .grace_s = 1};
-    double t0 = now_s();
     run_ok(&o, &r);
-    double took = now_s() - t0;
     assert_int_equal(r.timed_out, 1);
     assert_int_equal(r.killed, 1);
     assert_int_equal(r.term_signal, SIGKILL);
-    assert_true(r.wall_s >= 2.0 && r.wall_s < 2.6);
-    assert_true(took < 3.5);
+    /* SIGKILL only after the grace period */
+    assert_true(r.wall_s >= o.timeout_s + o.grace_s);
+    assert_true(r.wall_s < NOT_TO_THE_END_S);
     pid_t g = (pid_t)atoi(r.out.head);
     assert_true(g > 0);
     assert_false(running(g));
@@ -290,12 +296,10 @@ static void launch_kills_strays_left_by_exited_child(void **state)
 {
     (void)state;
     bl_launch_result r;
-    bl_launch_opts o = {.argv = ARGV("/bin/sh", "-c", "sleep 100 & echo $!"),
-                        .timeout_s = 30};
-    double t0 = now_s();
+    bl_launch_opts o = {.argv = ARGV("/bin/sh", "-c", "sleep 1000 & echo $!"),
+                        .timeout_s = NOT_TO_THE_END_S};
     run_ok(&o, &r);
-    assert_true(now_s() - t0 < 2.0);
-    assert_int_equal(r.timed_out, 0);
+    assert_int_equal(r.timed_out, 0);  /* it did not wait for the stray */
     assert_int_equal(r.exited, 1);
     assert_int_equal(r.exit_status, 0);
     assert_int_equal(r.strays, 1);
@@ -305,20 +309,45 @@ static void launch_kills_strays_left_by_exited_child(void **state)
     bl_launch_result_free(&r);
 }
 
+/* Only "no mpirun in PATH" is a reason to skip: any other launch error is
+ * a failure. */
 static void launch_timeout_ends_hung_mpirun_and_its_ranks(void **state)
 {
     (void)state;
     bl_launch_result r;
-    bl_err err;
-    bl_launch_opts o = {.argv = ARGV("mpirun", "-np", "2", "--oversubscribe",
-                                     "sleep", "100"),
-                        .timeout_s = 3, .grace_s = 2};
-    if (bl_launch_run(&o, &r, &err) != 0) {
-        bl_launch_result_free(&r);
-        skip();  /* no mpirun here */
+    bl_err err = {{0}};
+    char path[4096];
+    if (!bl_test_find_program("mpirun", path, sizeof path))
+        BL_SKIP("no mpirun in PATH");
+    /* root needs --allow-run-as-root (Open MPI 4 and 5) */
+    char *const as_user[] = {"mpirun", "-np", "2", "--oversubscribe", "sh",
+                             "-c", "echo rank $$; exec sleep 1000", NULL};
+    char *const as_root[] = {"mpirun", "--allow-run-as-root", "-np", "2",
+                             "--oversubscribe", "sh", "-c",
+                             "echo rank $$; exec sleep 1000", NULL};
+    bl_launch_opts o = {
+        .argv = getuid() == 0 ? as_root : as_user,
+        .env = ARGV("OMPI_ALLOW_RUN_AS_ROOT=1",
+                    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"),
+        .timeout_s = 5, .grace_s = 2};
+    if (bl_launch_run(&o, &r, &err) != 0)
+        fail_msg("mpirun is in PATH (%s) but could not be started: %s", path,
+                 err.msg);
+    char text[256];
+    bl_launch_describe(&r, &o, text, sizeof text);
+    /* both ranks had started, so the timeout ended a real run */
+    int ranks = 0;
+    for (const char *p = r.out.head; (p = strstr(p, "rank ")); p++) {
+        pid_t rank = (pid_t)atoi(p + 5);
+        assert_true(rank > 0);
+        assert_false(running(rank));
+        ranks++;
     }
+    if (ranks != 2)
+        fail_msg("expected 2 ranks to have started, saw %d (%s); stderr: %s",
+                 ranks, text, r.errs.head);
     assert_int_equal(r.timed_out, 1);
-    assert_true(r.wall_s < 3.0 + 2.0 + 0.5);
+    assert_true(r.wall_s >= o.timeout_s);
     assert_int_equal(session_live(r.pid), 0);
     bl_launch_result_free(&r);
 }
@@ -474,15 +503,15 @@ static void launch_interrupt_ends_run_whose_log_is_on_disk(void **state)
     struct watcher w = {.part = part};
     pthread_t t;
     bl_launch_result r;
-    bl_launch_opts o = {.argv = ARGV("/bin/sh", "-c", "echo started; sleep 100"),
-                        .stdout_path = po, .timeout_s = 20, .grace_s = 1};
+    bl_launch_opts o = {.argv = ARGV("/bin/sh", "-c", "echo started; sleep 1000"),
+                        .stdout_path = po, .timeout_s = NOT_TO_THE_END_S,
+                        .grace_s = 1};
     assert_int_equal(pthread_create(&t, NULL, watch_then_interrupt, &w), 0);
     run_ok(&o, &r);
     pthread_join(t, NULL);
     assert_int_equal(w.seen, 1);
     assert_int_equal(r.interrupted, 1);
     assert_int_equal(r.timed_out, 0);
-    assert_true(r.wall_s < 6.0);
     assert_string_equal(slurp(po), "started\n");
     bl_launch_result_free(&r);
 
@@ -498,6 +527,80 @@ static void launch_interrupt_ends_run_whose_log_is_on_disk(void **state)
     assert_int_equal(r.exit_status, 0);
     bl_launch_result_free(&r);
     unlink(po);
+    rmdir(dir);
+}
+
+/* The caller (the harness) is killed with SIGKILL in the middle of a run:
+ * the run must die with it, including a process that left the group and
+ * one that ignores SIGTERM, and a lock the caller held must stay held until
+ * the run's last process is gone, so that whoever waits for the lock never
+ * overlaps what is left of the run. */
+static void launch_run_dies_with_its_caller(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/bl_launch_XXXXXX", lock[64], pids[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(lock, sizeof lock, "%s/lock", dir);
+    snprintf(pids, sizeof pids, "%s/pids", dir);
+    char script[512];
+    snprintf(script, sizeof script,
+             "trap '' TERM; sleep 1000 & echo $! >%s.part; "
+             "perl -e 'setpgrp(0, 0); sleep 1000' & echo $! >>%s.part; "
+             "mv %s.part %s; wait", pids, pids, pids, pids);
+    pid_t caller = fork();
+    assert_true(caller >= 0);
+    if (caller == 0) {
+        int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        if (fd < 0 || flock(fd, LOCK_EX) != 0)
+            _exit(3);
+        bl_launch_result r;
+        bl_err err;
+        bl_launch_opts o = {.argv = ARGV("/bin/sh", "-c", script)};
+        bl_launch_run(&o, &r, &err);
+        _exit(4);  /* not reached: killed first */
+    }
+    /* wait until both processes of the run are up */
+    pid_t p[2] = {0, 0};
+    double deadline = now_s() + NOT_TO_THE_END_S;
+    for (;;) {
+        FILE *f = fopen(pids, "r");
+        int n = f ? fscanf(f, "%d %d", &p[0], &p[1]) : 0;
+        if (f)
+            fclose(f);
+        if (n == 2)
+            break;
+        int st;
+        if (waitpid(caller, &st, WNOHANG) == caller)
+            fail_msg("the caller ended before the run started (status %d)",
+                     st);
+        if (now_s() > deadline)
+            fail_msg("the run did not start");
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    int sid = 0;
+    proc_state(p[0], &sid);
+    assert_true(sid > 0);
+    assert_true(running(p[0]) && running(p[1]));
+    assert_int_equal(kill(caller, SIGKILL), 0);
+    assert_int_equal(waitpid(caller, NULL, 0), caller);
+
+    int fd = open(lock, O_RDWR | O_CLOEXEC);
+    assert_true(fd >= 0);
+    while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if (now_s() > deadline)
+            fail_msg("the lock is still held; run processes: %d %d",
+                     running(p[0]), running(p[1]));
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    /* the lock is free: nothing of the run may be left */
+    assert_false(running(p[0]));
+    assert_false(running(p[1]));
+    assert_int_equal(session_live(sid), 0);
+    close(fd);
+    unlink(lock);
+    unlink(pids);
     rmdir(dir);
 }
 
@@ -521,9 +624,9 @@ static void launch_reaps_killed_grandchildren_when_adopting(void **state)
     bl_launch_result_free(&r);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    const struct CMUnitTest tests[] = {
+    static const struct CMUnitTest launch[] = {
         cmocka_unit_test(launch_reports_exit_status),
         cmocka_unit_test(launch_reports_signal_death),
         cmocka_unit_test(launch_captures_stdout_and_stderr_apart),
@@ -535,13 +638,20 @@ int main(void)
         cmocka_unit_test(launch_timeout_kills_grandchild_ignoring_sigterm),
         cmocka_unit_test(launch_timeout_kills_descendant_that_left_the_group),
         cmocka_unit_test(launch_kills_strays_left_by_exited_child),
-        cmocka_unit_test(launch_timeout_ends_hung_mpirun_and_its_ranks),
         cmocka_unit_test(launch_missing_program_is_a_clear_error),
         cmocka_unit_test(launch_env_entries_reach_child_and_override),
         cmocka_unit_test(launch_rejects_env_entry_without_equals),
         cmocka_unit_test(launch_logs_streams_to_files),
         cmocka_unit_test(launch_interrupt_ends_run_whose_log_is_on_disk),
+        cmocka_unit_test(launch_run_dies_with_its_caller),
         cmocka_unit_test(launch_reaps_killed_grandchildren_when_adopting),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    static const struct CMUnitTest mpirun[] = {
+        cmocka_unit_test(launch_timeout_ends_hung_mpirun_and_its_ranks),
+    };
+    static const bl_test_group groups[] = {
+        BL_GROUP("launch", launch),
+        BL_MACHINE_GROUP("mpirun", mpirun),
+    };
+    return bl_run_groups(argc, argv, groups);
 }
