@@ -7,7 +7,7 @@
 # with one line naming the option and no run file.
 set -u
 : "${BINDLAB_APP:?}"
-command -v mpirun > /dev/null || { echo "no mpirun"; exit 77; }
+command -v mpirun > /dev/null || { echo "SKIP: no mpirun in PATH"; exit 77; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
