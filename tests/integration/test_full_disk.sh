@@ -12,10 +12,10 @@ FIXTURE=$BINDLAB_BUILD_DIR/tests/report_fixture
 FULL=$WORK/full
 mkdir "$FULL"
 if [ "$(id -u)" != 0 ]; then
-    echo "skipped: mounting a tmpfs needs root (uid $(id -u))"; exit 77
+    echo "SKIP: mounting a tmpfs needs root (uid $(id -u))"; exit 77
 fi
 if ! mount -t tmpfs -o size=64k,mode=0755 tmpfs "$FULL" 2> "$WORK/mount.err"; then
-    echo "skipped: cannot mount a tmpfs here: $(cat "$WORK/mount.err")"; exit 77
+    echo "SKIP: cannot mount a tmpfs here: $(cat "$WORK/mount.err")"; exit 77
 fi
 trap 'umount "$FULL" 2>/dev/null; rm -rf "$WORK"' EXIT
 
