@@ -14,6 +14,7 @@ BINDLAB_PACKAGES=(
     libopenblas-openmp-dev
     libcmocka-dev
     python3-h5py python3-pandas
+    slurmctld slurmd slurm-client munge # test_slurm_cluster.sh's private cluster
 )
 
 bl_missing_packages() {

@@ -3,13 +3,13 @@
 # slurmctld, slurmd from tests/slurm/cluster.sh) runs a generated
 # single-job sweep, a generated array sweep with its merge job, and an
 # srun-launched sweep; the merged HDF5 files must hold every run, ok and
-# verified. Installs slurmctld slurmd slurm-client munge when missing (as
-# root); skipped (77) when it cannot. The daemons are stopped by their pids
-# whatever happens.
+# verified. The Slurm and munge packages come from scripts/deps.sh (a
+# missing one is a failure: the test installs nothing); skipped (77) only
+# when not root, as slurmd must be to start jobs. The daemons are stopped
+# by their pids whatever happens.
 source "$(dirname "$0")/common.sh"
 : "${BINDLAB:?run through ctest}" "${BINDLAB_SOURCE_DIR:?run through ctest}"
 PY=/usr/bin/python3
-SWEEP="$BINDLAB_FIXTURES/slurm/small.yaml"
 CLUSTER="$BINDLAB_SOURCE_DIR/tests/slurm/cluster.sh"
 PACKAGES=(slurmctld slurmd slurm-client munge)
 
@@ -23,17 +23,31 @@ for p in "${PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
         missing+=("$p")
 done
-if [ "${#missing[@]}" -gt 0 ]; then
-    [ "$(id -u)" = 0 ] || skip "Slurm packages missing (${missing[*]}) and not root to install them"
-    echo "installing ${missing[*]}"
-    # policy-rc.d or not, the packages' own daemons are never used here.
-    if ! (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}") \
-        >"$WORK/apt.log" 2>&1; then
-        tail -n 5 "$WORK/apt.log" >&2
-        skip "apt-get could not install ${missing[*]}"
-    fi
-fi
+[ "${#missing[@]}" = 0 ] || fail "Slurm packages missing (${missing[*]}): run scripts/deps.sh (as root) to install them"
 [ "$(id -u)" = 0 ] || skip "slurmd must run as root to start jobs"
+
+# Three quick layouts sized to the cores this process may use, as Open MPI
+# sees them (hwloc's cores in the allowed cpuset): two ranks and PE=2 where
+# there are 2 cores, one where there is 1.
+command -v hwloc-calc >/dev/null || fail "hwloc-calc is missing (scripts/deps.sh installs hwloc)"
+NCORES=$(hwloc-calc -N core all)
+TWO=$((NCORES < 2 ? NCORES : 2))
+echo "cores available: $NCORES; layouts use up to $TWO"
+SWEEP="$WORK/small.yaml"
+cat >"$SWEEP" <<YAML
+name: slurmsmall
+kernels:
+  - {name: triad, size: 8MiB, iters: 3, warmup: 1}
+defaults:
+  omp_places: cores
+  omp_proc_bind: close
+  threads: 1
+  timeout: 60
+layouts:
+  - {name: one-core, np: 1, map_by: core, bind_to: core}
+  - {name: two-cores, np: $TWO, map_by: core, bind_to: core, omp_proc_bind: spread}
+  - {name: one-rank-two-threads, np: 1, map_by: "slot:PE=$TWO", threads: fill}
+YAML
 
 # The cluster lives in its own directory; the jobs write under it too.
 # (Paths here are absolute: the jobs run in slurmd's working directory.)
@@ -83,6 +97,7 @@ PYEOF
 
 cd "$WORK"
 NCPU=$(sinfo -h -o %c | head -n 1 | tr -d +)
+[ "$NCPU" -ge "$TWO" ] || fail "the test node has $NCPU CPUs in Slurm but the sweep needs $TWO (cluster.sh takes them from slurmd -C)"
 
 # 1. A layout set that needs more CPUs per node than the partition has is
 # refused with the arithmetic, before anything is written or submitted.

@@ -11,7 +11,7 @@
 #
 # Clients find the cluster through SLURM_CONF=DIR/slurm.conf (its AuthInfo
 # names DIR's munge socket). Needs root (slurmd runs jobs as any user) and
-# the Debian packages slurmctld slurmd slurm-client munge.
+# the Debian packages slurmctld slurmd slurm-client munge (scripts/deps.sh).
 set -euo pipefail
 
 die() { echo "cluster.sh: $*" >&2; exit 1; }
