@@ -89,11 +89,11 @@ int bl_atomic_temp_name(const char *path, char *buf, size_t len)
 
 /* The temporary, created afresh: O_EXCL so a link planted under its name is
  * never followed. One left by a dead process with our pid is removed. */
-static int create_temp(const char *tmp)
+static int create_temp(const char *tmp, mode_t mode)
 {
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
     if (fd < 0 && errno == EEXIST && unlink(tmp) == 0)
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
     return fd;
 }
 
@@ -140,8 +140,9 @@ static void sync_dir(const char *path)
     }
 }
 
-int bl_atomic_write(const char *path, const void *data, size_t len,
-                    bl_err *err)
+/* exact_mode: mode as given (fchmod), else 0666 less the umask. */
+static int write_file(const char *path, const void *data, size_t len,
+                      int exact_mode, mode_t mode, bl_err *err)
 {
     char tmp[4096];
     int fd, e;
@@ -149,7 +150,7 @@ int bl_atomic_write(const char *path, const void *data, size_t len,
         return -1;
     if (bl_atomic_temp_name(path, tmp, sizeof tmp) < 0)
         return bl_err_set(err, "%s: path too long", path);
-    fd = create_temp(tmp);
+    fd = create_temp(tmp, exact_mode ? mode : 0666);
     if (fd < 0) {
         e = errno;
         if (e == ENOSPC || e == EDQUOT)
@@ -157,7 +158,8 @@ int bl_atomic_write(const char *path, const void *data, size_t len,
         return bl_err_set(err, "%s: cannot create %s: %s", path, tmp,
                           strerror(e));
     }
-    if (write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+    if (write_all(fd, data, len) < 0 ||
+        (exact_mode && fchmod(fd, mode) < 0) || fsync(fd) < 0) {
         e = errno;
         close(fd);
         unlink(tmp);
@@ -168,6 +170,12 @@ int bl_atomic_write(const char *path, const void *data, size_t len,
         unlink(tmp);
         return write_failed(path, tmp, "write", e, len, err);
     }
+    /* Once more, right before the rename: what was checked at the start
+     * may have been replaced by a device or directory while we wrote. */
+    if (bl_atomic_check_target(path, err) < 0) {
+        unlink(tmp);
+        return -1;
+    }
     if (rename(tmp, path) < 0) {
         e = errno;
         unlink(tmp);
@@ -176,4 +184,16 @@ int bl_atomic_write(const char *path, const void *data, size_t len,
     }
     sync_dir(path);
     return 0;
+}
+
+int bl_atomic_write(const char *path, const void *data, size_t len,
+                    bl_err *err)
+{
+    return write_file(path, data, len, 0, 0, err);
+}
+
+int bl_atomic_write_mode(const char *path, const void *data, size_t len,
+                         mode_t mode, bl_err *err)
+{
+    return write_file(path, data, len, 1, mode, err);
 }

@@ -12,6 +12,7 @@
 #define BL_ATOMIC_FILE_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "err.h"
 
@@ -27,9 +28,14 @@ int bl_atomic_temp_name(const char *path, char *buf, size_t len);
 /* Writes len bytes as path: checks the target, creates the temporary (never
  * following a link there), writes, fsyncs, renames over path and fsyncs the
  * directory. On any failure the temporary is removed, path is left as it
- * was, and err names path and the reason (e.g. "No space left on device").
- * Returns 0 or -1. */
+ * was, and err names path and the reason (e.g. "no space left on device").
+ * The file gets mode 0666 less the umask, as a new file would. Returns 0 or
+ * -1. */
 int bl_atomic_write(const char *path, const void *data, size_t len,
                     bl_err *err);
+/* The same, with exactly `mode` (the umask not applied), e.g. 0755 for a
+ * script that users also run by hand. */
+int bl_atomic_write_mode(const char *path, const void *data, size_t len,
+                         mode_t mode, bl_err *err);
 
 #endif

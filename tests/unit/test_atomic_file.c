@@ -80,6 +80,27 @@ static void writes_new_and_replaces_regular_file(void **state)
     unlink(path);
 }
 
+/* New files: 0666 less the umask, like any new file; the _mode variant
+ * gives exactly the mode asked for, whatever the umask. */
+static void file_modes(void **state)
+{
+    char path[256];
+    struct stat st;
+    bl_err err;
+    mode_t old = umask(027);
+    (void)state;
+    at(path, sizeof path, "moded");
+    assert_int_equal(bl_atomic_write(path, "x", 1, &err), 0);
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0640);
+    assert_int_equal(bl_atomic_write_mode(path, "#!/bin/sh\n", 10, 0755,
+                                          &err), 0);
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0755);
+    umask(old);
+    unlink(path);
+}
+
 /* The link is replaced by the new file; the file it named is not touched. */
 static void link_to_regular_file_is_replaced_not_followed(void **state)
 {
@@ -227,6 +248,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(writes_new_and_replaces_regular_file),
+        cmocka_unit_test(file_modes),
         cmocka_unit_test(link_to_regular_file_is_replaced_not_followed),
         cmocka_unit_test(temp_name_is_path_tmp_pid),
         cmocka_unit_test(refuses_a_character_device),
