@@ -181,37 +181,70 @@ int bl_h5_table_write(hid_t loc, const bl_h5_table_def *def, const void *rows,
     return 0;
 }
 
-/* Turns strings HDF5 allocated into our own copies, then lets HDF5 free its
- * buffers, so callers free everything with free(). */
-static void own_strings(const bl_h5_table_def *def, void *rows, size_t n,
-                        hid_t mtype, hid_t space)
+/* Every string HDF5 allocates while reading a table, so that all of them
+ * are freed even when the read fails part way: HDF5 1.10 loses the ones it
+ * had already converted (found by fuzz/fuzz_h5_readers). */
+typedef struct vlen_arena {
+    void **p;
+    size_t n, cap;
+} vlen_arena;
+
+static void *arena_alloc(size_t size, void *info)
 {
-    char **copies = calloc(n * def->nfields + 1, sizeof *copies);
-    if (!copies)
-        return;
+    vlen_arena *a = info;
+    void *m;
+    if (a->n == a->cap) {
+        size_t cap = a->cap ? 2 * a->cap : 64;
+        void **p = realloc(a->p, cap * sizeof *p);
+        if (!p)
+            return NULL;
+        a->p = p;
+        a->cap = cap;
+    }
+    if (!(m = malloc(size ? size : 1)))
+        return NULL;
+    a->p[a->n++] = m;
+    return m;
+}
+
+static void arena_free(void *mem, void *info)
+{
+    vlen_arena *a = info;
+    for (size_t i = a->n; mem && i-- > 0;)
+        if (a->p[i] == mem) {
+            a->p[i] = NULL;
+            break;
+        }
+    free(mem);
+}
+
+static void arena_clear(vlen_arena *a)
+{
+    for (size_t i = 0; i < a->n; i++)
+        free(a->p[i]);
+    free(a->p);
+    memset(a, 0, sizeof *a);
+}
+
+/* Replaces the strings HDF5 allocated (in the arena) by our own copies, so
+ * callers free everything with free(). */
+static void own_strings(const bl_h5_table_def *def, void *rows, size_t n)
+{
     for (size_t r = 0; r < n; r++)
         for (size_t f = 0; f < def->nfields; f++)
             if (def->fields[f].type == BL_F_STR) {
                 char **s = (char **)((char *)rows + r * def->row_size +
                                      def->fields[f].offset);
-                copies[r * def->nfields + f] = *s ? strdup(*s) : NULL;
+                *s = *s ? strdup(*s) : NULL;
             }
-    H5Dvlen_reclaim(mtype, space, H5P_DEFAULT, rows);
-    for (size_t r = 0; r < n; r++)
-        for (size_t f = 0; f < def->nfields; f++)
-            if (def->fields[f].type == BL_F_STR) {
-                char **s = (char **)((char *)rows + r * def->row_size +
-                                     def->fields[f].offset);
-                *s = copies[r * def->nfields + f];
-            }
-    free(copies);
 }
 
 int bl_h5_table_read(hid_t loc, const bl_h5_table_def *def, void **rows,
                      size_t *n, bl_err *err)
 {
-    hid_t dset, space, ftype, mtype;
+    hid_t dset, space, ftype, mtype, dxpl;
     hssize_t count;
+    vlen_arena arena = {0};
 
     *rows = NULL;
     *n = 0;
@@ -234,13 +267,22 @@ int bl_h5_table_read(hid_t loc, const bl_h5_table_def *def, void **rows,
                           "columns", def->name);
     }
     *rows = calloc(count > 0 ? (size_t)count : 1, def->row_size);
+    dxpl = H5Pcreate(H5P_DATASET_XFER);
+    if (dxpl < 0 || H5Pset_vlen_mem_manager(dxpl, arena_alloc, &arena,
+                                            arena_free, &arena) < 0) {
+        free(*rows);
+        *rows = NULL;
+    }
     if (*rows && count > 0 &&
-        H5Dread(dset, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, *rows) < 0) {
+        H5Dread(dset, mtype, H5S_ALL, H5S_ALL, dxpl, *rows) < 0) {
         free(*rows);
         *rows = NULL;
     }
     if (*rows && count > 0)
-        own_strings(def, *rows, (size_t)count, mtype, space);
+        own_strings(def, *rows, (size_t)count);
+    arena_clear(&arena);
+    if (dxpl >= 0)
+        H5Pclose(dxpl);
     H5Tclose(mtype);
     H5Tclose(ftype);
     H5Sclose(space);
