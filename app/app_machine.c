@@ -1,6 +1,9 @@
 #include "app_machine.h"
 
 #include <dlfcn.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +92,79 @@ static int numa_balancing(void)
     return v;
 }
 
+/* First line of a small /sys file, without its newline; "" if absent. */
+static void read_line(const char *path, char *buf, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    buf[0] = '\0';
+    if (!f)
+        return;
+    if (!fgets(buf, (int)len, f))
+        buf[0] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';
+    fclose(f);
+}
+
+/* The "hypervisor" CPU flag, as the kernel shows it in /proc/cpuinfo. */
+static int cpuinfo_hypervisor(void)
+{
+    char line[4096];
+    int found = 0;
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return 0;
+    while (!found && fgets(line, sizeof line, f))
+        if (strncmp(line, "flags", 5) == 0)
+            found = strstr(line, " hypervisor") != NULL;
+    fclose(f);
+    return found;
+}
+
+/* The hypervisor's CPUID signature ("KVMKVMKVM", "TCGTCGTCGTCG",
+ * "Microsoft Hv", ...), "" when there is none or this is not x86. */
+static void hypervisor_signature(char sig[13])
+{
+    memset(sig, 0, 13);
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned a, b, c, d;
+    __cpuid(1, a, b, c, d);
+    if (!(c >> 31 & 1))
+        return;
+    __cpuid(0x40000000, a, b, c, d);
+    memcpy(sig, &b, 4);
+    memcpy(sig + 4, &c, 4);
+    memcpy(sig + 8, &d, 4);
+    for (int i = 0; i < 12; i++)
+        if (sig[i] && (sig[i] < ' ' || sig[i] > '~'))
+            sig[i] = '?';
+#endif
+}
+
+/* Whether this node is a virtual or an emulated machine, from the CPU's
+ * hypervisor flag and signature and the DMI (firmware) vendor and product.
+ * QEMU without KVM (software emulation, TCG) shows the hypervisor flag with
+ * DMI vendor QEMU but no KVM signature: its timings mean nothing for speed,
+ * while placement and page locations are the real kernel's. */
+static char *virtualization(void)
+{
+    char vendor[128], product[128], sig[13], buf[512];
+    int hv = cpuinfo_hypervisor();
+    int emulated;
+
+    read_line("/sys/class/dmi/id/sys_vendor", vendor, sizeof vendor);
+    read_line("/sys/class/dmi/id/product_name", product, sizeof product);
+    hypervisor_signature(sig);
+    if (!hv && !sig[0] && strcmp(vendor, "QEMU") != 0)
+        return strdup("");
+    emulated = strcmp(sig, "TCGTCGTCGTCG") == 0 ||
+               (strcmp(vendor, "QEMU") == 0 && strcmp(sig, "KVMKVMKVM") != 0);
+    snprintf(buf, sizeof buf, "%s: hypervisor %s, DMI %s %s",
+             emulated ? "emulated" : "virtual machine",
+             sig[0] ? sig : (hv ? "flag set, no signature" : "flag unset"),
+             vendor[0] ? vendor : "-", product[0] ? product : "-");
+    return strdup(buf);
+}
+
 static char *topology_xml(hwloc_topology_t topo)
 {
     char *xml = NULL, *copy;
@@ -114,6 +190,7 @@ void bl_machine_describe(hwloc_topology_t topo, bl_h5_machine *m)
     m->omp_runtime = omp_runtime();
     m->kernel_release = kernel_release();
     m->numa_balancing = numa_balancing();
+    m->virtualization = virtualization();
     m->topology_xml = topology_xml(topo);
     bl_topo_counts_get(topo, &c);
     m->packages = c.packages;

@@ -1,5 +1,6 @@
 /* What the run file says about the node and the environment: CPU model,
- * MPI library, compiler, OpenMP runtime, kernel, NUMA balancing, the hwloc
+ * MPI library, compiler, OpenMP runtime, kernel, NUMA balancing, whether
+ * it is a virtual or emulated machine, the hwloc
  * topology as XML, and the OMP_* / launcher / binding variables. */
 #ifndef BL_APP_MACHINE_H
 #define BL_APP_MACHINE_H

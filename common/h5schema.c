@@ -456,6 +456,7 @@ int bl_h5_write_machine(hid_t file, const bl_h5_machine *m, bl_err *err)
     rc |= bl_h5_attr_put_str(g, "omp_runtime", m->omp_runtime);
     rc |= bl_h5_attr_put_str(g, "kernel_release", m->kernel_release);
     rc |= bl_h5_attr_put_i64(g, "numa_balancing", m->numa_balancing);
+    rc |= bl_h5_attr_put_str(g, "virtualization", m->virtualization);
     rc |= write_string_dataset(g, "topology_xml", m->topology_xml);
     H5Gclose(g);
     return rc ? bl_err_set(err, "HDF5: cannot write /machine") : 0;
@@ -480,6 +481,7 @@ int bl_h5_read_machine(hid_t file, bl_h5_machine *m, bl_err *err)
     m->omp_runtime = bl_h5_attr_get_str(g, "omp_runtime");
     m->kernel_release = bl_h5_attr_get_str(g, "kernel_release");
     m->numa_balancing = (int)bl_h5_attr_get_i64(g, "numa_balancing", -1);
+    m->virtualization = bl_h5_attr_get_str(g, "virtualization");
     m->topology_xml = read_string_dataset(g, "topology_xml");
     H5Gclose(g);
     return 0;
@@ -493,6 +495,7 @@ void bl_h5_machine_free(bl_h5_machine *m)
     free(m->compiler);
     free(m->omp_runtime);
     free(m->kernel_release);
+    free(m->virtualization);
     free(m->topology_xml);
     memset(m, 0, sizeof *m);
 }

@@ -109,6 +109,9 @@ typedef struct bl_h5_machine {
         *omp_runtime, *kernel_release, *topology_xml;
     int packages, numa_nodes, l3_domains, cores, pus;
     int numa_balancing;        /* /proc/sys/kernel/numa_balancing, -1 unknown */
+    /* "" on bare metal; else "emulated: ..." (software CPU emulation: rates
+     * mean nothing for speed) or "virtual machine: ..." (hypervisor, DMI). */
+    char *virtualization;
 } bl_h5_machine;
 
 typedef struct bl_h5_result {

@@ -110,6 +110,26 @@ static int parse_args(int argc, char **argv, options *o)
     return -1;
 }
 
+/* Runs made on an emulated machine (QEMU without KVM, see
+ * docs/numa-node.md) keep real placement and page locations, but their
+ * rates say nothing about speed: the table says so under itself. */
+static void note_emulated(FILE *out, const char *path)
+{
+    bl_h5_machine m;
+    bl_err e;
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0)
+        return;
+    if (bl_h5_read_machine(f, &m, &e) == 0) {
+        if (m.virtualization && strncmp(m.virtualization, "emulated", 8) == 0)
+            fprintf(out, "note: rates are not meaningful for speed: these runs "
+                    "ran on an emulated machine (%s); placement and pages "
+                    "are real\n", m.virtualization);
+        bl_h5_machine_free(&m);
+    }
+    H5Fclose(f);
+}
+
 int bl_cli_report(int argc, char **argv)
 {
     options o;
@@ -138,6 +158,8 @@ int bl_cli_report(int argc, char **argv)
     }
     rc = o.csv ? bl_report_write_csv(stdout, &r)
                : bl_report_write_table(stdout, &r);
+    if (!o.csv && rc >= 0)
+        note_emulated(stdout, o.input);
     if (fflush(stdout) != 0 || rc < 0) {
         perror("bindlab report: writing the table");
         rc = 1;
