@@ -3,7 +3,10 @@
  *   ranks N / threads T / verified 0|1 / local_page_fraction F / status S
  *   rank R cpus LIST          (the rank's binding as the rank saw it)
  *   thread R.T cpus LIST cpu C (each thread's binding and last CPU)
- *   counter NAME available A   (thread 0 of rank 0) */
+ *   migrations R.T M           (each thread's se.nr_migrations, -1 unknown)
+ *   counter NAME available A   (thread 0 of rank 0)
+ *   counter_value NAME V event E   (same counter: value, source "-" if none)
+ *   counter_note NAME NOTE     (same counter, when it has a note) */
 #include <stdio.h>
 #include <string.h>
 
@@ -35,10 +38,19 @@ int main(int argc, char **argv)
         printf("thread %d.%d cpus %s cpu %d\n", r.placement[i].rank,
                r.placement[i].thread, r.placement[i].cpuset,
                r.placement[i].cpu_last);
-    for (size_t i = 0; i < r.ncounters; i++)
-        if (r.counters[i].rank == 0 && r.counters[i].thread == 0)
-            printf("counter %s available %d\n", r.counters[i].name,
-                   r.counters[i].available);
+    for (size_t i = 0; i < r.nplacement; i++)
+        printf("migrations %d.%d %lld\n", r.placement[i].rank,
+               r.placement[i].thread, (long long)r.placement[i].migrations);
+    for (size_t i = 0; i < r.ncounters; i++) {
+        const bl_h5_counter *c = &r.counters[i];
+        if (c->rank != 0 || c->thread != 0)
+            continue;
+        printf("counter %s available %d\n", c->name, c->available);
+        printf("counter_value %s %lld event %s\n", c->name,
+               (long long)c->value, c->event && *c->event ? c->event : "-");
+        if (c->note && *c->note)
+            printf("counter_note %s %s\n", c->name, c->note);
+    }
     bl_h5_run_free(&r);
     bl_h5_machine_free(&m);
     return 0;
