@@ -13,6 +13,7 @@ BINDLAB_PACKAGES=(
     libyaml-dev
     libopenblas-openmp-dev
     libcmocka-dev
+    clang libclang-rt-14-dev libomp-dev # scripts/fuzz.sh: libFuzzer, OpenMP for clang
     python3-h5py python3-pandas
     slurmctld slurmd slurm-client munge # test_slurm_cluster.sh's private cluster
 )
