@@ -47,6 +47,10 @@ typedef struct bl_perf_counter {
  * -1: c->note says why (appended to what is already there). */
 int bl_perf_open(int q, bl_perf_counter *pc, bl_counter *c);
 
+/* Once per process: keeps the kernel's software-event hooks switched on,
+ * so that opening and closing counters per thread stays cheap. */
+void bl_perf_keep_warm(void);
+
 /* Zeroes and enables an open counter. */
 void bl_perf_enable(bl_perf_counter *pc);
 

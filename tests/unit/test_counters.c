@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -244,6 +245,26 @@ static void move_to(int cpu)
     assert_int_equal(sched_getcpu(), cpu);
 }
 
+static void bindlab_counters_off_counts_nothing_and_says_so(void **state)
+{
+    bl_counter c[BL_NCOUNTERS];
+    (void)state;
+    setenv("BINDLAB_COUNTERS", "off", 1);
+    bl_counters_init();
+    bl_counters_stop(bl_counters_start(), c);
+    unsetenv("BINDLAB_COUNTERS");
+    bl_counters_init();
+    for (int i = 0; i < BL_NCOUNTERS; i++) {
+        assert_string_equal(c[i].name, expected_names[i]);
+        assert_int_equal(c[i].available, 0);
+        assert_string_equal(c[i].event, "");
+        assert_non_null(strstr(c[i].note, "BINDLAB_COUNTERS=off"));
+    }
+    /* Switched back on: the kernel's page faults are counted again. */
+    bl_counters_stop(bl_counters_start(), c);
+    assert_int_equal(find(c, "page_faults")->available, offered("page_faults"));
+}
+
 enum { MOVES = 6 };
 
 static void cpu_migrations_count_the_moves_the_test_makes(void **state)
@@ -293,6 +314,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(page_faults_count_the_pages_first_touched),
         cmocka_unit_test(page_faults_of_another_thread_are_not_counted),
         cmocka_unit_test(context_switches_count_the_sleeps),
+        cmocka_unit_test(bindlab_counters_off_counts_nothing_and_says_so),
     };
     static const struct CMUnitTest migrations[] = {
         cmocka_unit_test(cpu_migrations_count_the_moves_the_test_makes),
