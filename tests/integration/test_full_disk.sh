@@ -44,7 +44,7 @@ no_space() {
     "$@" > "$WORK/out" 2> "$WORK/err" || rc=$?
     [ "$rc" = 1 ] || fail "$what: exit $rc, expected 1 ($(cat "$WORK/err"))"
     grep -qi "no space left on device" "$WORK/err" || fail "$what: no 'no space left on device' in: $(cat "$WORK/err")"
-    grep -qi "segmentation\|AddressSanitizer\|runtime error" "$WORK/err" && fail "$what: crashed: $(cat "$WORK/err")"
+    grep -qi "segmentation\|Sanitizer\|runtime error" "$WORK/err" && fail "$what: crashed: $(cat "$WORK/err")"
     ls -A "$FULL" | grep -q '\.tmp\.' && fail "$what: temporary left: $(ls -A "$FULL")"
     return 0
 }
