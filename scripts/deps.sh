@@ -16,6 +16,7 @@ BINDLAB_PACKAGES=(
     clang libclang-rt-14-dev libomp-dev # scripts/fuzz.sh: libFuzzer, OpenMP for clang
     python3-h5py python3-pandas
     slurmctld slurmd slurm-client munge # test_slurm_cluster.sh's private cluster
+    qemu-system-x86 busybox-static cpio numactl # scripts/numa-node.sh's emulated NUMA node
 )
 
 bl_missing_packages() {

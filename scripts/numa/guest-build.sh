@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Builds bindlab for the emulated NUMA node: software emulation has no
+# AVX-512, so -march=native binaries die there with "Illegal instruction".
+# A baseline x86-64-v2 build (SSE4.2, no AVX) runs on any x86-64 QEMU CPU.
+#   scripts/numa/guest-build.sh BUILD_DIR
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+dir=${1:?usage: scripts/numa/guest-build.sh BUILD_DIR}
+mkdir -p "$dir"
+if [ ! -f "$dir/CMakeCache.txt" ]; then
+    cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBINDLAB_NATIVE=OFF \
+        -DCMAKE_C_FLAGS=-march=x86-64-v2 >"$dir/configure.log" 2>&1 ||
+        { cat "$dir/configure.log" >&2; exit 1; }
+fi
+cmake --build "$dir" -j"$(nproc)" --target bindlab-app bindlab >"$dir/build.log" 2>&1 ||
+    { tail -n 30 "$dir/build.log" >&2; exit 1; }

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Every NUMA claim on a real NUMA kernel: boots the emulated snc2 node once
+# (2 packages x 2 NUMA nodes, 2 cores per node, 2 threads per core), runs
+# tests/numa/guest_snc2.sh inside it, then checks on the host what came back
+# (tests/numa/check_numa.py) and that `bindlab plan` on the node's own
+# topology gives the placements the runs recorded.
+source "$BINDLAB_SOURCE_DIR/tests/integration/common.sh"
+src=$BINDLAB_SOURCE_DIR
+cache=$BINDLAB_BUILD_DIR/numa-node
+guest=$BINDLAB_BUILD_DIR/numa-guest
+# BINDLAB_NUMA_KEEP=DIR keeps what the guest wrote there (to look at, or to
+# rerun only the host-side checks with BINDLAB_NUMA_REUSE=1).
+share=${BINDLAB_NUMA_KEEP:-$WORK/share}
+mkdir -p "$share"
+
+# Debian's python3 has python3-h5py (a bindlab dependency, scripts/deps.sh);
+# a python3 earlier on PATH (pyenv, conda) may not.
+PY=/usr/bin/python3
+"$PY" -c 'import h5py' 2>/dev/null || fail "python3-h5py missing: run scripts/deps.sh"
+
+"$src/scripts/numa/guest-build.sh" "$guest" || fail "baseline build for the guest failed"
+
+rc=0
+[ "${BINDLAB_NUMA_REUSE:-0}" = 1 ] && [ -s "$share/numa-snc2.h5" ] ||
+"$src/scripts/numa-node.sh" --shape snc2 --cache "$cache" --share "$share" -- \
+    bash tests/numa/guest_snc2.sh "$guest" "$share" || rc=$?
+if [ "$rc" = 125 ]; then
+    echo "SKIP: the emulated NUMA node cannot boot here (reason above)"
+    exit 77
+fi
+[ "$rc" = 0 ] || { tail -n 5 "$share"/*.out >&2 || true; fail "guest script exited $rc"; }
+
+# The node is exactly the snc2 shape, and what configs/topologies ships.
+picture() { lstopo-no-graphics -i "$1" --of console --no-io | sed -E 's/[0-9]+MB/xMB/g'; }
+diff <(picture "$src/configs/topologies/qemu-snc2.xml") <(picture "$share/topo.xml") ||
+    fail "lstopo inside differs from configs/topologies/qemu-snc2.xml"
+expect_line <(grep -c '<object type="Package"' "$share/topo.xml") 2
+expect_line <(grep -c '<object type="NUMANode"' "$share/topo.xml") 4
+expect_line <(grep -c '<object type="Core"' "$share/topo.xml") 8
+expect_line <(grep -c '<object type="PU"' "$share/topo.xml") 16
+for line in "  0:  10  12  32  32 " "  1:  12  10  32  32 " "  2:  32  32  10  12 " "  3:  32  32  12  10 "; do
+    expect_line "$share/numactl.txt" "$line"
+done
+
+# The merged sweep file came back to the host and reads here.
+[ -s "$share/numa-snc2.h5" ] || { cat "$share/sweep.out" >&2; fail "no merged sweep file came back"; }
+"$BINDLAB" report "$share/numa-snc2.h5" >"$WORK/report.txt" || fail "bindlab report on the host failed"
+cat "$WORK/report.txt"
+grep -q '^note: rates are not meaningful for speed: these runs ran on an emulated machine' \
+    "$WORK/report.txt" || fail "bindlab report does not say that the rates come from an emulated machine"
+
+"$BINDLAB" plan "$src/configs/sweeps/numa-snc2.yaml" --topology "$share/topo.xml" \
+    --format tsv >"$WORK/plan.tsv" 2>"$WORK/plan.err" || { cat "$WORK/plan.err" >&2; fail "bindlab plan failed"; }
+cat "$WORK/plan.err"
+"$PY" "$src/tests/numa/check_numa.py" "$share" "$WORK/plan.tsv"
