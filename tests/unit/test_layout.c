@@ -620,7 +620,16 @@ static void validation_agrees_with_installed_mpirun(void **state)
     printf("node: %d packages, %d cores, %d PUs; mpirun: Open MPI %s\n",
            n.packages, n.cores, n.pus, li.version);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        int np = cases[i].np + cases[i].per_core * n.cores;
+        int np = cases[i].np + cases[i].per_core * n.cores, seen = 0;
+        /* On some core counts two rows are the same case: ask mpirun once
+         * (each answer costs a launch). */
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = cases[j].np + cases[j].per_core * n.cores == np &&
+                   !strcmp(cases[j].map, cases[i].map) &&
+                   !strcmp(cases[j].bind, cases[i].bind) &&
+                   cases[j].over == cases[i].over;
+        if (seen)
+            continue;
         bl_layout l = make(np, cases[i].map, cases[i].bind, "1");
         bl_layout_check c = {0};
         bl_err err;

@@ -362,8 +362,6 @@ static void plan_ranks_more_ranks_than_the_ppr_allows_gives_open_mpis_trimmed_me
     refused("AMD-EPYC-7763-2s-NPS4-SMT.xml", 40, "ppr:2:numa", "core",
             "Your job has requested more processes than the ppr for\n"
             "this topology can support:", 0);
-    refused("AMD-EPYC-7763-2s-NPS4-SMT.xml", 40, "ppr:2:numa", "core",
-            "more processes than the ppr", 1);
 }
 
 static void plan_ranks_more_cores_than_a_package_has_is_refused_by_binding(void **s)
