@@ -4,10 +4,9 @@
 # thread back and forth between two CPUs; the run file's cpu_migrations
 # counter (when the kernel offers the event) and the thread's
 # se.nr_migrations must both count at least those moves.
-# The counted region is seen from outside: it is open while the app holds
-# perf_event file descriptors (counters.c opens them at its start and
-# closes them at its end), so every move is made, and seen to take effect,
-# between the app opening them and the test seeing them still open.
+# The counted region is seen from outside, through the app's perf_event
+# file descriptors (see below): every move is made, and seen to take
+# effect, after the app opened its counters and before it closed them.
 source "$(dirname "$0")/common.sh"
 PERF_PROBE="$BINDLAB_BUILD_DIR/tests/perf_probe"
 MOVES=6
@@ -53,8 +52,16 @@ app_pid() {
 perf_fds() {
     ls -l "/proc/$1/fd" 2>/dev/null | grep -c 'perf_event' || true
 }
+# CPU time of the app's main thread in ns: schedstat, else utime + stime.
+TICK_NS=$((1000000000 / $(getconf CLK_TCK)))
 runtime_ns() {
-    awk '{print $1}' "/proc/$1/task/$1/schedstat" 2>/dev/null || echo 0
+    local rest
+    if [ -r "/proc/$1/task/$1/schedstat" ]; then
+        awk '{print $1}' "/proc/$1/task/$1/schedstat" 2>/dev/null || echo 0
+    else
+        rest=$(cat "/proc/$1/task/$1/stat" 2>/dev/null) || { echo 0; return; }
+        awk -v t="$TICK_NS" '{print ($12 + $13) * t}' <<<"${rest##*) }"
+    fi
 }
 last_cpu() {
     local rest
@@ -76,37 +83,62 @@ move() {
     return 1
 }
 
-iters=200
+# The app holds perf_event descriptors from bl_counters_init on (one per
+# software event, kept open so that starting and stopping stays cheap) and
+# more while it counts: the counted region is when the count has risen
+# above the first nonzero count seen. A run whose rise is missed (first
+# touch too short to be seen) or that ends before the moves is run again,
+# larger; no move outside the region is ever counted as inside.
+size=64
+iters=100
 for attempt in 1 2 3 4; do
     env -u OMP_PROC_BIND -u OMP_PLACES OMP_NUM_THREADS=1 \
         "${MPIRUN[@]}" -np 1 --bind-to none -x OMP_NUM_THREADS "$BINDLAB_APP" \
-        --size 24MiB --iters "$iters" --warmup 1 --out "$WORK/mig.h5" \
+        --size "${size}MiB" --iters "$iters" --warmup 1 --out "$WORK/mig.h5" \
         >"$WORK/mig.out" 2>"$WORK/mig.err" &
     launcher=$!
     pid=""
     while [ -z "$pid" ] && kill -0 "$launcher" 2>/dev/null; do
         pid=$(app_pid "$launcher") || { pid=""; sleep 0.05; }
     done
-    inside=0
+    inside=0 held="" counting=""
     if [ -n "$pid" ]; then
-        while [ -d "/proc/$pid" ] && [ "$(perf_fds "$pid")" = 0 ]; do sleep 0.01; done
+        held=0
+        while [ -d "/proc/$pid" ] && [ "$held" = 0 ]; do
+            held=$(perf_fds "$pid")
+            sleep 0.005
+        done
+        counting=$held
+        while [ -d "/proc/$pid" ] && [ "$counting" -le "$held" ]; do
+            counting=$(perf_fds "$pid")
+            sleep 0.005
+        done
+        # The thread opens and enables its counters in microseconds of its
+        # own CPU time: after 20 ms more of it, it is counting.
+        ran=$(( $(runtime_ns "$pid") + 20000000 ))
+        while [ -d "/proc/$pid" ] && [ "$(runtime_ns "$pid")" -lt "$ran" ]; do
+            sleep 0.005
+        done
         # The first move only puts the thread on A; the next MOVES each
         # force a migration.
-        if move "$pid" "$A"; then
+        if [ "$counting" -gt "$held" ] && move "$pid" "$A"; then
             inside=1
             for i in $(seq 1 "$MOVES"); do
                 if [ $((i % 2)) = 1 ]; then to=$B; else to=$A; fi
                 move "$pid" "$to" || { inside=0; break; }
             done
-            [ "$(perf_fds "$pid")" != 0 ] || inside=0
+            # Still counting: more descriptors than before the region.
+            [ "$(perf_fds "$pid")" -gt "$held" ] || inside=0
         fi
     fi
     rc=0
     wait "$launcher" || rc=$?
     [ "$rc" = 0 ] || { cat "$WORK/mig.err" >&2; fail "mpirun exited $rc"; }
     if [ "$inside" = 1 ]; then break; fi
-    echo "run $attempt ($iters iterations) ended before $MOVES moves were made; longer run"
-    iters=$((iters * 4))
+    echo "run $attempt (${size}MiB, $iters iterations, descriptors seen: ${held:-none} then ${counting:-none}): counted region not seen" \
+        "for all $MOVES moves; larger run"
+    size=$((size * 2))
+    iters=$((iters * 2))
 done
 [ "$inside" = 1 ] || fail "no run lasted long enough for $MOVES moves"
 echo "moved the app's thread $MOVES times between CPUs $A and $B inside its counted region"
