@@ -9,6 +9,7 @@
 # effect, after the app opened its counters and before it closed them.
 source "$(dirname "$0")/common.sh"
 PERF_PROBE="$BINDLAB_BUILD_DIR/tests/perf_probe"
+unset BINDLAB_COUNTERS # the checks below are of counting, not of its switch
 MOVES=6
 
 cpus=$(awk '/^Cpus_allowed_list:/ {print $2}' /proc/self/status)
