@@ -9,7 +9,21 @@
  *                memory, ranks, metrics, dataset timings[iterations][ranks],
  *                group result (attrs)
  * A sweep file (written by bindlab) holds /machine, /runs/<run-id> (each a
- * /run group plus the harness's attributes) and /summary. */
+ * /run group plus the harness's attributes) and /summary.
+ *
+ * The layout is data: each record below has one description of its members
+ * (tables: bl_h5_table_def, attributes: bl_h5_attrs_def, in h5schema.c), and
+ * the engine in h5table.c writes, reads and frees it from that. A new field
+ * is one member here and one line in its description.
+ * Who does what with it:
+ *   common/h5table.c     the engine (tables, attributes, strings)
+ *   common/h5schema.c    the descriptions; run files (machine, run) for the
+ *                        app and every reader; root attributes; HDF5 files
+ *                        built in memory and handed to common/atomic_file.c
+ *                        (temp, fsync, rename); opening a file to read
+ *   harness/results_file.c  the harness's own code: its record of a run,
+ *                        the /summary row, sweep files and merge (the app
+ *                        never writes them, so it does not link them). */
 #ifndef BL_H5SCHEMA_H
 #define BL_H5SCHEMA_H
 
@@ -19,44 +33,9 @@
 #include <hdf5.h>
 
 #include "err.h"
+#include "h5table.h"
 
 #define BL_H5_SCHEMA_VERSION 1
-
-/* ---- generic compound tables ------------------------------------------ */
-
-typedef enum { BL_F_I8, BL_F_I32, BL_F_I64, BL_F_F64, BL_F_STR } bl_h5_ftype;
-
-typedef struct bl_h5_field {
-    const char *name;
-    size_t offset;
-    bl_h5_ftype type;       /* BL_F_STR fields are char * (variable length) */
-} bl_h5_field;
-
-typedef struct bl_h5_table_def {
-    const char *name;       /* dataset name */
-    size_t row_size;
-    const bl_h5_field *fields;
-    size_t nfields;
-} bl_h5_table_def;
-
-int bl_h5_table_write(hid_t loc, const bl_h5_table_def *def, const void *rows,
-                      size_t n, bl_err *err);
-/* Reads by field name, so files with more or fewer columns still read
- * (missing columns read as 0 / NULL). *rows is malloc'ed, strings strdup'ed;
- * free with bl_h5_table_free. A missing dataset reads as 0 rows. */
-int bl_h5_table_read(hid_t loc, const bl_h5_table_def *def, void **rows,
-                     size_t *n, bl_err *err);
-void bl_h5_table_free(const bl_h5_table_def *def, void *rows, size_t n);
-
-/* ---- attributes --------------------------------------------------------- */
-
-int bl_h5_attr_put_str(hid_t loc, const char *name, const char *value);
-int bl_h5_attr_put_i64(hid_t loc, const char *name, long long value);
-int bl_h5_attr_put_f64(hid_t loc, const char *name, double value);
-/* Getters return the default when the attribute is missing. */
-char *bl_h5_attr_get_str(hid_t loc, const char *name); /* malloc'ed or NULL */
-long long bl_h5_attr_get_i64(hid_t loc, const char *name, long long dflt);
-double bl_h5_attr_get_f64(hid_t loc, const char *name, double dflt);
 
 /* ---- rows of a run ------------------------------------------------------ */
 
@@ -185,19 +164,11 @@ typedef struct bl_h5_summary {
 } bl_h5_summary;
 
 extern const bl_h5_table_def bl_h5_check_def, bl_h5_summary_def;
-
-/* Writes the harness's attributes, binding report and checks into the run
- * group `group` (created when the app left no run). */
-int bl_h5_write_harness(hid_t file, const char *group, const bl_h5_harness *h,
-                        bl_err *err);
-int bl_h5_read_harness(hid_t file, const char *group, bl_h5_harness *h,
-                       bl_err *err);
-void bl_h5_harness_free(bl_h5_harness *h);
-
-/* The /summary row of a run: app result (may be NULL) + harness. Strings
- * point into app/h (not copied). */
-void bl_h5_summary_row(const bl_h5_run *app, const bl_h5_harness *h,
-                       bl_h5_summary *row);
+/* The scalar attributes of each record (the harness's record shares its
+ * run's group; /run/result holds bl_h5_result). Strings and datasets
+ * beyond these are written by the record's own functions. */
+extern const bl_h5_attrs_def bl_h5_machine_attrs, bl_h5_run_attrs,
+    bl_h5_result_attrs, bl_h5_harness_attrs;
 
 /* Writes /machine under file. */
 int bl_h5_write_machine(hid_t file, const bl_h5_machine *m, bl_err *err);

@@ -1,10 +1,11 @@
 /* libFuzzer target: the HDF5 readers behind `bindlab report` and `merge`
- * (common/h5schema.c, h5sweep.c). The input is an HDF5 file image, opened
- * in memory (H5LTopen_file_image, no file on disk), then read as the
- * harness reads its inputs: /summary (report, merge), /machine and the
- * app's /run (run files), and each /runs/<id> with its harness record
- * (sweep files). Seeds: per-run and merged sweep files written by the real
- * writer (scripts/fuzz.sh and the fuzz.seeds test make them). */
+ * (common/h5schema.c, harness/results_file.c). The input is an HDF5 file
+ * image, opened in memory (H5LTopen_file_image, no file on disk), then
+ * read as the harness reads its inputs: /summary (report, merge),
+ * /machine and the app's /run (run files), and each /runs/<id> with its
+ * harness record (sweep files). Seeds: per-run and merged sweep files
+ * written by the real writer (scripts/fuzz.sh and the fuzz.seeds test
+ * make them). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,7 @@
 #include <hdf5.h>
 #include <hdf5_hl.h>
 
-#include "h5sweep.h"
+#include "results_file.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -8,7 +8,7 @@
 
 #include "atomic_file.h"
 #include "cli.h"
-#include "h5sweep.h"
+#include "results_file.h"
 
 static const char help[] =
     "usage: bindlab merge -o OUT.h5 IN.h5|DIR ...\n"

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "h5sweep.h"
+#include "results_file.h"
 #include "report.h"
 
 static const char help[] =

@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "h5sweep.h"
+#include "results_file.h"
 #include "launcher_info.h"
 #include "shellquote.h"
 #include "sweep_lock.h"

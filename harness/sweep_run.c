@@ -8,7 +8,7 @@
 
 #include "bindreport.h"
 #include "crosscheck.h"
-#include "h5sweep.h"
+#include "results_file.h"
 #include "shellquote.h"
 
 void bl_sweep_ctx_free(bl_sweep_ctx *c)

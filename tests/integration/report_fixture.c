@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "h5sweep.h"
+#include "results_file.h"
 
 typedef struct spec {
     const char *run_id, *kernel, *map_by, *bind_to, *places, *proc_bind,

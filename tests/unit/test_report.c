@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "h5sweep.h"
+#include "results_file.h"
 #include "report.h"
 
 /* cmocka 1.1 (Debian 12) has no assert_double_equal */

@@ -1,4 +1,7 @@
-#include "h5sweep.h"
+/* The harness's HDF5 files (results_file.h): its record of a run written
+ * into the run's group beside the app's /run, the /summary row, per-run
+ * sweep files, merge, and the /summary reader. */
+#include "results_file.h"
 
 #include "atomic_file.h"
 
@@ -11,6 +14,118 @@ void bl_h5_run_path(const char *run_id, char *buf, size_t len)
 {
     snprintf(buf, len, "runs/%s", run_id);
 }
+
+/* ---- the harness's record of a run ------------------------------------- */
+
+int bl_h5_write_harness(hid_t file, const char *group, const bl_h5_harness *h,
+                        bl_err *err)
+{
+    hid_t g = bl_h5_group_open_or_create(file, group);
+    int rc = 0;
+    if (g < 0)
+        return bl_err_set(err, "HDF5: cannot create '%s'", group);
+    rc |= bl_h5_attrs_write(g, &bl_h5_harness_attrs, h);
+    if (H5Lexists(g, "binding_report", H5P_DEFAULT) <= 0)
+        rc |= bl_h5_string_write(g, "binding_report", h->binding_report);
+    if (rc == 0 && H5Lexists(g, "checks", H5P_DEFAULT) <= 0)
+        rc |= bl_h5_table_write(g, &bl_h5_check_def, h->checks, h->nchecks,
+                                err);
+    H5Gclose(g);
+    return rc ? bl_err_set(err, "HDF5: cannot write the harness record of "
+                           "'%s'", group) : 0;
+}
+
+int bl_h5_read_harness(hid_t file, const char *group, bl_h5_harness *h,
+                       bl_err *err)
+{
+    hid_t g;
+    int rc;
+    memset(h, 0, sizeof *h);
+    if (H5Lexists(file, group, H5P_DEFAULT) <= 0)
+        return bl_err_set(err, "no run group '%s'", group);
+    g = H5Gopen2(file, group, H5P_DEFAULT);
+    bl_h5_attrs_read(g, &bl_h5_harness_attrs, h);
+    h->binding_report = bl_h5_string_read(g, "binding_report");
+    rc = bl_h5_table_read(g, &bl_h5_check_def, (void **)&h->checks,
+                          &h->nchecks, err);
+    H5Gclose(g);
+    return rc;
+}
+
+void bl_h5_harness_free(bl_h5_harness *h)
+{
+    bl_h5_attrs_free(&bl_h5_harness_attrs, h);
+    free(h->binding_report);
+    bl_h5_table_free(&bl_h5_check_def, h->checks, h->nchecks);
+    memset(h, 0, sizeof *h);
+}
+
+/* ---- the /summary row ---------------------------------------------------- */
+
+/* One value on its way from an attribute member to a summary column. */
+typedef struct cell {
+    char *s;
+    long long i;
+    double d;
+} cell;
+
+static cell cell_of(const bl_h5_attr *a, const void *rec)
+{
+    const char *p = (const char *)rec + a->offset;
+    cell c = {NULL, 0, 0};
+    switch (a->type) {
+    case BL_A_INT: c.i = *(const int *)p; break;
+    case BL_A_LLONG: c.i = *(const long long *)p; break;
+    case BL_A_F64: c.d = *(const double *)p; break;
+    case BL_A_STR: c.s = *(char *const *)p; break;
+    }
+    if (a->type == BL_A_INT || a->type == BL_A_LLONG)
+        c.d = (double)c.i;
+    return c;
+}
+
+static void cell_put(const bl_h5_field *f, void *row, cell c)
+{
+    static char empty[] = "";
+    char *p = (char *)row + f->offset;
+    switch (f->type) {
+    case BL_F_I8: *(int8_t *)p = (int8_t)c.i; break;
+    case BL_F_I32: *(int32_t *)p = (int32_t)c.i; break;
+    case BL_F_I64: *(int64_t *)p = c.i; break;
+    case BL_F_F64: *(double *)p = c.d; break;
+    case BL_F_STR: *(char **)p = c.s ? c.s : empty; break;
+    }
+}
+
+/* Each column takes the member of the same name: from the harness's record,
+ * else from the app's result, which without an app reads as that
+ * attribute's default (local_page_fraction -1: unknown). A new summary
+ * column that names a field of either record needs no code here. */
+void bl_h5_summary_row(const bl_h5_run *app, const bl_h5_harness *h,
+                       bl_h5_summary *row)
+{
+    const bl_h5_table_def *def = &bl_h5_summary_def;
+    memset(row, 0, sizeof *row);
+    for (size_t i = 0; i < def->nfields; i++) {
+        const bl_h5_field *f = &def->fields[i];
+        const bl_h5_attr *a;
+        cell c = {NULL, 0, 0};
+        if ((a = bl_h5_attrs_find(&bl_h5_harness_attrs, f->name)))
+            c = cell_of(a, h);
+        else if ((a = bl_h5_attrs_find(&bl_h5_result_attrs, f->name))) {
+            if (app)
+                c = cell_of(a, &app->result);
+            else
+                c.i = (long long)(c.d = a->dflt);
+        }
+        cell_put(f, row, c);
+    }
+    /* The threads the app saw beat the ones the harness asked for. */
+    if (app && app->threads > 0)
+        row->threads = app->threads;
+}
+
+/* ---- sweep files ---------------------------------------------------------- */
 
 int bl_h5_write_sweep_run(const char *path, const char *command,
                           const bl_h5_machine *machine, const bl_h5_run *app,

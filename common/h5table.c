@@ -1,0 +1,419 @@
+/* The table/attribute engine (h5table.h): compound tables, attribute sets
+ * and string datasets from a description of the C members. */
+#include "h5table.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- types ------------------------------------------------------------- */
+
+static hid_t string_type(void)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, H5T_VARIABLE);
+    H5Tset_cset(t, H5T_CSET_UTF8);
+    return t;
+}
+
+static hid_t field_type(bl_h5_ftype type)
+{
+    switch (type) {
+    case BL_F_I8: return H5Tcopy(H5T_NATIVE_INT8);
+    case BL_F_I32: return H5Tcopy(H5T_NATIVE_INT32);
+    case BL_F_I64: return H5Tcopy(H5T_NATIVE_INT64);
+    case BL_F_F64: return H5Tcopy(H5T_NATIVE_DOUBLE);
+    case BL_F_STR: return string_type();
+    }
+    return H5I_INVALID_HID;
+}
+
+static hid_t compound_type(const bl_h5_table_def *def)
+{
+    hid_t t = H5Tcreate(H5T_COMPOUND, def->row_size);
+    for (size_t i = 0; i < def->nfields; i++) {
+        hid_t ft = field_type(def->fields[i].type);
+        H5Tinsert(t, def->fields[i].name, def->fields[i].offset, ft);
+        H5Tclose(ft);
+    }
+    return t;
+}
+
+/* Only the members that the file also has, so that reading a file of
+ * another schema version fills what it can. */
+static hid_t compound_type_matching(const bl_h5_table_def *def, hid_t ftype)
+{
+    hid_t t = H5Tcreate(H5T_COMPOUND, def->row_size);
+    int inserted = 0;
+    for (size_t i = 0; i < def->nfields; i++) {
+        if (H5Tget_member_index(ftype, def->fields[i].name) < 0)
+            continue;
+        hid_t ft = field_type(def->fields[i].type);
+        H5Tinsert(t, def->fields[i].name, def->fields[i].offset, ft);
+        H5Tclose(ft);
+        inserted++;
+    }
+    if (!inserted) {
+        H5Tclose(t);
+        return H5I_INVALID_HID;
+    }
+    return t;
+}
+
+int bl_h5_table_write(hid_t loc, const bl_h5_table_def *def, const void *rows,
+                      size_t n, bl_err *err)
+{
+    hsize_t dims[1] = {n};
+    hid_t type = compound_type(def);
+    hid_t space = H5Screate_simple(1, dims, NULL);
+    hid_t dset = H5Dcreate2(loc, def->name, type, space, H5P_DEFAULT,
+                            H5P_DEFAULT, H5P_DEFAULT);
+    herr_t rc = dset < 0 ? -1 : 0;
+    if (rc == 0 && n > 0)
+        rc = H5Dwrite(dset, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows);
+    if (dset >= 0)
+        H5Dclose(dset);
+    H5Sclose(space);
+    H5Tclose(type);
+    if (rc < 0)
+        return bl_err_set(err, "HDF5: cannot write table '%s'", def->name);
+    return 0;
+}
+
+/* Every string HDF5 allocates while reading a table, so that all of them
+ * are freed even when the read fails part way: HDF5 1.10 loses the ones it
+ * had already converted (found by fuzz/fuzz_h5_readers). */
+typedef struct vlen_arena {
+    void **p;
+    size_t n, cap;
+} vlen_arena;
+
+static void *arena_alloc(size_t size, void *info)
+{
+    vlen_arena *a = info;
+    void *m;
+    if (a->n == a->cap) {
+        size_t cap = a->cap ? 2 * a->cap : 64;
+        void **p = realloc(a->p, cap * sizeof *p);
+        if (!p)
+            return NULL;
+        a->p = p;
+        a->cap = cap;
+    }
+    if (!(m = malloc(size ? size : 1)))
+        return NULL;
+    a->p[a->n++] = m;
+    return m;
+}
+
+static void arena_free(void *mem, void *info)
+{
+    vlen_arena *a = info;
+    for (size_t i = a->n; mem && i-- > 0;)
+        if (a->p[i] == mem) {
+            a->p[i] = NULL;
+            break;
+        }
+    free(mem);
+}
+
+static void arena_clear(vlen_arena *a)
+{
+    for (size_t i = 0; i < a->n; i++)
+        free(a->p[i]);
+    free(a->p);
+    memset(a, 0, sizeof *a);
+}
+
+/* Replaces the strings HDF5 allocated (in the arena) by our own copies, so
+ * callers free everything with free(). */
+static void own_strings(const bl_h5_table_def *def, void *rows, size_t n)
+{
+    for (size_t r = 0; r < n; r++)
+        for (size_t f = 0; f < def->nfields; f++)
+            if (def->fields[f].type == BL_F_STR) {
+                char **s = (char **)((char *)rows + r * def->row_size +
+                                     def->fields[f].offset);
+                *s = *s ? strdup(*s) : NULL;
+            }
+}
+
+int bl_h5_table_read(hid_t loc, const bl_h5_table_def *def, void **rows,
+                     size_t *n, bl_err *err)
+{
+    hid_t dset, space, ftype, mtype, dxpl;
+    hssize_t count;
+    vlen_arena arena = {0};
+
+    *rows = NULL;
+    *n = 0;
+    if (H5Lexists(loc, def->name, H5P_DEFAULT) <= 0)
+        return 0;
+    dset = H5Dopen2(loc, def->name, H5P_DEFAULT);
+    if (dset < 0)
+        return bl_err_set(err, "HDF5: cannot open table '%s'", def->name);
+    space = H5Dget_space(dset);
+    ftype = H5Dget_type(dset);
+    count = H5Sget_simple_extent_npoints(space);
+    mtype = compound_type_matching(def, ftype);
+    if (count < 0 || mtype < 0) {
+        if (mtype >= 0)
+            H5Tclose(mtype);
+        H5Tclose(ftype);
+        H5Sclose(space);
+        H5Dclose(dset);
+        return bl_err_set(err, "HDF5: table '%s' has none of the expected "
+                          "columns", def->name);
+    }
+    *rows = calloc(count > 0 ? (size_t)count : 1, def->row_size);
+    dxpl = H5Pcreate(H5P_DATASET_XFER);
+    if (dxpl < 0 || H5Pset_vlen_mem_manager(dxpl, arena_alloc, &arena,
+                                            arena_free, &arena) < 0) {
+        free(*rows);
+        *rows = NULL;
+    }
+    if (*rows && count > 0 &&
+        H5Dread(dset, mtype, H5S_ALL, H5S_ALL, dxpl, *rows) < 0) {
+        free(*rows);
+        *rows = NULL;
+    }
+    if (*rows && count > 0)
+        own_strings(def, *rows, (size_t)count);
+    arena_clear(&arena);
+    if (dxpl >= 0)
+        H5Pclose(dxpl);
+    H5Tclose(mtype);
+    H5Tclose(ftype);
+    H5Sclose(space);
+    H5Dclose(dset);
+    if (!*rows)
+        return bl_err_set(err, "HDF5: cannot read table '%s'", def->name);
+    *n = (size_t)count;
+    return 0;
+}
+
+void bl_h5_table_free(const bl_h5_table_def *def, void *rows, size_t n)
+{
+    if (!rows)
+        return;
+    for (size_t r = 0; r < n; r++)
+        for (size_t f = 0; f < def->nfields; f++)
+            if (def->fields[f].type == BL_F_STR)
+                free(*(char **)((char *)rows + r * def->row_size +
+                                def->fields[f].offset));
+    free(rows);
+}
+
+/* ---- attributes -------------------------------------------------------- */
+
+static int put_attr(hid_t loc, const char *name, hid_t type, const void *v)
+{
+    hid_t space = H5Screate(H5S_SCALAR);
+    hid_t a;
+    herr_t rc;
+    if (H5Aexists(loc, name) > 0)
+        H5Adelete(loc, name);
+    a = H5Acreate2(loc, name, type, space, H5P_DEFAULT, H5P_DEFAULT);
+    rc = a < 0 ? -1 : H5Awrite(a, type, v);
+    if (a >= 0)
+        H5Aclose(a);
+    H5Sclose(space);
+    return rc < 0 ? -1 : 0;
+}
+
+int bl_h5_attr_put_str(hid_t loc, const char *name, const char *value)
+{
+    hid_t t = string_type();
+    const char *v = value ? value : "";
+    int rc = put_attr(loc, name, t, &v);
+    H5Tclose(t);
+    return rc;
+}
+
+int bl_h5_attr_put_i64(hid_t loc, const char *name, long long value)
+{
+    int64_t v = value;
+    return put_attr(loc, name, H5T_NATIVE_INT64, &v);
+}
+
+int bl_h5_attr_put_f64(hid_t loc, const char *name, double value)
+{
+    return put_attr(loc, name, H5T_NATIVE_DOUBLE, &value);
+}
+
+char *bl_h5_attr_get_str(hid_t loc, const char *name)
+{
+    hid_t a, ftype, mtype;
+    char *out = NULL;
+
+    if (H5Aexists(loc, name) <= 0)
+        return NULL;
+    a = H5Aopen(loc, name, H5P_DEFAULT);
+    ftype = H5Aget_type(a);
+    if (H5Tget_class(ftype) == H5T_STRING) {
+        if (H5Tis_variable_str(ftype) > 0) {
+            char *v = NULL;
+            mtype = string_type();
+            if (H5Aread(a, mtype, &v) >= 0 && v) {
+                out = strdup(v);
+                H5free_memory(v);
+            }
+            H5Tclose(mtype);
+        } else {
+            size_t size = H5Tget_size(ftype);
+            out = calloc(size + 1, 1);
+            mtype = H5Tcopy(ftype);
+            if (out && H5Aread(a, mtype, out) < 0) {
+                free(out);
+                out = NULL;
+            }
+            H5Tclose(mtype);
+        }
+    }
+    H5Tclose(ftype);
+    H5Aclose(a);
+    return out;
+}
+
+long long bl_h5_attr_get_i64(hid_t loc, const char *name, long long dflt)
+{
+    int64_t v = dflt;
+    hid_t a;
+    if (H5Aexists(loc, name) <= 0)
+        return dflt;
+    a = H5Aopen(loc, name, H5P_DEFAULT);
+    if (H5Aread(a, H5T_NATIVE_INT64, &v) < 0)
+        v = dflt;
+    H5Aclose(a);
+    return v;
+}
+
+double bl_h5_attr_get_f64(hid_t loc, const char *name, double dflt)
+{
+    double v = dflt;
+    hid_t a;
+    if (H5Aexists(loc, name) <= 0)
+        return dflt;
+    a = H5Aopen(loc, name, H5P_DEFAULT);
+    if (H5Aread(a, H5T_NATIVE_DOUBLE, &v) < 0)
+        v = dflt;
+    H5Aclose(a);
+    return v;
+}
+
+/* ---- attribute sets ---------------------------------------------------- */
+
+int bl_h5_attrs_write(hid_t loc, const bl_h5_attrs_def *def, const void *rec)
+{
+    int rc = 0;
+    for (size_t i = 0; i < def->nattrs; i++) {
+        const bl_h5_attr *a = &def->attrs[i];
+        const char *p = (const char *)rec + a->offset;
+        switch (a->type) {
+        case BL_A_INT:
+            rc |= bl_h5_attr_put_i64(loc, a->name, *(const int *)p);
+            break;
+        case BL_A_LLONG:
+            rc |= bl_h5_attr_put_i64(loc, a->name, *(const long long *)p);
+            break;
+        case BL_A_F64:
+            rc |= bl_h5_attr_put_f64(loc, a->name, *(const double *)p);
+            break;
+        case BL_A_STR:
+            rc |= bl_h5_attr_put_str(loc, a->name, *(char *const *)p);
+            break;
+        }
+    }
+    return rc ? -1 : 0;
+}
+
+void bl_h5_attrs_read(hid_t loc, const bl_h5_attrs_def *def, void *rec)
+{
+    for (size_t i = 0; i < def->nattrs; i++) {
+        const bl_h5_attr *a = &def->attrs[i];
+        char *p = (char *)rec + a->offset;
+        switch (a->type) {
+        case BL_A_INT:
+            *(int *)p = (int)bl_h5_attr_get_i64(loc, a->name,
+                                                (long long)a->dflt);
+            break;
+        case BL_A_LLONG:
+            *(long long *)p = bl_h5_attr_get_i64(loc, a->name,
+                                                 (long long)a->dflt);
+            break;
+        case BL_A_F64:
+            *(double *)p = bl_h5_attr_get_f64(loc, a->name, a->dflt);
+            break;
+        case BL_A_STR:
+            *(char **)p = bl_h5_attr_get_str(loc, a->name);
+            break;
+        }
+    }
+}
+
+void bl_h5_attrs_free(const bl_h5_attrs_def *def, void *rec)
+{
+    for (size_t i = 0; i < def->nattrs; i++)
+        if (def->attrs[i].type == BL_A_STR) {
+            char **s = (char **)((char *)rec + def->attrs[i].offset);
+            free(*s);
+            *s = NULL;
+        }
+}
+
+const bl_h5_attr *bl_h5_attrs_find(const bl_h5_attrs_def *def,
+                                   const char *name)
+{
+    for (size_t i = 0; i < def->nattrs; i++)
+        if (strcmp(def->attrs[i].name, name) == 0)
+            return &def->attrs[i];
+    return NULL;
+}
+
+/* ---- string datasets and groups ---------------------------------------- */
+
+int bl_h5_string_write(hid_t loc, const char *name, const char *text)
+{
+    hid_t t = string_type();
+    hid_t space = H5Screate(H5S_SCALAR);
+    hid_t d = H5Dcreate2(loc, name, t, space, H5P_DEFAULT, H5P_DEFAULT,
+                         H5P_DEFAULT);
+    const char *v = text ? text : "";
+    herr_t rc = d < 0 ? -1 : H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, &v);
+    if (d >= 0)
+        H5Dclose(d);
+    H5Sclose(space);
+    H5Tclose(t);
+    return rc < 0 ? -1 : 0;
+}
+
+char *bl_h5_string_read(hid_t loc, const char *name)
+{
+    hid_t d, t;
+    char *v = NULL, *out = NULL;
+    if (H5Lexists(loc, name, H5P_DEFAULT) <= 0)
+        return NULL;
+    d = H5Dopen2(loc, name, H5P_DEFAULT);
+    t = string_type();
+    if (d >= 0 && H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, &v) >= 0 && v) {
+        out = strdup(v);
+        H5free_memory(v);
+    }
+    H5Tclose(t);
+    if (d >= 0)
+        H5Dclose(d);
+    return out;
+}
+
+hid_t bl_h5_group_open_or_create(hid_t loc, const char *path)
+{
+    hid_t lcpl;
+    hid_t g;
+    /* H5Lexists fails (< 0) when a parent is missing: that is "no". */
+    if (H5Lexists(loc, path, H5P_DEFAULT) > 0)
+        return H5Gopen2(loc, path, H5P_DEFAULT);
+    lcpl = H5Pcreate(H5P_LINK_CREATE);
+    H5Pset_create_intermediate_group(lcpl, 1);
+    g = H5Gcreate2(loc, path, lcpl, H5P_DEFAULT, H5P_DEFAULT);
+    H5Pclose(lcpl);
+    return g;
+}

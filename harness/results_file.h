@@ -1,0 +1,52 @@
+/* The harness's HDF5 files (results/): its record of each run and the sweep
+ * files. One per run under results/NAME.d/ (written by the harness when a
+ * run ends, whatever its fate) and the merged results/NAME.h5. Both have
+ * the same layout, so one reader serves them:
+ *   /machine, /runs/<run-id> (the app's /run plus the harness record),
+ *   /summary (one row per run).
+ *
+ * Why this lives in harness/ and not common/: only bindlab writes and reads
+ * these records (bindlab-app must not link harness code), while the layout
+ * itself, the record structs and their column/attribute descriptions, stays
+ * in common/h5schema.h, the one definition of the schema both programs
+ * share; this file only drives the engine (common/h5table.h) with it. */
+#ifndef BL_RESULTS_FILE_H
+#define BL_RESULTS_FILE_H
+
+#include "h5schema.h"
+
+/* Writes the harness's attributes, binding report and checks into the run
+ * group `group` (created when the app left no run). */
+int bl_h5_write_harness(hid_t file, const char *group, const bl_h5_harness *h,
+                        bl_err *err);
+int bl_h5_read_harness(hid_t file, const char *group, bl_h5_harness *h,
+                       bl_err *err);
+void bl_h5_harness_free(bl_h5_harness *h);
+
+/* The /summary row of a run: app result (may be NULL) + harness. Strings
+ * point into app/h (not copied). */
+void bl_h5_summary_row(const bl_h5_run *app, const bl_h5_harness *h,
+                       bl_h5_summary *row);
+
+/* Writes one run's sweep file atomically (temp + rename). machine and app
+ * may be NULL (the app never wrote its file: failed, timed out, invalid). */
+int bl_h5_write_sweep_run(const char *path, const char *command,
+                          const bl_h5_machine *machine, const bl_h5_run *app,
+                          const bl_h5_harness *h, bl_err *err);
+
+/* Merges sweep files (per-run or merged) into out, atomically. A run id
+ * that appears twice is kept once (the first) and counted in *duplicates.
+ * Inputs that cannot be read are skipped and counted in *unreadable, with
+ * the first message in err; the merge still succeeds. */
+int bl_h5_merge(const char *out, const char *command,
+                const char *const *inputs, size_t ninputs, int *duplicates,
+                int *unreadable, bl_err *err);
+
+/* Reads /summary of a sweep file (rows freed with bl_h5_table_free). */
+int bl_h5_read_summary(const char *path, bl_h5_summary **rows, size_t *n,
+                       bl_err *err);
+
+/* Group path of a run: "runs/<run_id>". */
+void bl_h5_run_path(const char *run_id, char *buf, size_t len);
+
+#endif
