@@ -147,6 +147,103 @@ static int parse_count_opt(const char *value, const char *name, int *out,
     return 0;
 }
 
+/* --test-hook N picks a deliberate fault by number; the names are the
+ * kernels' own (BL_STENCIL_HOOK_* in stencil.h, BL_LU_HOOK_* in lu_mat.h)
+ * and a kernel ignores numbers it does not know, so the parser only bounds
+ * the number. */
+#define TEST_HOOK_MAX 1000
+
+/* The options that take a value ("--name value" or "--name=value"). */
+static const char *const value_options[] = {
+    "--kernel", "--size", "--iters", "--warmup", "--init", "--grid",
+    "--radius", "--n",    "--nb",    "--seed",   "--test-hook", "--out",
+};
+
+/* The value option arg names, or NULL. */
+static const char *value_option(const char *arg)
+{
+    for (size_t i = 0; i < sizeof value_options / sizeof value_options[0];
+         i++)
+        if (option_is(arg, value_options[i]))
+            return value_options[i];
+    return NULL;
+}
+
+static int set_kernel(bl_app_opts *o, const char *v, bl_err *err)
+{
+    o->kernel = bl_kernel_find(v);
+    if (!o->kernel)
+        return bl_err_set(err, "--kernel: '%s' is not a kernel; accepted: %s",
+                          v, bl_kernel_names());
+    return 0;
+}
+
+static int set_init(bl_app_opts *o, const char *v, bl_err *err)
+{
+    if (strcmp(v, "parallel") == 0)
+        o->k.serial_init = 0;
+    else if (strcmp(v, "serial") == 0)
+        o->k.serial_init = 1;
+    else
+        return bl_err_set(err, "--init: '%s' is not accepted; use parallel "
+                          "or serial", v);
+    return 0;
+}
+
+/* Option `name` (one of value_options) from its value v. */
+static int set_value(bl_app_opts *o, const char *name, const char *v,
+                     bl_err *err)
+{
+    long lv;
+    if (strcmp(name, "--kernel") == 0)
+        return set_kernel(o, v, err);
+    if (strcmp(name, "--size") == 0)
+        return bl_parse_size(v, name, &o->k.size_bytes, err);
+    if (strcmp(name, "--iters") == 0)
+        return parse_count_opt(v, name, &o->iters, err);
+    if (strcmp(name, "--warmup") == 0)
+        return parse_count_opt(v, name, &o->warmup, err);
+    if (strcmp(name, "--init") == 0)
+        return set_init(o, v, err);
+    if (strcmp(name, "--grid") == 0)
+        return parse_grid(v, &o->k, err);
+    if (strcmp(name, "--radius") == 0)
+        return parse_count_opt(v, name, &o->k.radius, err);
+    if (strcmp(name, "--n") == 0)
+        return bl_parse_count(v, name, name, &o->k.n, err);
+    if (strcmp(name, "--nb") == 0)
+        return parse_count_opt(v, name, &o->k.nb, err);
+    if (strcmp(name, "--seed") == 0) {
+        if (bl_parse_count(v, name, name, &lv, err) < 0)
+            return -1;
+        o->k.seed = (unsigned long)lv;
+        return 0;
+    }
+    if (strcmp(name, "--test-hook") == 0)
+        return parse_int_opt(v, name, 0, TEST_HOOK_MAX, &o->k.test_hook, err);
+    /* --out */
+    if (*v == '\0')
+        return bl_err_set(err, "--out: needs a file name");
+    o->out = v;
+    return 0;
+}
+
+/* A flag (an option without a value): 0 when arg is one, else -1. */
+static int set_flag(bl_app_opts *o, const char *arg)
+{
+    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0)
+        o->help = 1;
+    else if (strcmp(arg, "--version") == 0)
+        o->version = 1;
+    else if (strcmp(arg, "--show-placement") == 0)
+        o->show_placement = 1;
+    else if (strcmp(arg, "--overlap") == 0)
+        o->k.overlap = 1;
+    else
+        return -1;
+    return 0;
+}
+
 int bl_app_parse(int argc, char **argv, bl_app_opts *o, bl_err *err)
 {
     unsigned given = 0;
@@ -156,80 +253,13 @@ int bl_app_parse(int argc, char **argv, bl_app_opts *o, bl_err *err)
     o->kernel = bl_kernel_find("triad");
 
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = NULL;
-        long lv;
+        const char *a = argv[i], *name = value_option(a), *v = NULL;
         given |= kernel_option_bit(a);
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            o->help = 1;
-        } else if (strcmp(a, "--version") == 0) {
-            o->version = 1;
-        } else if (strcmp(a, "--show-placement") == 0) {
-            o->show_placement = 1;
-        } else if (strcmp(a, "--overlap") == 0) {
-            o->k.overlap = 1;
-        } else if (option_is(a, "--kernel")) {
-            if (take_value(argc, argv, &i, "--kernel", &v, err) < 0)
+        if (name) {
+            if (take_value(argc, argv, &i, name, &v, err) < 0 ||
+                set_value(o, name, v, err) < 0)
                 return -1;
-            o->kernel = bl_kernel_find(v);
-            if (!o->kernel)
-                return bl_err_set(err, "--kernel: '%s' is not a kernel; "
-                                  "accepted: %s", v, bl_kernel_names());
-        } else if (option_is(a, "--size")) {
-            if (take_value(argc, argv, &i, "--size", &v, err) < 0 ||
-                bl_parse_size(v, "--size", &o->k.size_bytes, err) < 0)
-                return -1;
-        } else if (option_is(a, "--iters")) {
-            if (take_value(argc, argv, &i, "--iters", &v, err) < 0 ||
-                parse_count_opt(v, "--iters", &o->iters, err) < 0)
-                return -1;
-        } else if (option_is(a, "--warmup")) {
-            if (take_value(argc, argv, &i, "--warmup", &v, err) < 0 ||
-                parse_count_opt(v, "--warmup", &o->warmup, err) < 0)
-                return -1;
-        } else if (option_is(a, "--init")) {
-            if (take_value(argc, argv, &i, "--init", &v, err) < 0)
-                return -1;
-            if (strcmp(v, "parallel") == 0)
-                o->k.serial_init = 0;
-            else if (strcmp(v, "serial") == 0)
-                o->k.serial_init = 1;
-            else
-                return bl_err_set(err, "--init: '%s' is not accepted; "
-                                  "use parallel or serial", v);
-        } else if (option_is(a, "--grid")) {
-            if (take_value(argc, argv, &i, "--grid", &v, err) < 0 ||
-                parse_grid(v, &o->k, err) < 0)
-                return -1;
-        } else if (option_is(a, "--radius")) {
-            if (take_value(argc, argv, &i, "--radius", &v, err) < 0 ||
-                parse_count_opt(v, "--radius", &o->k.radius, err) < 0)
-                return -1;
-        } else if (option_is(a, "--n")) {
-            if (take_value(argc, argv, &i, "--n", &v, err) < 0 ||
-                bl_parse_count(v, "--n", "--n", &o->k.n, err) < 0)
-                return -1;
-        } else if (option_is(a, "--nb")) {
-            if (take_value(argc, argv, &i, "--nb", &v, err) < 0 ||
-                parse_count_opt(v, "--nb", &o->k.nb, err) < 0)
-                return -1;
-        } else if (option_is(a, "--seed")) {
-            if (take_value(argc, argv, &i, "--seed", &v, err) < 0 ||
-                bl_parse_count(v, "--seed", "--seed", &lv, err) < 0)
-                return -1;
-            o->k.seed = (unsigned long)lv;
-        } else if (option_is(a, "--test-hook")) {
-            if (take_value(argc, argv, &i, "--test-hook", &v, err) < 0 ||
-                parse_int_opt(v, "--test-hook", 0, 1000, &o->k.test_hook,
-                              err) < 0)
-                return -1;
-        } else if (option_is(a, "--out")) {
-            if (take_value(argc, argv, &i, "--out", &v, err) < 0)
-                return -1;
-            if (*v == '\0')
-                return bl_err_set(err, "--out: needs a file name");
-            o->out = v;
-        } else {
+        } else if (set_flag(o, a) < 0) {
             return bl_err_set(err, "unknown option '%s' (see --help)", a);
         }
     }

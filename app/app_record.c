@@ -47,12 +47,23 @@ int bl_record_pages(hwloc_topology_t topo, const bl_kernel *k,
     return 0;
 }
 
-/* Gathers `bytes` from every rank into one buffer on rank 0; counts holds
- * each rank's byte count there. */
-static void *gather_bytes(MPI_Comm comm, const void *mine, int bytes,
-                          int **counts_out)
+/* Every rank learns whether rank 0 could allocate its receive buffers, so
+ * that no rank sends into a gather that rank 0 cannot take. */
+static int root_ready(MPI_Comm comm, int ok, bl_err *err)
 {
-    int rank, nranks, total = 0;
+    MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+    if (ok)
+        return 0;
+    return bl_err_set(err, "gathering the results on rank 0: out of memory");
+}
+
+/* Gathers `bytes` from every rank into one buffer on rank 0 (*all_out);
+ * *counts_out then holds each rank's byte count. Collective; -1 on every
+ * rank when rank 0 could not allocate. */
+static int gather_bytes(MPI_Comm comm, const void *mine, int bytes,
+                        void **all_out, int **counts_out, bl_err *err)
+{
+    int rank, nranks, total = 0, ok = 1;
     int *counts = NULL, *displs = NULL;
     char *all = NULL;
     MPI_Comm_rank(comm, &rank);
@@ -60,6 +71,12 @@ static void *gather_bytes(MPI_Comm comm, const void *mine, int bytes,
     if (rank == 0) {
         counts = calloc((size_t)nranks, sizeof *counts);
         displs = calloc((size_t)nranks, sizeof *displs);
+        ok = counts && displs;
+    }
+    if (root_ready(comm, ok, err) < 0) {
+        free(counts);
+        free(displs);
+        return -1;
     }
     MPI_Gather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, 0, comm);
     if (rank == 0) {
@@ -68,27 +85,125 @@ static void *gather_bytes(MPI_Comm comm, const void *mine, int bytes,
             total += counts[r];
         }
         all = malloc(total > 0 ? (size_t)total : 1);
+        ok = all != NULL;
+    }
+    if (root_ready(comm, ok, err) < 0) {
+        free(counts);
+        free(displs);
+        return -1;
     }
     MPI_Gatherv(mine, bytes, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, comm);
     free(displs);
+    *all_out = all;
     if (counts_out)
         *counts_out = counts;
     else
         free(counts);
-    return all;
+    return 0;
 }
 
-static void fill_placement(bl_h5_run *r, const bl_thread_place *p, size_t n)
+/* What rank 0 holds after the gathers, rank after rank. */
+typedef struct gathered {
+    int nranks, iters, nnodes;
+    bl_thread_place *places;              /* [nthreads of all ranks] */
+    int *place_bytes;                     /* [nranks] */
+    bl_counter (*counters)[BL_NCOUNTERS]; /* [nthreads of all ranks] */
+    bl_verify *verifies;                  /* [nranks] */
+    bl_metric *metrics;                   /* [nmetrics of all ranks] */
+    int *metric_bytes;                    /* [nranks] */
+    double *times;                        /* [nranks][iters] */
+    double *amounts;                      /* [nranks] */
+    long long *pages;                     /* [nranks][nnodes + 1] */
+    long long *local_total;               /* [nranks][2] */
+    size_t nthreads, nmetrics;
+} gathered;
+
+static void gathered_free(gathered *g)
 {
-    r->placement = calloc(n + 1, sizeof *r->placement);
-    r->nplacement = n;
-    for (size_t i = 0; i < n; i++) {
+    free(g->places);
+    free(g->place_bytes);
+    free(g->counters);
+    free(g->verifies);
+    free(g->metrics);
+    free(g->metric_bytes);
+    free(g->times);
+    free(g->amounts);
+    free(g->pages);
+    free(g->local_total);
+}
+
+/* The records of variable size: threads, counters, verification, metrics. */
+static int gather_records(MPI_Comm comm, const bl_rank_record *rec,
+                          gathered *g, bl_err *err)
+{
+    int nthr = rec->nthreads;
+    if (gather_bytes(comm, rec->threads,
+                     (int)(sizeof *rec->threads * (size_t)nthr),
+                     (void **)&g->places, &g->place_bytes, err) < 0 ||
+        gather_bytes(comm, rec->counters,
+                     (int)(sizeof *rec->counters * (size_t)nthr),
+                     (void **)&g->counters, NULL, err) < 0 ||
+        gather_bytes(comm, &rec->verify, (int)sizeof rec->verify,
+                     (void **)&g->verifies, NULL, err) < 0 ||
+        gather_bytes(comm, rec->metrics,
+                     (int)(sizeof rec->metrics[0] * (size_t)rec->nmetrics),
+                     (void **)&g->metrics, &g->metric_bytes, err) < 0)
+        return -1;
+    for (int q = 0; g->place_bytes && q < g->nranks; q++) {
+        g->nthreads += (size_t)g->place_bytes[q] / sizeof *g->places;
+        g->nmetrics += (size_t)g->metric_bytes[q] / sizeof *g->metrics;
+    }
+    return 0;
+}
+
+/* The records of fixed size: times, work, pages. */
+static int gather_numbers(MPI_Comm comm, const bl_rank_record *rec,
+                          gathered *g, bl_err *err)
+{
+    int rank, ok = 1, npg = g->nnodes + 1;
+    size_t nranks = (size_t)g->nranks;
+    long long local_total[2] = {rec->pages_local, rec->pages_total};
+    MPI_Comm_rank(comm, &rank);
+    if (rank == 0) {
+        g->times = malloc(sizeof *g->times * (size_t)g->iters * nranks);
+        g->amounts = malloc(sizeof *g->amounts * nranks);
+        g->pages = malloc(sizeof *g->pages * (size_t)npg * nranks);
+        g->local_total = malloc(sizeof *g->local_total * 2 * nranks);
+        ok = g->times && g->amounts && g->pages && g->local_total;
+    }
+    if (root_ready(comm, ok, err) < 0)
+        return -1;
+    MPI_Gather(rec->times, g->iters, MPI_DOUBLE, g->times, g->iters,
+               MPI_DOUBLE, 0, comm);
+    MPI_Gather(&rec->work.amount, 1, MPI_DOUBLE, g->amounts, 1, MPI_DOUBLE, 0,
+               comm);
+    MPI_Gather(rec->pages, npg, MPI_LONG_LONG, g->pages, npg, MPI_LONG_LONG,
+               0, comm);
+    MPI_Gather(local_total, 2, MPI_LONG_LONG, g->local_total, 2,
+               MPI_LONG_LONG, 0, comm);
+    return 0;
+}
+
+static int oom(bl_err *err, const char *what)
+{
+    return bl_err_set(err, "recording the %s on rank 0: out of memory", what);
+}
+
+static int fill_placement(bl_h5_run *r, const gathered *g, bl_err *err)
+{
+    const bl_thread_place *p = g->places;
+    if (!(r->placement = calloc(g->nthreads + 1, sizeof *r->placement)))
+        return oom(err, "placement");
+    r->nplacement = g->nthreads;
+    for (size_t i = 0; i < g->nthreads; i++) {
         bl_h5_placement *row = &r->placement[i];
         row->rank = p[i].rank;
         row->thread = p[i].thread;
         row->host = strdup(p[i].host);
         row->rank_cpuset = strdup(p[i].rank_cpuset);
         row->cpuset = strdup(p[i].cpuset);
+        if (!row->host || !row->rank_cpuset || !row->cpuset)
+            return oom(err, "placement");
         row->cpu_first = p[i].cpu_first;
         row->cpu_last = p[i].cpu_last;
         row->core = p[i].core;
@@ -98,165 +213,166 @@ static void fill_placement(bl_h5_run *r, const bl_thread_place *p, size_t n)
         row->migrations = p[i].migrations;
         row->pid = p[i].pid;
     }
+    return 0;
 }
 
-static void fill_counters(bl_h5_run *r, const bl_thread_place *p,
-                          const bl_counter (*c)[BL_NCOUNTERS], size_t nthr)
+static int fill_counters(bl_h5_run *r, const gathered *g, bl_err *err)
 {
-    size_t n = nthr * BL_NCOUNTERS;
-    r->counters = calloc(n + 1, sizeof *r->counters);
+    size_t n = g->nthreads * BL_NCOUNTERS;
+    if (!(r->counters = calloc(n + 1, sizeof *r->counters)))
+        return oom(err, "counters");
     r->ncounters = n;
-    for (size_t t = 0; t < nthr; t++)
+    for (size_t t = 0; t < g->nthreads; t++)
         for (int e = 0; e < BL_NCOUNTERS; e++) {
+            const bl_counter *c = &g->counters[t][e];
             bl_h5_counter *row = &r->counters[t * BL_NCOUNTERS + (size_t)e];
-            row->rank = p[t].rank;
-            row->thread = p[t].thread;
-            row->name = strdup(c[t][e].name);
-            row->event = strdup(c[t][e].event);
-            row->value = c[t][e].value;
-            row->available = (int8_t)c[t][e].available;
-            row->note = strdup(c[t][e].note);
+            row->rank = g->places[t].rank;
+            row->thread = g->places[t].thread;
+            row->name = strdup(c->name);
+            row->event = strdup(c->event);
+            row->note = strdup(c->note);
+            if (!row->name || !row->event || !row->note)
+                return oom(err, "counters");
+            row->value = c->value;
+            row->available = (int8_t)c->available;
         }
+    return 0;
+}
+
+/* timings[iteration][rank] from times[rank][iteration], and the slowest
+ * rank per iteration. */
+static int fill_timings(bl_h5_run *r, const gathered *g, double *iter_max,
+                        bl_err *err)
+{
+    size_t nranks = (size_t)g->nranks, iters = (size_t)g->iters;
+    if (!(r->timings = malloc(sizeof *r->timings * iters * nranks)))
+        return oom(err, "timings");
+    for (size_t it = 0; it < iters; it++)
+        for (size_t q = 0; q < nranks; q++)
+            r->timings[it * nranks + q] = g->times[q * iters + it];
+    bl_result_slowest(g->times, g->nranks, g->iters, iter_max);
+    return 0;
+}
+
+/* The host of rank q: that of its first thread (of the first thread of all
+ * when q has none). */
+static const char *host_of(const gathered *g, int q)
+{
+    for (size_t t = 0; t < g->nthreads; t++)
+        if (g->places[t].rank == q)
+            return g->places[t].host;
+    return g->places[0].host;
+}
+
+static int fill_rank_rows(bl_h5_run *r, const gathered *g, bl_err *err)
+{
+    if (!(r->rank_rows = calloc((size_t)g->nranks + 1, sizeof *r->rank_rows)))
+        return oom(err, "ranks");
+    r->nrank_rows = (size_t)g->nranks;
+    for (int q = 0; q < g->nranks; q++) {
+        const double *mine = g->times + (size_t)q * (size_t)g->iters;
+        bl_h5_rank *row = &r->rank_rows[q];
+        double mn = mine[0];
+        for (int it = 1; it < g->iters; it++)
+            if (mine[it] < mn)
+                mn = mine[it];
+        row->rank = q;
+        if (!(row->host = strdup(host_of(g, q))))
+            return oom(err, "ranks");
+        row->median_s = bl_result_median(mine, g->iters);
+        row->min_s = mn;
+        row->rate = row->median_s > 0 ? g->amounts[q] / row->median_s : 0;
+        row->pages_local = g->local_total[2 * q];
+        row->pages_total = g->local_total[2 * q + 1];
+        row->local_page_fraction =
+            row->pages_total > 0
+                ? (double)row->pages_local / (double)row->pages_total
+                : -1.0;
+    }
+    return 0;
+}
+
+/* One row per rank and NUMA node that holds pages (node -1: not present). */
+static int fill_memory(bl_h5_run *r, const gathered *g, bl_err *err)
+{
+    size_t k = 0, npg = (size_t)g->nnodes + 1;
+    if (!(r->memory = calloc(npg * (size_t)g->nranks + 1, sizeof *r->memory)))
+        return oom(err, "page locations");
+    for (int q = 0; q < g->nranks; q++)
+        for (int node = 0; node <= g->nnodes; node++) {
+            long long cnt = g->pages[(size_t)q * npg + (size_t)node];
+            if (cnt == 0)
+                continue;
+            r->memory[k].rank = q;
+            r->memory[k].numa_node = node < g->nnodes ? node : -1;
+            r->memory[k].pages = cnt;
+            k++;
+        }
+    r->nmemory = k;
+    return 0;
+}
+
+static int fill_metrics(bl_h5_run *r, const gathered *g, bl_err *err)
+{
+    size_t m = 0;
+    if (!(r->metrics = calloc(g->nmetrics + 1, sizeof *r->metrics)))
+        return oom(err, "metrics");
+    r->nmetrics = g->nmetrics;
+    for (int q = 0; q < g->nranks; q++) {
+        size_t cnt = (size_t)g->metric_bytes[q] / sizeof *g->metrics;
+        for (size_t j = 0; j < cnt; j++, m++) {
+            r->metrics[m].rank = q;
+            r->metrics[m].name = strdup(g->metrics[m].name);
+            r->metrics[m].value = g->metrics[m].value;
+            r->metrics[m].unit = strdup(g->metrics[m].unit);
+            if (!r->metrics[m].name || !r->metrics[m].unit)
+                return oom(err, "metrics");
+        }
+    }
+    return 0;
+}
+
+/* The run is verified when every rank is; keep the first complaint. */
+static int fill_verify(bl_h5_run *r, const gathered *g, bl_err *err)
+{
+    const bl_verify *v = g->verifies;
+    const char *detail = v[0].detail;
+    r->result.verified = 1;
+    r->result.error = 0.0;
+    r->result.checksum = v[0].checksum;
+    for (int q = 0; q < g->nranks; q++) {
+        if (v[q].error > r->result.error)
+            r->result.error = v[q].error;
+        if (!v[q].verified && r->result.verified) {
+            r->result.verified = 0;
+            detail = v[q].detail;
+        }
+    }
+    if (!(r->result.verify_detail = strdup(detail)))
+        return oom(err, "verification");
+    return 0;
 }
 
 int bl_record_gather(MPI_Comm comm, int iters, int nnodes,
                      const bl_rank_record *rec, bl_h5_run *r,
                      double *iter_max, bl_err *err)
 {
-    int rank, nranks;
-    int *thr_bytes = NULL, *met_bytes = NULL;
-    bl_thread_place *places;
-    bl_counter(*counters)[BL_NCOUNTERS];
-    double *times = NULL, *amounts = NULL;
-    long long *pages = NULL, local_total[2];
-    long long *lt = NULL;
-    bl_verify *verifies;
-    bl_metric *metrics;
+    gathered g = {0};
+    int rank, rc;
 
     MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &nranks);
-    places = gather_bytes(comm, rec->threads,
-                          (int)(sizeof *rec->threads * (size_t)rec->nthreads),
-                          &thr_bytes);
-    counters = gather_bytes(comm, rec->counters,
-                            (int)(sizeof *rec->counters * (size_t)rec->nthreads),
-                            NULL);
-    verifies = gather_bytes(comm, &rec->verify, (int)sizeof rec->verify, NULL);
-    metrics = gather_bytes(comm, rec->metrics,
-                           (int)(sizeof rec->metrics[0] * (size_t)rec->nmetrics),
-                           &met_bytes);
-    if (rank == 0) {
-        times = malloc(sizeof *times * (size_t)iters * (size_t)nranks);
-        amounts = malloc(sizeof *amounts * (size_t)nranks);
-        pages = malloc(sizeof *pages * (size_t)(nnodes + 1) * (size_t)nranks);
-        lt = malloc(sizeof *lt * 2 * (size_t)nranks);
-    }
-    MPI_Gather(rec->times, iters, MPI_DOUBLE, times, iters, MPI_DOUBLE, 0,
-               comm);
-    MPI_Gather(&rec->work.amount, 1, MPI_DOUBLE, amounts, 1, MPI_DOUBLE, 0,
-               comm);
-    MPI_Gather(rec->pages, nnodes + 1, MPI_LONG_LONG, pages, nnodes + 1,
-               MPI_LONG_LONG, 0, comm);
-    local_total[0] = rec->pages_local;
-    local_total[1] = rec->pages_total;
-    MPI_Gather(local_total, 2, MPI_LONG_LONG, lt, 2, MPI_LONG_LONG, 0, comm);
-
-    if (rank == 0) {
-        size_t nthr = 0, nmet = 0, k = 0;
-        for (int q = 0; q < nranks; q++) {
-            nthr += (size_t)thr_bytes[q] / sizeof *places;
-            nmet += (size_t)met_bytes[q] / sizeof *metrics;
-        }
-        fill_placement(r, places, nthr);
-        fill_counters(r, places, (const bl_counter(*)[BL_NCOUNTERS])counters,
-                      nthr);
-        /* timings[iteration][rank], and the slowest rank per iteration. */
-        r->timings = malloc(sizeof *r->timings * (size_t)iters * (size_t)nranks);
-        for (int it = 0; it < iters; it++)
-            for (int q = 0; q < nranks; q++)
-                r->timings[(size_t)it * (size_t)nranks + (size_t)q] =
-                    times[(size_t)q * (size_t)iters + (size_t)it];
-        bl_result_slowest(times, nranks, iters, iter_max);
-        r->memory = calloc((size_t)(nnodes + 1) * (size_t)nranks + 1,
-                           sizeof *r->memory);
-        r->rank_rows = calloc((size_t)nranks + 1, sizeof *r->rank_rows);
-        r->nrank_rows = (size_t)nranks;
-        for (int q = 0; q < nranks; q++) {
-            const double *mine = times + (size_t)q * (size_t)iters;
-            bl_h5_rank *row = &r->rank_rows[q];
-            const bl_thread_place *first = places;
-            double mn = mine[0];
-            for (int it = 1; it < iters; it++)
-                if (mine[it] < mn)
-                    mn = mine[it];
-            for (size_t t = 0; t < nthr; t++)
-                if (places[t].rank == q) {
-                    first = &places[t];
-                    break;
-                }
-            row->rank = q;
-            row->host = strdup(first->host);
-            row->median_s = bl_result_median(mine, iters);
-            row->min_s = mn;
-            row->rate = row->median_s > 0 ? amounts[q] / row->median_s : 0;
-            row->pages_local = lt[2 * q];
-            row->pages_total = lt[2 * q + 1];
-            row->local_page_fraction =
-                row->pages_total > 0
-                    ? (double)row->pages_local / (double)row->pages_total
-                    : -1.0;
-            for (int node = 0; node <= nnodes; node++) {
-                long long cnt = pages[(size_t)q * (size_t)(nnodes + 1) +
-                                      (size_t)node];
-                if (cnt == 0)
-                    continue;
-                r->memory[k].rank = q;
-                r->memory[k].numa_node = node < nnodes ? node : -1;
-                r->memory[k].pages = cnt;
-                k++;
-            }
-        }
-        r->nmemory = k;
-        r->metrics = calloc(nmet + 1, sizeof *r->metrics);
-        r->nmetrics = nmet;
-        {
-            size_t m = 0;
-            for (int q = 0; q < nranks; q++) {
-                size_t cnt = (size_t)met_bytes[q] / sizeof *metrics;
-                for (size_t j = 0; j < cnt; j++, m++) {
-                    r->metrics[m].rank = q;
-                    r->metrics[m].name = strdup(metrics[m].name);
-                    r->metrics[m].value = metrics[m].value;
-                    r->metrics[m].unit = strdup(metrics[m].unit);
-                }
-            }
-        }
-        /* The run is verified when every rank is; keep the first complaint. */
-        r->result.verified = 1;
-        r->result.error = 0.0;
-        r->result.checksum = verifies[0].checksum;
-        r->result.verify_detail = NULL;
-        for (int q = 0; q < nranks; q++) {
-            if (verifies[q].error > r->result.error)
-                r->result.error = verifies[q].error;
-            if (!verifies[q].verified && r->result.verified) {
-                r->result.verified = 0;
-                r->result.verify_detail = strdup(verifies[q].detail);
-            }
-        }
-        if (!r->result.verify_detail)
-            r->result.verify_detail = strdup(verifies[0].detail);
-    }
-    free(places);
-    free(counters);
-    free(verifies);
-    free(metrics);
-    free(thr_bytes);
-    free(met_bytes);
-    free(times);
-    free(amounts);
-    free(pages);
-    free(lt);
-    (void)err;
-    return 0;
+    MPI_Comm_size(comm, &g.nranks);
+    g.iters = iters;
+    g.nnodes = nnodes;
+    rc = gather_records(comm, rec, &g, err);
+    if (rc == 0)
+        rc = gather_numbers(comm, rec, &g, err);
+    if (rc == 0 && rank == 0 &&
+        (fill_placement(r, &g, err) < 0 || fill_counters(r, &g, err) < 0 ||
+         fill_timings(r, &g, iter_max, err) < 0 ||
+         fill_rank_rows(r, &g, err) < 0 || fill_memory(r, &g, err) < 0 ||
+         fill_metrics(r, &g, err) < 0 || fill_verify(r, &g, err) < 0))
+        rc = -1;
+    gathered_free(&g);
+    return rc;
 }

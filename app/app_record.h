@@ -34,7 +34,10 @@ int bl_record_pages(hwloc_topology_t topo, const bl_kernel *k,
 
 /* Gathers every rank's record on rank 0 into the run's tables. Collective.
  * On rank 0 fills r (placement, counters, memory, ranks, metrics, timings)
- * and the per-iteration maximum over ranks in iter_max[iters]. */
+ * and the per-iteration maximum over ranks in iter_max[iters]. -1 with err
+ * set: on every rank when rank 0 could not allocate its receive buffers; on
+ * rank 0 alone when it could not build the tables (r is then partly filled:
+ * release it with bl_h5_run_free). */
 int bl_record_gather(MPI_Comm comm, int iters, int nnodes,
                      const bl_rank_record *rec, bl_h5_run *r,
                      double *iter_max, bl_err *err);

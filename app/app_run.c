@@ -10,6 +10,7 @@
 #include "app_machine.h"
 #include "app_print.h"
 #include "app_record.h"
+#include "app_result.h"
 #include "atomic_file.h"
 #include "topo.h"
 
@@ -54,12 +55,6 @@ static char *join_argv(int argc, char **argv)
     return s;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Counters and placement are taken inside parallel regions around the timed
  * loop; libgomp keeps the same OS thread for each thread number between
  * regions of the same size, so begin and end see the same thread. */
@@ -101,8 +96,8 @@ static int time_loop(const bl_kernel *k, bl_kernel_ctx *ctx, int warmup,
     return rc;
 }
 
-static void init_record(bl_rank_record *rec, int rank, int nthreads,
-                        int iters, hwloc_const_bitmap_t rank_set)
+static int init_record(bl_rank_record *rec, int rank, int nthreads,
+                       int iters, hwloc_const_bitmap_t rank_set, bl_err *err)
 {
     char host[BL_HOST_MAX] = "";
     memset(rec, 0, sizeof *rec);
@@ -111,6 +106,10 @@ static void init_record(bl_rank_record *rec, int rank, int nthreads,
     rec->threads = calloc((size_t)nthreads, sizeof *rec->threads);
     rec->counters = calloc((size_t)nthreads, sizeof *rec->counters);
     rec->times = calloc((size_t)iters, sizeof *rec->times);
+    if (!rec->threads || !rec->counters || !rec->times)
+        return bl_err_set(err, "rank %d: out of memory for the record of "
+                          "%d threads and %d iterations", rank, nthreads,
+                          iters);
     for (int t = 0; t < nthreads; t++) {
         bl_thread_place *p = &rec->threads[t];
         p->rank = rank;
@@ -119,6 +118,7 @@ static void init_record(bl_rank_record *rec, int rank, int nthreads,
         bl_place_cpuset_text(rank_set, p->rank_cpuset, sizeof p->rank_cpuset);
         p->migrations = -1;
     }
+    return 0;
 }
 
 static void free_record(bl_rank_record *rec)
@@ -129,168 +129,254 @@ static void free_record(bl_rank_record *rec)
     free(rec->pages);
 }
 
-/* Rank 0: the run's result from the slowest rank of every iteration. */
-static void summarise(const bl_app_opts *o, const bl_work *w, int nranks,
-                      double *iter_max, double total_amount, bl_h5_run *r)
+/* A run in progress: what every step below reads or fills. */
+typedef struct app_run {
+    const bl_app_opts *o;
+    const bl_kernel *k;
+    MPI_Comm comm;
+    int rank, nranks, nnodes;
+    hwloc_topology_t topo;
+    hwloc_bitmap_t rank_set;
+    bl_kernel_ctx ctx;
+    int kernel_set_up;
+    bl_rank_record rec;
+    double total_amount;       /* rank 0: the work of all ranks */
+    bl_err err;
+} app_run;
+
+/* On every rank when any rank failed: rank 0 prints the failing rank's
+ * message, after `what`. */
+static int failed_somewhere(app_run *a, int rc, const char *what)
 {
-    double *s = malloc(sizeof *s * (size_t)o->iters);
-    memcpy(s, iter_max, sizeof *s * (size_t)o->iters);
-    qsort(s, (size_t)o->iters, sizeof *s, cmp_double);
-    r->result.min_s = s[0];
-    r->result.max_s = s[o->iters - 1];
-    r->result.median_s = o->iters % 2 ? s[o->iters / 2]
-                                      : 0.5 * (s[o->iters / 2 - 1] +
-                                               s[o->iters / 2]);
-    free(s);
-    r->result.rate = r->result.median_s > 0
-                         ? total_amount / r->result.median_s / w->scale
-                         : 0.0;
-    r->result.rate_unit = strdup(w->rate_unit);
-    r->result.work_model = strdup(w->model ? w->model : "");
-    for (size_t q = 0; q < r->nrank_rows; q++)
-        r->rank_rows[q].rate /= w->scale;
-    {
-        long long local = 0, total = 0;
-        for (size_t q = 0; q < r->nrank_rows; q++) {
-            local += r->rank_rows[q].pages_local;
-            total += r->rank_rows[q].pages_total;
-        }
-        r->result.local_page_fraction =
-            total > 0 ? (double)local / (double)total : -1.0;
+    if (agree(a->comm, rc, &a->err) == 0)
+        return 0;
+    if (a->rank == 0)
+        fprintf(stderr, "bindlab-app: %s%s\n", what, a->err.msg);
+    return -1;
+}
+
+/* A bad --out is bad input, found before the computation rather than after
+ * it; rank 0 writes the file, so rank 0 looks. */
+static int check_out(app_run *a)
+{
+    int rc = a->rank == 0 && a->o->out
+                 ? bl_atomic_check_target(a->o->out, &a->err)
+                 : 0;
+    return failed_somewhere(a, rc, "--out ");
+}
+
+/* The launcher's binding, read before anything can change it. */
+static int read_binding(app_run *a)
+{
+    int rc = -1;
+    if (a->rank_set)
+        rc = bl_topo_load(NULL, &a->topo, &a->err);
+    else
+        bl_err_set(&a->err, "out of memory for a cpuset");
+    if (rc == 0)
+        rc = bl_place_rank_cpuset(a->topo, a->rank_set, &a->err);
+    if (failed_somewhere(a, rc, "") < 0)
+        return -1;
+    a->nnodes = hwloc_get_nbobjs_by_type(a->topo, HWLOC_OBJ_NUMANODE);
+    return 0;
+}
+
+static int set_up_kernel(app_run *a)
+{
+    a->ctx.comm = a->comm;
+    a->ctx.rank = a->rank;
+    a->ctx.nranks = a->nranks;
+    a->ctx.nthreads = omp_get_max_threads();
+    a->ctx.local_ranks = local_ranks(a->comm);
+    a->ctx.opts = &a->o->k;
+    a->kernel_set_up = 1;
+    return failed_somewhere(a, a->k->setup(&a->ctx, &a->err), "");
+}
+
+/* The record and counter handles, then first touch and the timed loop
+ * inside the placement and counter regions. MEASURED, STEP_FAILED (the
+ * record is still worth reporting) or NOT_MEASURED; the same on every
+ * rank. */
+enum { MEASURED, STEP_FAILED, NOT_MEASURED };
+
+static int measure(app_run *a)
+{
+    bl_counters_thread **cts = NULL;
+    int rc = init_record(&a->rec, a->rank, a->ctx.nthreads, a->o->iters,
+                         a->rank_set, &a->err);
+    if (rc == 0 && !(cts = calloc((size_t)a->ctx.nthreads, sizeof *cts)))
+        rc = bl_err_set(&a->err, "rank %d: out of memory", a->rank);
+    if (failed_somewhere(a, rc, "") < 0) {
+        free(cts);
+        return NOT_MEASURED;
     }
-    (void)nranks;
+    bl_counters_init();
+    a->k->first_touch(&a->ctx);
+    threads_begin(&a->rec, cts);
+    rc = time_loop(a->k, &a->ctx, a->o->warmup, a->o->iters, a->rec.times,
+                   &a->err);
+    threads_end(a->topo, &a->rec, cts);
+    free(cts);
+    return failed_somewhere(a, rc, "run failed: ") < 0 ? STEP_FAILED
+                                                        : MEASURED;
+}
+
+/* After the timed loop: pages, then (when the run did not fail) the
+ * kernel's verification and metrics, then the work done. */
+static void record_results(app_run *a, int run_ok)
+{
+    bl_rank_record *rec = &a->rec;
+    /* Pages are located as the timed region left them: the serial verify
+     * below touches every page from one thread, and NUMA balancing would
+     * migrate them towards it. */
+    if (bl_record_pages(a->topo, a->k, &a->ctx, rec, &a->err) < 0)
+        fprintf(stderr, "bindlab-app: rank %d: page locations: %s\n",
+                a->rank, a->err.msg);
+    if (run_ok) {
+        a->k->verify(&a->ctx, &rec->verify);
+        if (a->k->metrics)
+            rec->nmetrics =
+                (int)a->k->metrics(&a->ctx, rec->metrics, BL_MAX_METRICS);
+    }
+    a->k->work(&a->ctx, &rec->work);
+    /* Without a page table the gather still sends zeros of the right size;
+     * if even that fails, the page counts are what is given up. */
+    if (!rec->pages)
+        rec->pages = calloc((size_t)a->nnodes + 1, sizeof *rec->pages);
+    MPI_Reduce(&rec->work.amount, &a->total_amount, 1, MPI_DOUBLE, MPI_SUM,
+               0, a->comm);
+}
+
+/* Rank 0: the run's result from the slowest rank of every iteration. */
+static void summarise(const bl_work *w, int iters, const double *iter_max,
+                      double total_amount, bl_h5_run *r)
+{
+    bl_result_times t;
+    long long local = 0, total = 0;
+    bl_result_summary(iter_max, iters, total_amount, w->scale, &t);
+    r->result.min_s = t.min_s;
+    r->result.max_s = t.max_s;
+    r->result.median_s = t.median_s;
+    r->result.rate = t.rate;
+    for (size_t q = 0; q < r->nrank_rows; q++) {
+        r->rank_rows[q].rate /= w->scale;
+        local += r->rank_rows[q].pages_local;
+        total += r->rank_rows[q].pages_total;
+    }
+    r->result.local_page_fraction =
+        total > 0 ? (double)local / (double)total : -1.0;
+}
+
+/* Rank 0: the run's own fields next to the gathered tables. */
+static int describe_run(const app_run *a, const char *command, int status,
+                        const double *iter_max, bl_h5_run *run, bl_err *err)
+{
+    const bl_work *w = &a->rec.work;
+    run->kernel = strdup(a->k->name);
+    run->args = strdup(command);
+    run->init = strdup(a->o->k.serial_init ? "serial" : "parallel");
+    run->status = strdup(status == 0 ? "ok" : "failed");
+    run->result.rate_unit = strdup(w->rate_unit);
+    run->result.work_model = strdup(w->model ? w->model : "");
+    if (!run->kernel || !run->args || !run->init || !run->status ||
+        !run->result.rate_unit || !run->result.work_model)
+        return bl_err_set(err, "describing the run: out of memory");
+    run->size_bytes = (long long)a->o->k.size_bytes;
+    run->iterations = a->o->iters;
+    run->warmup = a->o->warmup;
+    run->ranks = a->nranks;
+    run->threads = a->ctx.nthreads;
+    run->result.bytes_per_iteration = w->bytes * a->nranks;
+    run->result.flops_per_iteration = w->flops * a->nranks;
+    summarise(w, a->o->iters, iter_max, a->total_amount, run);
+    bl_machine_env(&run->env, &run->nenv);
+    return 0;
+}
+
+/* Rank 0: prints the run and writes the run file; returns the status. */
+static int print_and_write(app_run *a, const char *command, bl_h5_run *run,
+                           int status)
+{
+    bl_h5_machine m;
+    bl_machine_describe(a->topo, &m);
+    if (status == 0 && !run->result.verified)
+        status = 1;
+    bl_print_run(stdout, a->o, &m, run, &a->rec.work);
+    if (a->o->out) {
+        if (bl_h5_write_run_file(a->o->out, command, &m, run, &a->err) < 0) {
+            fprintf(stderr, "bindlab-app: %s\n", a->err.msg);
+            status = 1;
+        } else {
+            printf("bindlab-app: wrote %s\n", a->o->out);
+        }
+    }
+    fflush(stdout);
+    bl_h5_machine_free(&m);
+    return status;
+}
+
+/* Collective: gathers every rank's record; rank 0 prints and writes.
+ * Returns the run's status on rank 0 (the others' is decided there). */
+static int report(app_run *a, int argc, char **argv, int status)
+{
+    bl_h5_run run = {0};
+    double *iter_max = NULL;
+    char *command = NULL;
+    int rc = 0;
+
+    if (a->rank == 0 &&
+        (!(iter_max = calloc((size_t)a->o->iters, sizeof *iter_max)) ||
+         !(command = join_argv(argc, argv))))
+        rc = bl_err_set(&a->err, "recording the run: out of memory");
+    if (failed_somewhere(a, rc, "") == 0) {
+        rc = bl_record_gather(a->comm, a->o->iters, a->nnodes, &a->rec, &run,
+                              iter_max, &a->err);
+        if (a->rank == 0 && rc == 0)
+            rc = describe_run(a, command, status, iter_max, &run, &a->err);
+        if (a->rank == 0 && rc == 0)
+            status = print_and_write(a, command, &run, status);
+        else if (a->rank == 0)
+            fprintf(stderr, "bindlab-app: %s\n", a->err.msg);
+    }
+    if (rc < 0)
+        status = 1;
+    free(command);
+    bl_h5_run_free(&run);
+    free(iter_max);
+    return status;
+}
+
+static void finish(app_run *a)
+{
+    if (a->kernel_set_up && a->k->teardown)
+        a->k->teardown(&a->ctx);
+    free_record(&a->rec);
+    if (a->topo)
+        hwloc_topology_destroy(a->topo);
+    hwloc_bitmap_free(a->rank_set);
 }
 
 int bl_app_run(const bl_app_opts *o, int argc, char **argv, MPI_Comm comm)
 {
-    const bl_kernel *k = o->kernel;
-    hwloc_topology_t topo = NULL;
-    hwloc_bitmap_t rank_set = hwloc_bitmap_alloc();
-    bl_kernel_ctx ctx = {0};
-    bl_rank_record rec;
-    bl_counters_thread **cts;
-    bl_err err = {""};
-    int rank, nranks, nnodes, rc, status = 0;
-    double total_amount = 0.0;
+    app_run a = {.o = o, .k = o->kernel, .comm = comm};
+    int status = 1, measured;
 
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &nranks);
-    /* A bad --out is bad input, found before the computation rather than
-     * after it; rank 0 writes the file, so rank 0 looks. */
-    rc = rank == 0 && o->out ? bl_atomic_check_target(o->out, &err) : 0;
-    if (agree(comm, rc, &err) < 0) {
-        if (rank == 0)
-            fprintf(stderr, "bindlab-app: --out %s\n", err.msg);
-        hwloc_bitmap_free(rank_set);
-        return 2;
-    }
+    MPI_Comm_rank(comm, &a.rank);
+    MPI_Comm_size(comm, &a.nranks);
     omp_set_dynamic(0);
-    /* The launcher's binding, read before anything can change it. */
-    rc = bl_topo_load(NULL, &topo, &err);
-    if (rc == 0)
-        rc = bl_place_rank_cpuset(topo, rank_set, &err);
-    if (agree(comm, rc, &err) < 0) {
-        if (rank == 0)
-            fprintf(stderr, "bindlab-app: %s\n", err.msg);
-        if (topo)
-            hwloc_topology_destroy(topo);
-        hwloc_bitmap_free(rank_set);
-        return 1;
-    }
-    nnodes = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE);
-
-    ctx.comm = comm;
-    ctx.rank = rank;
-    ctx.nranks = nranks;
-    ctx.nthreads = omp_get_max_threads();
-    ctx.local_ranks = local_ranks(comm);
-    ctx.opts = &o->k;
-    rc = k->setup(&ctx, &err);
-    if (agree(comm, rc, &err) < 0) {
-        if (rank == 0)
-            fprintf(stderr, "bindlab-app: %s\n", err.msg);
-        if (k->teardown)
-            k->teardown(&ctx);
-        hwloc_topology_destroy(topo);
-        hwloc_bitmap_free(rank_set);
-        return 2;
-    }
-
-    init_record(&rec, rank, ctx.nthreads, o->iters, rank_set);
-    cts = calloc((size_t)ctx.nthreads, sizeof *cts);
-    bl_counters_init();
-    k->first_touch(&ctx);
-    threads_begin(&rec, cts);
-    rc = time_loop(k, &ctx, o->warmup, o->iters, rec.times, &err);
-    threads_end(topo, &rec, cts);
-    free(cts);
-    if (agree(comm, rc, &err) < 0) {
-        if (rank == 0)
-            fprintf(stderr, "bindlab-app: run failed: %s\n", err.msg);
+    a.rank_set = hwloc_bitmap_alloc();
+    if (check_out(&a) < 0)
+        status = 2;
+    else if (read_binding(&a) < 0)
         status = 1;
+    else if (set_up_kernel(&a) < 0)
+        status = 2;
+    else if ((measured = measure(&a)) != NOT_MEASURED) {
+        status = measured == MEASURED ? 0 : 1;
+        record_results(&a, status == 0);
+        status = report(&a, argc, argv, status);
+        MPI_Bcast(&status, 1, MPI_INT, 0, comm);
     }
-
-    /* Pages are located as the timed region left them: the serial verify
-     * below touches every page from one thread, and NUMA balancing would
-     * migrate them towards it. */
-    if (bl_record_pages(topo, k, &ctx, &rec, &err) < 0)
-        fprintf(stderr, "bindlab-app: rank %d: page locations: %s\n", rank,
-                err.msg);
-    if (status == 0) {
-        k->verify(&ctx, &rec.verify);
-        if (k->metrics)
-            rec.nmetrics = (int)k->metrics(&ctx, rec.metrics, BL_MAX_METRICS);
-    }
-    k->work(&ctx, &rec.work);
-    if (!rec.pages)
-        rec.pages = calloc((size_t)nnodes + 1, sizeof *rec.pages);
-    MPI_Reduce(&rec.work.amount, &total_amount, 1, MPI_DOUBLE, MPI_SUM, 0,
-               comm);
-
-    {
-        bl_h5_run run = {0};
-        double *iter_max = calloc((size_t)o->iters, sizeof *iter_max);
-        bl_record_gather(comm, o->iters, nnodes, &rec, &run, iter_max, &err);
-        if (rank == 0) {
-            bl_h5_machine m;
-            char *command = join_argv(argc, argv);
-            run.kernel = strdup(k->name);
-            run.args = strdup(command);
-            run.init = strdup(o->k.serial_init ? "serial" : "parallel");
-            run.status = strdup(status == 0 ? "ok" : "failed");
-            run.size_bytes = (long long)o->k.size_bytes;
-            run.iterations = o->iters;
-            run.warmup = o->warmup;
-            run.ranks = nranks;
-            run.threads = ctx.nthreads;
-            run.result.bytes_per_iteration = rec.work.bytes * nranks;
-            run.result.flops_per_iteration = rec.work.flops * nranks;
-            summarise(o, &rec.work, nranks, iter_max, total_amount, &run);
-            bl_machine_env(&run.env, &run.nenv);
-            bl_machine_describe(topo, &m);
-            if (status == 0 && !run.result.verified)
-                status = 1;
-            bl_print_run(stdout, o, &m, &run, &rec.work);
-            if (o->out) {
-                if (bl_h5_write_run_file(o->out, command, &m, &run, &err) < 0) {
-                    fprintf(stderr, "bindlab-app: %s\n", err.msg);
-                    status = 1;
-                } else {
-                    printf("bindlab-app: wrote %s\n", o->out);
-                }
-            }
-            fflush(stdout);
-            free(command);
-            bl_h5_machine_free(&m);
-        }
-        bl_h5_run_free(&run);
-        free(iter_max);
-    }
-    MPI_Bcast(&status, 1, MPI_INT, 0, comm);
-    if (k->teardown)
-        k->teardown(&ctx);
-    free_record(&rec);
-    hwloc_topology_destroy(topo);
-    hwloc_bitmap_free(rank_set);
+    finish(&a);
     return status;
 }

@@ -77,13 +77,14 @@ static int lu_setup(bl_kernel_ctx *ctx, bl_err *err)
     return 0;
 }
 
-/* test hook 2: a zero first column, so the matrix is exactly singular */
+/* BL_LU_HOOK_SINGULAR: a zero first column, so the matrix is exactly
+ * singular */
 static void generate(bl_kernel_ctx *ctx)
 {
     lu_state *s = ctx->state;
     bl_lu_mat *m = &s->m;
     bl_lu_mat_generate(m, s->seed, ctx->opts->serial_init);
-    if (ctx->opts->test_hook == 2 && m->mycol == 0)
+    if (ctx->opts->test_hook == BL_LU_HOOK_SINGULAR && m->mycol == 0)
         for (long r = 0; r < m->mloc; r++)
             BL_LU_A(m, r, 0) = 0.0;
     s->dirty = 0;

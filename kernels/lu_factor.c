@@ -397,9 +397,9 @@ static void panel_factor(bl_lu_mat *m, panel *pn, int test_hook)
 {
     double t0 = MPI_Wtime();
     panel_rec(m, pn, pn->k0, pn->jb);
-    /* test hook 1: the trailing matrix gets a different swap than the
+    /* BL_LU_HOOK_WRONG_PIVOT: the trailing matrix gets a different swap than the
      * panel, a wrong pivot the residual check must catch */
-    if (test_hook == 1 && pn->k0 == 0 && m->n > 1)
+    if (test_hook == BL_LU_HOOK_WRONG_PIVOT && pn->k0 == 0 && m->n > 1)
         pn->ipiv[0] = (pn->ipiv[0] + 1) % m->n;
     m->t.panel += MPI_Wtime() - t0;
     buffer_free(m, pn);

@@ -16,6 +16,15 @@
 #include "../common/err.h"
 #include "lu_layout.h"
 
+/* --test-hook values of the LU kernel: deliberate faults that verification
+ * must catch (docs/kernels/lu.md). */
+enum {
+    BL_LU_HOOK_NONE = 0,
+    BL_LU_HOOK_WRONG_PIVOT = 1,     /* the first panel's trailing matrix gets
+                                     * a different row swap than the panel */
+    BL_LU_HOOK_SINGULAR = 2,        /* the first column is zero */
+};
+
 typedef struct bl_lu_times {
     double panel;     /* panel factorisation, pivot search included */
     double bcast;     /* panel broadcast along the process row: posting it
@@ -60,8 +69,8 @@ void bl_lu_mat_free(bl_lu_mat *m);
  * with serial the master writes everything. */
 void bl_lu_mat_generate(bl_lu_mat *m, uint64_t seed, int serial);
 
-/* Collective: factorises in place and transforms b. test_hook 1 applies a
- * wrong row swap to the trailing matrix in the first panel (for tests).
+/* Collective: factorises in place and transforms b. test_hook
+ * BL_LU_HOOK_WRONG_PIVOT applies a wrong row swap to the trailing matrix in the first panel (for tests).
  * Returns the first column with an exactly zero pivot, or -1 (on every
  * rank). */
 long bl_lu_factor(bl_lu_mat *m, int test_hook);
