@@ -18,5 +18,7 @@ int bl_cli_sweep(int argc, char **argv);
 int bl_cli_slurm(int argc, char **argv);
 /* bindlab plan [--topology T] -np N [layout] | SWEEP.yaml [--format F] [--picture F] */
 int bl_cli_plan(int argc, char **argv);
+/* bindlab check [--json] */
+int bl_cli_check(int argc, char **argv);
 
 #endif

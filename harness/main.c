@@ -23,6 +23,7 @@ static const verb verbs[] = {
      "a sweep's results ranked by rate, vs best and bind_to none"},
     {"slurm", bl_cli_slurm, "Slurm batch scripts for a sweep (one job, or an array + merge)"},
     {"plan", bl_cli_plan, "where a layout's ranks and threads land on any node: table, map, picture"},
+    {"check", bl_cli_check, "is this process placed coherently? CPUs vs memory nodes, OpenMP, launchers"},
 };
 #define NVERBS (sizeof verbs / sizeof verbs[0])
 

@@ -1,0 +1,100 @@
+/* Is this process placed coherently? Reads the caller's own placement
+ * (the CPUs it may run on, the NUMA nodes its memory may and will come
+ * from, its cgroup cpuset, the OpenMP and launcher settings in its
+ * environment, the kernel's NUMA balancing and transparent huge pages) and
+ * names in plain words what does not fit together. Used by `bindlab check`
+ * and meant for the app's `--check`.
+ *
+ * Two steps so that the rules can be tested on states this machine cannot
+ * produce (two NUMA nodes): bl_pcheck_gather() observes, bl_pcheck_eval()
+ * judges a state, however it was filled. NUMA nodes and CPUs are Linux
+ * (OS) indexes, as numactl, taskset and /proc number them. */
+#ifndef BL_PLACEMENT_CHECK_H
+#define BL_PLACEMENT_CHECK_H
+
+#include <stddef.h>
+
+#include <hwloc.h>
+
+#include "err.h"
+
+#define BL_PCHECK_TEXT 256
+#define BL_PCHECK_MAX_FINDINGS 16
+#define BL_PCHECK_FINDING_TEXT 640
+
+/* Memory policy modes as get_mempolicy(2) reports them (MPOL_*). */
+enum {
+    BL_MPOL_DEFAULT = 0,
+    BL_MPOL_PREFERRED = 1,
+    BL_MPOL_BIND = 2,
+    BL_MPOL_INTERLEAVE = 3,
+    BL_MPOL_LOCAL = 4,
+    BL_MPOL_PREFERRED_MANY = 5,
+    BL_MPOL_WEIGHTED_INTERLEAVE = 6,
+};
+
+typedef struct bl_pcheck_state {
+    hwloc_bitmap_t cpus;         /* Cpus_allowed_list */
+    hwloc_bitmap_t mems_allowed; /* Mems_allowed_list */
+    /* node_cpus[n]: the CPUs of NUMA node n (empty: memory only, or no
+     * such node); nodes: the nodes that exist. */
+    hwloc_bitmap_t nodes;
+    hwloc_bitmap_t *node_cpus;
+    int node_slots;
+    int policy;                  /* BL_MPOL_*, -1 when unknown */
+    unsigned policy_flags;       /* MPOL_F_STATIC_NODES etc. */
+    hwloc_bitmap_t policy_nodes; /* the policy's node mask (may be empty) */
+    char cgroup_cpus[BL_PCHECK_TEXT]; /* "" when there is no cpuset cgroup */
+    char cgroup_mems[BL_PCHECK_TEXT];
+    int numa_balancing;           /* /proc/sys/kernel/numa_balancing, -1 */
+    char thp[32];                 /* THP "enabled" mode, "" unknown */
+    /* The environment; NULL when unset. */
+    const char *omp_num_threads, *omp_places, *omp_proc_bind;
+    const char *slurm_cpu_bind;
+    /* The mpirun binding seen in the environment, e.g.
+     * "OMPI_MCA_hwloc_base_binding_policy=core"; "" when none. */
+    char mpirun_binding[BL_PCHECK_TEXT];
+    int rank;                     /* from the launcher's env, -1 if none */
+    long pid;
+    char host[64];
+} bl_pcheck_state;
+
+typedef enum { BL_PCHECK_NOTE, BL_PCHECK_WARNING } bl_pcheck_severity;
+
+typedef struct bl_pcheck_finding {
+    const char *id; /* stable name for scripts, e.g. "cpu-mem-nodes" */
+    bl_pcheck_severity severity;
+    char text[BL_PCHECK_FINDING_TEXT];
+} bl_pcheck_finding;
+
+typedef struct bl_pcheck_findings {
+    bl_pcheck_finding item[BL_PCHECK_MAX_FINDINGS];
+    int n;
+    int warnings; /* findings that make the placement misaligned */
+} bl_pcheck_findings;
+
+/* Allocates the bitmaps of an empty state (policy -1, nothing known). */
+int bl_pcheck_state_init(bl_pcheck_state *s, int node_slots, bl_err *err);
+void bl_pcheck_state_free(bl_pcheck_state *s);
+
+/* Observes the calling process: /proc/self/status, get_mempolicy(2),
+ * /sys/devices/system/node, the cgroup cpuset, the environment,
+ * /proc/sys/kernel/numa_balancing and the THP mode. s is initialised here
+ * and must be freed with bl_pcheck_state_free() (also on failure). */
+int bl_pcheck_gather(bl_pcheck_state *s, bl_err *err);
+
+/* The NUMA nodes (with CPUs) that the CPUs of s touch, into out. */
+void bl_pcheck_cpu_nodes(const bl_pcheck_state *s, hwloc_bitmap_t out);
+
+/* Judges s. Every rule is independent; findings come in a fixed order. */
+void bl_pcheck_eval(const bl_pcheck_state *s, bl_pcheck_findings *f);
+
+/* "default", "bind", "interleave", ... as numactl --show names them;
+ * "unknown" for -1. */
+const char *bl_pcheck_policy_name(int policy);
+
+/* The rank the launcher gave this process (OMPI_COMM_WORLD_RANK, PMI_RANK,
+ * PMIX_RANK, SLURM_PROCID, in that order), or -1. */
+int bl_pcheck_launcher_rank(void);
+
+#endif

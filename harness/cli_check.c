@@ -1,0 +1,281 @@
+/* bindlab check: is this process placed coherently? The rules are in
+ * common/placement_check.c; this file reads the options and prints. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "cpuset.h"
+#include "placement_check.h"
+
+static const char help[] =
+    "usage: bindlab check [--json]\n"
+    "\n"
+    "Reads where this process may run and where its memory will come from,\n"
+    "and says in plain words what does not fit together. Run it the way the\n"
+    "program would be run:\n"
+    "\n"
+    "  numactl --cpunodebind=0 --membind=1 bindlab check\n"
+    "  OMP_PLACES=cores OMP_NUM_THREADS=8 taskset -c 0-3 bindlab check\n"
+    "  mpirun -np 4 --map-by numa bindlab check     (one block per rank)\n"
+    "\n"
+    "What it reads: Cpus_allowed_list and Mems_allowed_list\n"
+    "(/proc/self/status), the memory policy (get_mempolicy), the NUMA nodes'\n"
+    "CPUs (/sys/devices/system/node), the cgroup cpuset, OMP_NUM_THREADS,\n"
+    "OMP_PLACES, OMP_PROC_BIND, SLURM_CPU_BIND, mpirun's binding as its ranks\n"
+    "see it (OMPI_MCA_hwloc_base_binding_policy, OMPI_MCA_orte_bound_at_launch,\n"
+    "PRTE_MCA_hwloc_default_binding_policy), /proc/sys/kernel/numa_balancing\n"
+    "and the transparent huge pages mode. CPUs and nodes are Linux numbers,\n"
+    "as numactl and taskset use them.\n"
+    "\n"
+    "Findings (warnings make the placement misaligned; notes do not):\n"
+    "  cpu-mem-nodes            memory bound, interleaved or allowed on other\n"
+    "                           NUMA nodes than the CPUs'\n"
+    "  preferred-remote         preferred memory node is not the CPUs' node\n"
+    "  cpus-cross-nodes         the CPUs span several NUMA nodes\n"
+    "  omp-places-without-bind  OMP_PLACES set, OMP_PROC_BIND not\n"
+    "  omp-proc-bind-false      OMP_PROC_BIND=false\n"
+    "  omp-threads-exceed-cpus  OMP_NUM_THREADS above the number of CPUs\n"
+    "  omp-num-threads-invalid  OMP_NUM_THREADS not a positive number\n"
+    "  double-binding           SLURM_CPU_BIND binds and mpirun binds too\n"
+    "  numa-balancing           the kernel moves pages (a note on one node)\n"
+    "  local-mask-wider  (note) local memory, but the memory mask is wider\n"
+    "  mem-nodes-wider   (note) bound memory may spill to CPU-less nodes\n"
+    "  interleave-remote (note) interleaving makes some pages remote\n"
+    "  thp-always        (note) transparent huge pages: always\n"
+    "\n"
+    "Under a launcher (OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK or\n"
+    "SLURM_PROCID set) every line starts with 'rank R: ', and each line is\n"
+    "written in one piece, so ranks' blocks interleave only line by line\n"
+    "(sort -s -k2,2n groups them). --json prints one JSON object per process\n"
+    "on one line instead.\n"
+    "\n"
+    "Exit status: 0 no warning, 1 at least one warning (or the placement\n"
+    "could not be read), 2 bad usage.\n";
+
+/* One line, written with one write(2) so that lines of ranks sharing a
+ * pipe never mix. */
+static void emit(const char *prefix, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void emit(const char *prefix, const char *fmt, ...)
+{
+    char line[4096];
+    int n = snprintf(line, sizeof line, "%s", prefix);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+    va_end(ap);
+    size_t len = strlen(line);
+    line[len++] = '\n';
+    for (size_t off = 0; off < len;) {
+        ssize_t w = write(STDOUT_FILENO, line + off, len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return;
+        off += (size_t)w;
+    }
+}
+
+static const char *or_unset(const char *v)
+{
+    return v ? v : "unset";
+}
+
+static void print_text(const bl_pcheck_state *s, const bl_pcheck_findings *f)
+{
+    char prefix[32] = "", cpus[1024], nodes[256], mems[256], pol[256];
+    if (s->rank >= 0)
+        snprintf(prefix, sizeof prefix, "rank %d: ", s->rank);
+    hwloc_bitmap_t cpun = hwloc_bitmap_alloc();
+    bl_pcheck_cpu_nodes(s, cpun);
+    bl_cpuset_format_list(s->cpus, cpus, sizeof cpus);
+    bl_cpuset_format_list(cpun, nodes, sizeof nodes);
+    bl_cpuset_format_list(s->mems_allowed, mems, sizeof mems);
+    bl_cpuset_format_list(s->policy_nodes, pol, sizeof pol);
+    hwloc_bitmap_free(cpun);
+
+    emit(prefix, "host %s pid %ld", s->host, s->pid);
+    emit(prefix, "cpus %s on NUMA node%s %s", cpus,
+         strchr(nodes, ',') || strchr(nodes, '-') ? "s" : "",
+         nodes[0] ? nodes : "?");
+    emit(prefix, "memory policy %s%s%s, allowed nodes %s",
+         bl_pcheck_policy_name(s->policy), pol[0] ? " nodes " : "", pol,
+         mems);
+    if (s->cgroup_cpus[0])
+        emit(prefix, "cgroup cpuset cpus %s mems %s", s->cgroup_cpus,
+             s->cgroup_mems[0] ? s->cgroup_mems : "?");
+    else
+        emit(prefix, "cgroup cpuset none found");
+    emit(prefix, "openmp OMP_NUM_THREADS=%s OMP_PLACES=%s OMP_PROC_BIND=%s",
+         or_unset(s->omp_num_threads), or_unset(s->omp_places),
+         or_unset(s->omp_proc_bind));
+    emit(prefix, "launcher SLURM_CPU_BIND=%s, mpirun binding %s",
+         or_unset(s->slurm_cpu_bind),
+         s->mpirun_binding[0] ? s->mpirun_binding : "none seen");
+    char bal[16];
+    snprintf(bal, sizeof bal, "%d", s->numa_balancing);
+    emit(prefix, "kernel numa_balancing %s, transparent huge pages %s",
+         s->numa_balancing < 0 ? "unknown" : bal, s->thp[0] ? s->thp : "unknown");
+    for (int i = 0; i < f->n; i++)
+        emit(prefix, "%s %s: %s",
+             f->item[i].severity == BL_PCHECK_WARNING ? "warning" : "note",
+             f->item[i].id, f->item[i].text);
+    if (f->warnings)
+        emit(prefix, "result misaligned: %d warning%s", f->warnings,
+             f->warnings == 1 ? "" : "s");
+    else
+        emit(prefix, "result coherent: no warning");
+}
+
+/* ---- JSON ------------------------------------------------------------- */
+
+typedef struct { char *p; size_t len, cap; } sbuf;
+
+static void sb_raw(sbuf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 4096;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        char *p = realloc(b->p, cap);
+        if (!p)
+            return;
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+static void sb_str(sbuf *b, const char *s)
+{
+    sb_raw(b, s, strlen(s));
+}
+
+/* A JSON string, or null for NULL. */
+static void sb_json(sbuf *b, const char *s)
+{
+    if (!s) {
+        sb_str(b, "null");
+        return;
+    }
+    sb_str(b, "\"");
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        char esc[8];
+        if (*p == '"' || *p == '\\') {
+            esc[0] = '\\';
+            esc[1] = (char)*p;
+            sb_raw(b, esc, 2);
+        } else if (*p < 0x20) {
+            snprintf(esc, sizeof esc, "\\u%04x", *p);
+            sb_str(b, esc);
+        } else {
+            sb_raw(b, (const char *)p, 1);
+        }
+    }
+    sb_str(b, "\"");
+}
+
+static void sb_key(sbuf *b, const char *key, const char *value)
+{
+    sb_str(b, ",");
+    sb_json(b, key);
+    sb_str(b, ":");
+    sb_json(b, value);
+}
+
+static void sb_set(sbuf *b, const char *key, hwloc_const_bitmap_t set)
+{
+    char text[1024];
+    bl_cpuset_format_list(set, text, sizeof text);
+    sb_key(b, key, text);
+}
+
+static void print_json(const bl_pcheck_state *s, const bl_pcheck_findings *f)
+{
+    sbuf b = {0};
+    char num[64];
+    snprintf(num, sizeof num, "{\"rank\":%d,\"pid\":%ld", s->rank, s->pid);
+    sb_str(&b, num);
+    sb_key(&b, "host", s->host);
+    sb_set(&b, "cpus", s->cpus);
+    hwloc_bitmap_t cpun = hwloc_bitmap_alloc();
+    bl_pcheck_cpu_nodes(s, cpun);
+    sb_set(&b, "cpu_nodes", cpun);
+    hwloc_bitmap_free(cpun);
+    sb_set(&b, "mems_allowed", s->mems_allowed);
+    sb_key(&b, "mempolicy", bl_pcheck_policy_name(s->policy));
+    sb_set(&b, "mempolicy_nodes", s->policy_nodes);
+    sb_key(&b, "cgroup_cpus", s->cgroup_cpus[0] ? s->cgroup_cpus : NULL);
+    sb_key(&b, "cgroup_mems", s->cgroup_mems[0] ? s->cgroup_mems : NULL);
+    sb_key(&b, "OMP_NUM_THREADS", s->omp_num_threads);
+    sb_key(&b, "OMP_PLACES", s->omp_places);
+    sb_key(&b, "OMP_PROC_BIND", s->omp_proc_bind);
+    sb_key(&b, "SLURM_CPU_BIND", s->slurm_cpu_bind);
+    sb_key(&b, "mpirun_binding", s->mpirun_binding[0] ? s->mpirun_binding : NULL);
+    snprintf(num, sizeof num, ",\"numa_balancing\":%d", s->numa_balancing);
+    sb_str(&b, num);
+    sb_key(&b, "thp", s->thp[0] ? s->thp : NULL);
+    sb_str(&b, ",\"findings\":[");
+    for (int i = 0; i < f->n; i++) {
+        sb_str(&b, i ? ",{\"id\":" : "{\"id\":");
+        sb_json(&b, f->item[i].id);
+        sb_key(&b, "severity",
+               f->item[i].severity == BL_PCHECK_WARNING ? "warning" : "note");
+        sb_key(&b, "text", f->item[i].text);
+        sb_str(&b, "}");
+    }
+    snprintf(num, sizeof num, "],\"warnings\":%d,\"misaligned\":%s}\n",
+             f->warnings, f->warnings ? "true" : "false");
+    sb_str(&b, num);
+    /* One write for the whole object: atomic on a pipe up to PIPE_BUF. */
+    for (size_t off = 0; b.p && off < b.len;) {
+        ssize_t w = write(STDOUT_FILENO, b.p + off, b.len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            break;
+        off += (size_t)w;
+    }
+    free(b.p);
+}
+
+int bl_cli_check(int argc, char **argv)
+{
+    int json = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(help, stdout);
+            return 0;
+        }
+        if (strcmp(argv[i], "--json") == 0) {
+            json = 1;
+            continue;
+        }
+        fprintf(stderr, "bindlab check: unknown argument '%s' (accepted: "
+                        "--json, --help)\n", argv[i]);
+        return 2;
+    }
+    bl_pcheck_state s;
+    bl_pcheck_findings f;
+    bl_err err;
+    if (bl_pcheck_gather(&s, &err) < 0) {
+        fprintf(stderr, "bindlab check: %s\n", err.msg);
+        bl_pcheck_state_free(&s);
+        return 1;
+    }
+    bl_pcheck_eval(&s, &f);
+    if (json)
+        print_json(&s, &f);
+    else
+        print_text(&s, &f);
+    int rc = f.warnings ? 1 : 0;
+    bl_pcheck_state_free(&s);
+    return rc;
+}

@@ -1,0 +1,203 @@
+#!/bin/bash
+# bindlab check, each finding provoked for real: numactl and taskset set the
+# placement, the environment sets OpenMP and launcher variables, mpirun runs
+# it per rank. Expectations come from the machine (Cpus_allowed_list of the
+# same prefix, numactl --show, /sys, /proc/sys) and from what the settings
+# mean, never from bindlab's own output. Findings that need two NUMA nodes
+# run only where the machine has them (tests/numa/test_numa_check.sh runs
+# them on the emulated NUMA node).
+source "$(dirname "$0")/common.sh"
+: "${BINDLAB:?run through ctest}"
+command -v numactl >/dev/null || { echo "SKIP: numactl not installed (scripts/deps.sh installs it)"; exit 77; }
+[ -d /sys/devices/system/node ] || { echo "SKIP: this kernel shows no NUMA nodes (/sys/devices/system/node), numactl cannot bind"; exit 77; }
+PY=/usr/bin/python3
+
+# No inherited OpenMP, Slurm or launcher settings: each case sets its own.
+CLEAN=(env -u OMP_PLACES -u OMP_PROC_BIND -u OMP_NUM_THREADS -u SLURM_CPU_BIND
+    -u SLURM_PROCID -u OMPI_COMM_WORLD_RANK -u PMI_RANK -u PMIX_RANK
+    -u OMPI_MCA_hwloc_base_binding_policy -u OMPI_MCA_orte_bound_at_launch
+    -u PRTE_MCA_hwloc_default_binding_policy)
+
+# run NAME [prefix...]: bindlab check under the prefix; output in
+# $WORK/NAME, exit status in $WORK/NAME.rc.
+run() {
+    local name=$1; shift
+    local rc=0
+    "${CLEAN[@]}" "$@" "$BINDLAB" check >"$WORK/$name" 2>"$WORK/$name.err" || rc=$?
+    echo "$rc" >"$WORK/$name.rc"
+}
+has() { grep -q -- "$2" "$WORK/$1" || { cat "$WORK/$1" >&2; fail "$1: expected '$2'"; }; }
+hasnt() { ! grep -q -- "$2" "$WORK/$1" || { cat "$WORK/$1" >&2; fail "$1: did not expect '$2'"; }; }
+rc_is() { [ "$(cat "$WORK/$1.rc")" = "$2" ] || { cat "$WORK/$1" "$WORK/$1.err" >&2; fail "$1: exit $(cat "$WORK/$1.rc"), expected $2"; }; }
+
+# --- the machine ----------------------------------------------------------
+allowed=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)
+first=${allowed%%[-,]*}
+node_of() { # the NUMA node holding CPU $1
+    local d
+    for d in /sys/devices/system/node/node[0-9]*; do
+        [ -e "$d/cpu$1" ] && { echo "${d##*node}"; return; }
+    done
+    echo 0
+}
+N=$(node_of "$first")
+online=$(cat /sys/devices/system/node/online)
+nnodes=$("$PY" -c '
+import sys
+n = 0
+for part in sys.argv[1].split(","):
+    lo, _, hi = part.partition("-")
+    n += int(hi or lo) - int(lo) + 1
+print(n)' "$online")
+balancing=$(cat /proc/sys/kernel/numa_balancing 2>/dev/null || echo 0)
+thp=$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || true)
+# On several nodes NUMA balancing is a warning of its own in every case.
+kernel_warns=0
+[ "$balancing" != 0 ] && [ "$nnodes" -gt 1 ] && kernel_warns=1
+clean_rc=$kernel_warns
+LOCAL=(numactl --cpunodebind="$N" --membind="$N")
+echo "machine: CPUs $allowed, NUMA nodes $online, first CPU $first on node $N, numa_balancing $balancing, THP ${thp:-?}"
+
+# --- a clean placement: no warning, exit 0 (or only the kernel's) --------
+run clean "${LOCAL[@]}"
+cat "$WORK/clean"
+rc_is clean "$clean_rc"
+inner=$("${LOCAL[@]}" sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)
+has clean "^cpus $inner on NUMA node $N\$"
+has clean "^memory policy bind nodes $N, "
+has clean "^kernel numa_balancing $balancing, transparent huge pages ${thp:-unknown}\$"
+hasnt clean '^warning omp-'
+hasnt clean '^warning cpu-mem-nodes'
+hasnt clean '^warning cpus-cross-nodes'
+hasnt clean '^warning double-binding'
+[ "$kernel_warns" = 1 ] && has clean '^warning numa-balancing' || hasnt clean '^warning numa-balancing'
+if [ "$thp" = always ]; then has clean '^note thp-always'; else hasnt clean 'thp-always'; fi
+# The cgroup cpuset, when shown, holds every CPU the process may use.
+"$PY" - "$WORK/clean" "$inner" <<'EOF'
+import re, sys
+def cpus(text):
+    out = set()
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        out.update(range(int(lo), int(hi or lo) + 1))
+    return out
+line = [l for l in open(sys.argv[1]) if l.startswith("cgroup cpuset")][0]
+m = re.match(r"cgroup cpuset cpus (\S+) mems", line)
+if m and not cpus(sys.argv[2]) <= cpus(m.group(1)):
+    sys.exit(f"cgroup cpuset {m.group(1)} does not hold the allowed CPUs {sys.argv[2]}")
+EOF
+
+# The memory policy as numactl itself reports it for the same options.
+for opt in --localalloc "--preferred=$N" "--membind=$N" "--interleave=$N"; do
+    name=policy${opt%%=*}
+    run "$name" numactl --cpunodebind="$N" "$opt"
+    want=$(numactl --cpunodebind="$N" "$opt" numactl --show | sed -n 's/^policy: //p')
+    has "$name" "^memory policy $want[ ,]"
+    rc_is "$name" "$clean_rc"
+done
+
+# --- OpenMP ---------------------------------------------------------------
+run places "${LOCAL[@]}" env OMP_PLACES=cores
+has places '^warning omp-places-without-bind: OMP_PLACES=cores'
+rc_is places 1
+run places-bound "${LOCAL[@]}" env OMP_PLACES=cores OMP_PROC_BIND=close
+hasnt places-bound '^warning omp-'
+rc_is places-bound "$clean_rc"
+run bind-false "${LOCAL[@]}" env OMP_PROC_BIND=false
+has bind-false '^warning omp-proc-bind-false'
+rc_is bind-false 1
+run bind-spread "${LOCAL[@]}" env OMP_PROC_BIND=spread,close
+hasnt bind-spread '^warning omp-'
+# One CPU (taskset) and two threads: more threads than CPUs.
+run threads taskset -c "$first" env OMP_NUM_THREADS=2
+has threads "^cpus $first on NUMA node $N\$"
+has threads "^warning omp-threads-exceed-cpus: OMP_NUM_THREADS=2 but this process may run on 1 CPU ($first)"
+rc_is threads 1
+run threads-fit taskset -c "$first" env OMP_NUM_THREADS=1
+hasnt threads-fit '^warning omp-threads'
+rc_is threads-fit "$clean_rc"
+run threads-bad "${LOCAL[@]}" env OMP_NUM_THREADS=many
+has threads-bad '^warning omp-num-threads-invalid'
+
+# --- Slurm and mpirun both binding ---------------------------------------
+command -v mpirun >/dev/null || { echo "SKIP: no mpirun in PATH"; exit 77; }
+mp() { # mp NAME SLURM_CPU_BIND [mpirun options...]
+    local name=$1 scb=$2; shift 2
+    local rc=0
+    "${CLEAN[@]}" SLURM_CPU_BIND="$scb" "${MPIRUN[@]}" -np 2 "$@" "$BINDLAB" check \
+        >"$WORK/$name" 2>"$WORK/$name.err" || rc=$?
+    echo "$rc" >"$WORK/$name.rc"
+}
+mp double-core quiet,cores --bind-to core
+for r in 0 1; do
+    has double-core "^rank $r: warning double-binding: Slurm binds (SLURM_CPU_BIND=quiet,cores)"
+    has double-core "^rank $r: result misaligned"
+    # One whole block per rank: the same lines as a standalone check.
+    [ "$(grep -c "^rank $r: " "$WORK/double-core")" -ge 9 ] || fail "rank $r: block incomplete: $(cat "$WORK/double-core")"
+done
+[ "$(cat "$WORK/double-core.rc")" != 0 ] || fail "mpirun of misaligned ranks exited 0"
+# Open MPI 4 binds 2 ranks to cores by default and says so in the ranks'
+# environment (OMPI_MCA_orte_bound_at_launch=1).
+if mpirun --version 2>&1 | grep -q 'Open MPI) 4\.'; then
+    mp double-default cores
+    has double-default '^rank 0: warning double-binding'
+fi
+mp slurm-none none --bind-to core
+hasnt slurm-none 'double-binding'
+mp mpirun-none cores --bind-to none
+hasnt mpirun-none 'double-binding'
+
+# --- the kernel's NUMA balancing, both ways where this machine may set it --
+# (Changing it is system wide: only the value found is checked here; the
+# emulated NUMA node switches it on and off.)
+echo "numa_balancing $balancing: checked in the clean case"
+
+# --- two NUMA nodes, where the machine has them ----------------------------
+other=""
+for d in /sys/devices/system/node/node[0-9]*; do
+    m=${d##*node}
+    [ "$m" != "$N" ] && grep -q '[1-9]' "$d/meminfo" 2>/dev/null && { other=$m; break; }
+done
+if [ -n "$other" ]; then
+    run remote numactl --cpunodebind="$N" --membind="$other"
+    has remote "^warning cpu-mem-nodes: memory policy bind to node $other, but the CPUs are on node $N: every page is remote"
+    rc_is remote 1
+    run pref-remote numactl --cpunodebind="$N" --preferred="$other"
+    has pref-remote "^warning preferred-remote: memory preferred on node $other"
+    if [ -n "$(cat "/sys/devices/system/node/node$other/cpulist")" ]; then
+        run cross numactl --cpunodebind="$N,$other" --membind="$N,$other"
+        has cross '^warning cpus-cross-nodes'
+    fi
+else
+    echo "note: one NUMA node with memory: cpu-mem-nodes, preferred-remote and cpus-cross-nodes need two (tests/numa/test_numa_check.sh)"
+fi
+
+# --- JSON -----------------------------------------------------------------
+rc=0
+"${CLEAN[@]}" taskset -c "$first" env OMP_NUM_THREADS=2 "$BINDLAB" check --json >"$WORK/json" || rc=$?
+[ "$rc" = 1 ] || fail "--json with a warning: exit $rc, expected 1"
+"$PY" - "$WORK/json" "$first" "$balancing" <<'EOF'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 1, f"one JSON line expected, got {len(lines)}"
+o = json.loads(lines[0])
+assert o["cpus"] == sys.argv[2], o["cpus"]
+assert o["OMP_NUM_THREADS"] == "2" and o["OMP_PLACES"] is None, o
+assert o["numa_balancing"] == int(sys.argv[3]), o["numa_balancing"]
+ids = [f["id"] for f in o["findings"] if f["severity"] == "warning"]
+assert "omp-threads-exceed-cpus" in ids, ids
+assert o["misaligned"] is True and o["warnings"] == len(ids), o
+EOF
+"${CLEAN[@]}" SLURM_CPU_BIND=none "${MPIRUN[@]}" -np 2 "$BINDLAB" check --json >"$WORK/json2" 2>/dev/null || true
+"$PY" - "$WORK/json2" <<'EOF'
+import json, sys
+ranks = sorted(json.loads(l)["rank"] for l in open(sys.argv[1]) if l.startswith("{"))
+assert ranks == [0, 1], f"one JSON object per rank expected, got ranks {ranks}"
+EOF
+
+# --- bad usage --------------------------------------------------------------
+rc=0
+"$BINDLAB" check --bogus 2>"$WORK/bad" || rc=$?
+[ "$rc" = 2 ] || fail "unknown option: exit $rc, expected 2"
+grep -q "unknown argument '--bogus'" "$WORK/bad" || fail "unknown option message: $(cat "$WORK/bad")"
+echo "ok: bindlab check findings provoked and cleared"
