@@ -23,12 +23,14 @@ static const struct {
     {BL_REPORT_SLURM, "slurm", bl_bindreport_slurm_line},
     {BL_REPORT_HYDRA, "hydra", bl_bindreport_hydra_line},
     {BL_REPORT_OMP_AFFINITY, "omp", bl_bindreport_omp_line},
+    {BL_REPORT_IMPI, "impi", bl_bindreport_impi_line},
 };
 #define NFORMATS (sizeof formats / sizeof formats[0])
 
 /* The launcher formats, in the order AUTO tries them. */
 static const bl_report_format launchers[] = {
-    BL_REPORT_OMPI4, BL_REPORT_OMPI5, BL_REPORT_SLURM, BL_REPORT_HYDRA};
+    BL_REPORT_OMPI4, BL_REPORT_OMPI5, BL_REPORT_SLURM, BL_REPORT_HYDRA,
+    BL_REPORT_IMPI};
 #define NLAUNCHERS (sizeof launchers / sizeof launchers[0])
 
 const char *bl_bindreport_format_name(bl_report_format f)
@@ -49,7 +51,7 @@ int bl_bindreport_format_parse(const char *name, bl_report_format *out,
         }
     return bl_err_set(err,
                       "report format '%s': expected auto, ompi4, ompi5, "
-                      "slurm, hydra or omp",
+                      "slurm, hydra, impi or omp",
                       name ? name : "");
 }
 

@@ -4,7 +4,8 @@
  *
  * Formats: Open MPI 4.x --report-bindings, Open MPI 5.x / PRRTE
  * --report-bindings (--display bind), Slurm srun --cpu-bind=verbose,
- * MPICH Hydra HYDRA_TOPO_DEBUG=1, and OMP_DISPLAY_AFFINITY lines (libgomp,
+ * MPICH Hydra HYDRA_TOPO_DEBUG=1, Intel MPI's I_MPI_DEBUG=4 pinning table,
+ * and OMP_DISPLAY_AFFINITY lines (libgomp,
  * LLVM). Lines that belong to none of them are ignored; lines that look
  * like report lines but cannot be read completely are rejected with their
  * line number and a reason, never half-read. */
@@ -37,7 +38,8 @@ typedef enum {
     BL_REPORT_OMPI5,
     BL_REPORT_SLURM,
     BL_REPORT_HYDRA,
-    BL_REPORT_OMP_AFFINITY
+    BL_REPORT_OMP_AFFINITY,
+    BL_REPORT_IMPI
 } bl_report_format;
 
 typedef struct bl_binding {
@@ -94,7 +96,7 @@ int bl_bindreport_parse(const char *text, bl_report_format fmt,
 
 void bl_bindreport_free(bl_binding_report *r);
 
-/* "auto", "ompi4", "ompi5", "slurm", "hydra", "omp". */
+/* "auto", "ompi4", "ompi5", "slurm", "hydra", "omp", "impi". */
 const char *bl_bindreport_format_name(bl_report_format f);
 
 /* The inverse of bl_bindreport_format_name; -1 with err naming the

@@ -201,9 +201,13 @@ int bl_bindreport_ompi4_line(const char *line, hwloc_topology_t topo,
                              bl_binding *b, char *reason)
 {
     const char *rest = "", *map = NULL, *s;
-    int kind = OMPI_BOUND, rc = ompi_head(line, b, &kind, &rest, reason);
+    int kind = OMPI_BOUND, rc;
 
-    if (rc != BL_LINE_OK)
+    /* "Rank N" without "MCW" is PRRTE's head: Open MPI 5, also in its
+     * "is not bound" line, which is otherwise the same in both. */
+    if (bl_line_skip(bl_line_ompi_prefix(line, b), "Rank "))
+        return BL_LINE_OTHER;
+    if ((rc = ompi_head(line, b, &kind, &rest, reason)) != BL_LINE_OK)
         return rc;
     if (kind == OMPI_NOT_BOUND) {
         whole_topology(topo, b);

@@ -31,6 +31,8 @@ int bl_bindreport_slurm_line(const char *line, hwloc_topology_t topo,
                              bl_binding *b, char *reason);
 int bl_bindreport_hydra_line(const char *line, hwloc_topology_t topo,
                              bl_binding *b, char *reason);
+int bl_bindreport_impi_line(const char *line, hwloc_topology_t topo,
+                            bl_binding *b, char *reason);
 int bl_bindreport_omp_line(const char *line, hwloc_topology_t topo,
                            bl_binding *b, char *reason);
 

