@@ -6,7 +6,9 @@
  *   - attribute sets: one struct as the scalar attributes of a group
  *     (bl_h5_attrs_*);
  *   - single attributes and scalar string datasets.
- * Strings are variable-length UTF-8 (char * members; NULL is written as "").
+ * Strings are variable-length UTF-8 (char * members). A NULL attribute is
+ * written as ""; a NULL in a table is HDF5's null string and reads back as
+ * NULL.
  * Readers match columns and attributes by name, so a file with more or
  * fewer of them than the description still reads: what is missing reads as
  * 0 / NULL (tables) or the member's default (attributes).
