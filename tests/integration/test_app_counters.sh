@@ -70,13 +70,16 @@ last_cpu() {
     awk '{print $37}' <<<"${rest##*) }" # field 39 of stat: processor
 }
 # move PID CPU: pin the app's main thread (OpenMP thread 0) to CPU and wait
-# until it has run there, so that the kernel counts the migration.
+# until it has run there: the kernel counts a migration for perf when the
+# moved thread is next scheduled in, so two moves without a run between
+# them would count once. sched_setaffinity returns once the thread has
+# left its old CPU, so CPU time it gains after that is on the new one.
 move() {
     local before
-    before=$(runtime_ns "$1")
     taskset -p -c "$2" "$1" >/dev/null
+    before=$(runtime_ns "$1")
     while [ -d "/proc/$1" ]; do
-        if [ "$(last_cpu "$1")" = "$2" ] && [ "$(runtime_ns "$1")" != "$before" ]; then
+        if [ "$(last_cpu "$1")" = "$2" ] && [ "$(runtime_ns "$1")" -gt "$before" ]; then
             return 0
         fi
         sleep 0.01
