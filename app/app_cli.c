@@ -32,6 +32,11 @@ const char *bl_app_usage(void)
 "  --overlap            stencil: compute the interior while halos travel\n"
 "  --n N, --nb NB       lu: matrix order and block size\n"
 "  --seed S             lu: seed of the random matrix\n"
+"  --mem-policy P       where each rank's memory comes from, set in every\n"
+"                       thread before the first touch: firsttouch (default),\n"
+"                       interleave[:NODES], bind:NODES, bind:local-to-rank\n"
+"                       (the NUMA nodes of the rank's CPUs), preferred:NODE;\n"
+"                       NODES as numactl numbers them, e.g. 0-1\n"
 "  An option a kernel does not read is refused (exit 2), not ignored.\n"
 "\n"
 "Output:\n"
@@ -157,6 +162,7 @@ static int parse_count_opt(const char *value, const char *name, int *out,
 static const char *const value_options[] = {
     "--kernel", "--size", "--iters", "--warmup", "--init", "--grid",
     "--radius", "--n",    "--nb",    "--seed",   "--test-hook", "--out",
+    "--mem-policy",
 };
 
 /* The value option arg names, or NULL. */
@@ -221,6 +227,8 @@ static int set_value(bl_app_opts *o, const char *name, const char *v,
     }
     if (strcmp(name, "--test-hook") == 0)
         return parse_int_opt(v, name, 0, TEST_HOOK_MAX, &o->k.test_hook, err);
+    if (strcmp(name, "--mem-policy") == 0)
+        return bl_mempol_parse(v, &o->mem_policy, err);
     /* --out */
     if (*v == '\0')
         return bl_err_set(err, "--out: needs a file name");

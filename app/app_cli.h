@@ -3,6 +3,7 @@
 #ifndef BL_APP_CLI_H
 #define BL_APP_CLI_H
 
+#include "app_mempolicy.h"
 #include "err.h"
 #include "kernel.h"
 
@@ -15,6 +16,7 @@ typedef struct bl_app_opts {
     int iters, warmup;
     const char *out;          /* --out FILE.h5, NULL: no file */
     int show_placement;
+    bl_mempol mem_policy;     /* --mem-policy, default firsttouch */
     int help, version;
 } bl_app_opts;
 

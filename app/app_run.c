@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "app_machine.h"
+#include "app_mempolicy.h"
 #include "app_print.h"
 #include "app_record.h"
 #include "app_result.h"
@@ -140,6 +141,7 @@ typedef struct app_run {
     bl_kernel_ctx ctx;
     int kernel_set_up;
     bl_rank_record rec;
+    char mem_policy[BL_MEMPOL_TEXT]; /* as the kernel reports it */
     double total_amount;       /* rank 0: the work of all ranks */
     bl_err err;
 } app_run;
@@ -179,6 +181,16 @@ static int read_binding(app_run *a)
         return -1;
     a->nnodes = hwloc_get_nbobjs_by_type(a->topo, HWLOC_OBJ_NUMANODE);
     return 0;
+}
+
+/* --mem-policy in every thread before anything is touched, and what the
+ * kernel then reports (recorded per rank). */
+static int apply_mem_policy(app_run *a)
+{
+    int rc = bl_mempol_apply(&a->o->mem_policy, a->topo, a->rank_set,
+                             &a->err);
+    bl_mempol_kernel_text(a->mem_policy, sizeof a->mem_policy);
+    return failed_somewhere(a, rc, "");
 }
 
 static int set_up_kernel(app_run *a)
@@ -276,9 +288,13 @@ static int describe_run(const app_run *a, const char *command, int status,
     run->args = strdup(command);
     run->init = strdup(a->o->k.serial_init ? "serial" : "parallel");
     run->status = strdup(status == 0 ? "ok" : "failed");
+    run->mem_policy = strdup(a->o->mem_policy.asked[0]
+                                 ? a->o->mem_policy.asked
+                                 : "firsttouch");
     run->result.rate_unit = strdup(w->rate_unit);
     run->result.work_model = strdup(w->model ? w->model : "");
     if (!run->kernel || !run->args || !run->init || !run->status ||
+        !run->mem_policy ||
         !run->result.rate_unit || !run->result.work_model)
         return bl_err_set(err, "describing the run: out of memory");
     run->size_bytes = (long long)a->o->k.size_bytes;
@@ -331,6 +347,9 @@ static int report(app_run *a, int argc, char **argv, int status)
     if (failed_somewhere(a, rc, "") == 0) {
         rc = bl_record_gather(a->comm, a->o->iters, a->nnodes, &a->rec, &run,
                               iter_max, &a->err);
+        bl_mempol_gather(a->comm, a->mem_policy,
+                         a->rank == 0 && rc == 0 ? run.rank_rows : NULL,
+                         run.nrank_rows);
         if (a->rank == 0 && rc == 0)
             rc = describe_run(a, command, status, iter_max, &run, &a->err);
         if (a->rank == 0 && rc == 0)
@@ -369,6 +388,8 @@ int bl_app_run(const bl_app_opts *o, int argc, char **argv, MPI_Comm comm)
         status = 2;
     else if (read_binding(&a) < 0)
         status = 1;
+    else if (apply_mem_policy(&a) < 0)
+        status = 2;
     else if (set_up_kernel(&a) < 0)
         status = 2;
     else if ((measured = measure(&a)) != NOT_MEASURED) {

@@ -57,6 +57,7 @@ static const bl_h5_field rank_fields[] = {
     F(bl_h5_rank, local_page_fraction, BL_F_F64),
     F(bl_h5_rank, pages_local, BL_F_I64),
     F(bl_h5_rank, pages_total, BL_F_I64),
+    F(bl_h5_rank, mem_policy, BL_F_STR),
 };
 static const bl_h5_field metric_fields[] = {
     F(bl_h5_metric, rank, BL_F_I32),
@@ -144,6 +145,7 @@ static const bl_h5_attr run_attrs[] = {
     A(bl_h5_run, warmup, BL_A_INT, 0),
     A(bl_h5_run, ranks, BL_A_INT, 0),
     A(bl_h5_run, threads, BL_A_INT, 0),
+    A(bl_h5_run, mem_policy, BL_A_STR, 0),
 };
 static const bl_h5_attr result_attrs[] = {
     A(bl_h5_result, median_s, BL_A_F64, 0),

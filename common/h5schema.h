@@ -65,6 +65,7 @@ typedef struct bl_h5_rank {
     char *host;
     double median_s, min_s, rate, local_page_fraction;
     int64_t pages_local, pages_total;
+    char *mem_policy;          /* get_mempolicy after --mem-policy */
 } bl_h5_rank;
 
 typedef struct bl_h5_metric {
@@ -106,6 +107,7 @@ typedef struct bl_h5_result {
 
 typedef struct bl_h5_run {
     char *kernel, *args, *init, *status;
+    char *mem_policy;          /* --mem-policy as asked ("firsttouch") */
     long long size_bytes;
     int iterations, warmup, ranks, threads;
     bl_h5_result result;

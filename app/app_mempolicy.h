@@ -1,0 +1,55 @@
+/* --mem-policy: where a rank's memory comes from, set with set_mempolicy(2)
+ * in every OpenMP thread of the rank before the first touch, and what the
+ * kernel then reports (get_mempolicy) for the run file. NUMA nodes are
+ * Linux (OS) numbers, as numactl uses them. */
+#ifndef BL_APP_MEMPOLICY_H
+#define BL_APP_MEMPOLICY_H
+
+#include <stddef.h>
+
+#include <hwloc.h>
+#include <mpi.h>
+
+#include "err.h"
+#include "h5schema.h"
+
+typedef enum {
+    BL_MEMPOL_FIRSTTOUCH = 0, /* leave the policy as inherited (default) */
+    BL_MEMPOL_INTERLEAVE,     /* over `nodes`, or every allowed node */
+    BL_MEMPOL_BIND,           /* to `nodes` */
+    BL_MEMPOL_BIND_LOCAL,     /* to the NUMA nodes of the rank's cpuset */
+    BL_MEMPOL_PREFERRED,      /* preferably the one node in `nodes` */
+} bl_mempol_kind;
+
+#define BL_MEMPOL_TEXT 64
+
+typedef struct bl_mempol {
+    bl_mempol_kind kind;
+    char nodes[BL_MEMPOL_TEXT]; /* node list as given ("" = all / none) */
+    char asked[BL_MEMPOL_TEXT]; /* the option's value, for the record */
+} bl_mempol;
+
+/* "firsttouch", "interleave", "interleave:NODES", "bind:NODES",
+ * "bind:local-to-rank", "preferred:NODE"; NODES a list such as "0-1,3".
+ * Syntax only: whether the nodes exist is known when applying. */
+int bl_mempol_parse(const char *text, bl_mempol *out, bl_err *err);
+
+/* Sets the policy in the calling thread and in every thread of an OpenMP
+ * parallel region (threads keep their own policy; later threads inherit
+ * the master's). rank_cpus: the rank's binding, for local-to-rank. A node
+ * this process may not use is bad input (-1, message naming the nodes it
+ * may use); firsttouch does nothing. */
+int bl_mempol_apply(const bl_mempol *p, hwloc_topology_t topo,
+                    hwloc_const_bitmap_t rank_cpus, bl_err *err);
+
+/* The calling thread's policy as the kernel reports it: "default",
+ * "local", "bind:0-1", "interleave:0-3", "preferred:1", ... */
+void bl_mempol_kernel_text(char *buf, size_t len);
+
+/* Collective: every rank's text (kernel_text) to rank 0, which sets
+ * rows[i].mem_policy for each row's rank; rows NULL elsewhere (or when
+ * rank 0 has no rows). A row left without text keeps NULL. */
+void bl_mempol_gather(MPI_Comm comm, const char *mine, bl_h5_rank *rows,
+                      size_t nrows);
+
+#endif
