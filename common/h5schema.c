@@ -181,6 +181,7 @@ static const bl_h5_attr harness_attrs[] = {
     A(bl_h5_harness, omp_proc_bind, BL_A_STR, 0),
     A(bl_h5_harness, init, BL_A_STR, 0),
     A(bl_h5_harness, launcher, BL_A_STR, 0),
+    A(bl_h5_harness, launcher_version, BL_A_STR, 0),
     BL_H5_ATTR(bl_h5_harness, "launcher_argv", argv, BL_A_STR, 0),
     A(bl_h5_harness, exit_status, BL_A_INT, 0),
     A(bl_h5_harness, term_signal, BL_A_INT, 0),

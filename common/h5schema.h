@@ -143,6 +143,7 @@ typedef struct bl_h5_harness {
     char *map_by, *map_by_launcher, *bind_to, *bind_to_launcher, *rank_by,
         *omp_places, *omp_proc_bind, *init;
     char *launcher;                 /* "mpirun" or "srun" */
+    char *launcher_version;         /* "Open MPI 5.0.11", from --version */
     char *argv;                     /* the command, shell-quoted to read */
     int exit_status, term_signal, timed_out;
     double wall_s, app_s;           /* launcher wall time; app's own time */

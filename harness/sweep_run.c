@@ -106,6 +106,11 @@ static void describe_layout(const bl_sweep_ctx *c, const bl_sweep_item *it,
     h->omp_proc_bind = strdup(l->omp_proc_bind);
     h->init = strdup(l->serial_init ? "serial" : "parallel");
     h->launcher = strdup(c->o->launcher ? c->o->launcher : "mpirun");
+    /* which MPI ran it: the app records its library, this the launcher */
+    char v[96];
+    snprintf(v, sizeof v, "%s %s", bl_launcher_kind_name(c->launcher.kind),
+             c->launcher.version);
+    h->launcher_version = strdup(v);
 }
 
 static char *concat(const char *a, const char *b)
