@@ -20,7 +20,7 @@ const char *bl_app_usage(void)
 "  --kernel NAME        kernel to run (default triad; see below)\n"
 "  --size SIZE          triad, stencil: bytes across one rank's arrays, e.g.\n"
 "                       1.5GiB, 800MB (triad: 3 arrays of doubles; default\n"
-"                       256MiB)\n"
+"                       256MiB); shared: the table (default 64MiB)\n"
 "  --iters N            timed iterations (default 10)\n"
 "  --warmup N           untimed iterations before them (default 2)\n"
 "  --init parallel|serial\n"
@@ -31,7 +31,8 @@ const char *bl_app_usage(void)
 "  --radius R           stencil: star radius 1..4 (default 2)\n"
 "  --overlap            stencil: compute the interior while halos travel\n"
 "  --n N, --nb NB       lu: matrix order and block size\n"
-"  --seed S             lu: seed of the random matrix\n"
+"  --seed S             lu: seed of the random matrix; shared: of the lookups\n"
+"  --writes PCT         shared: percent of lookups that write (default 0)\n"
 "  --mem-policy P       where each rank's memory comes from, set in every\n"
 "                       thread before the first touch: firsttouch (default),\n"
 "                       interleave[:NODES], bind:NODES, bind:local-to-rank\n"
@@ -90,10 +91,10 @@ static int option_is(const char *arg, const char *name)
 static const struct {
     const char *option, *kernels; /* kernels: names separated by ", " */
 } kernel_options[] = {
-    {"--size", "triad, stencil"}, {"--grid", "stencil, lu"},
+    {"--size", "triad, stencil, shared"}, {"--grid", "stencil, lu"},
     {"--radius", "stencil"},     {"--overlap", "stencil"},
     {"--n", "lu"},               {"--nb", "lu"},
-    {"--seed", "lu"},
+    {"--seed", "lu, shared"},    {"--writes", "shared"},
 };
 #define N_KERNEL_OPTIONS (sizeof kernel_options / sizeof kernel_options[0])
 
@@ -162,7 +163,7 @@ static int parse_count_opt(const char *value, const char *name, int *out,
 static const char *const value_options[] = {
     "--kernel", "--size", "--iters", "--warmup", "--init", "--grid",
     "--radius", "--n",    "--nb",    "--seed",   "--test-hook", "--out",
-    "--mem-policy",
+    "--mem-policy", "--writes",
 };
 
 /* The value option arg names, or NULL. */
@@ -229,6 +230,8 @@ static int set_value(bl_app_opts *o, const char *name, const char *v,
         return parse_int_opt(v, name, 0, TEST_HOOK_MAX, &o->k.test_hook, err);
     if (strcmp(name, "--mem-policy") == 0)
         return bl_mempol_parse(v, &o->mem_policy, err);
+    if (strcmp(name, "--writes") == 0)
+        return parse_int_opt(v, name, 0, 100, &o->k.write_percent, err);
     /* --out */
     if (*v == '\0')
         return bl_err_set(err, "--out: needs a file name");

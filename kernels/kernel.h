@@ -31,6 +31,7 @@ typedef struct bl_kernel_opts {
     long n;             /* --n (lu): matrix order */
     int nb;             /* --nb (lu): block size */
     unsigned long seed; /* --seed: for kernels with random input */
+    int write_percent;  /* --writes (shared): lookups that write, 0..100 */
     int test_hook;      /* --test-hook N: deliberate fault for tests */
 } bl_kernel_opts;
 

@@ -5,12 +5,14 @@
 extern const bl_kernel bl_kernel_triad;
 extern const bl_kernel bl_kernel_stencil;
 extern const bl_kernel bl_kernel_lu;
+extern const bl_kernel bl_kernel_shared;
 
 /* One line per kernel. */
 static const bl_kernel *const kernels[] = {
     &bl_kernel_triad,
     &bl_kernel_stencil,
     &bl_kernel_lu,
+    &bl_kernel_shared,
 };
 
 #define NKERNELS (sizeof kernels / sizeof kernels[0])
