@@ -7,6 +7,7 @@
 
 #include "bindreport.h"
 #include "cli.h"
+#include "cli_util.h"
 #include "cpuset.h"
 #include "topo.h"
 
@@ -55,19 +56,13 @@ static const char help[] =
     "lines were rejected or no binding line was found, 2 for bad usage or an\n"
     "unreadable file or topology.\n";
 
+#define VERB "bindings"
+
 typedef struct {
     const char *input;
     const char *topology;
     bl_report_format format;
 } options;
-
-static int usage_error(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "bindlab bindings: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n(see 'bindlab bindings --help')\n");
-    return 2;
-}
 
 /* Returns -1 to go on, or an exit status. */
 static int parse_args(int argc, char **argv, options *o)
@@ -77,37 +72,34 @@ static int parse_args(int argc, char **argv, options *o)
     o->format = BL_REPORT_AUTO;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val = NULL;
+        int missing;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(help, stdout);
-            return 0;
+            return BL_EXIT_OK;
         }
-        if (strncmp(a, "--format", 8) == 0 || strncmp(a, "--topology", 10) == 0) {
-            const char *eq = strchr(a, '=');
-            size_t n = eq ? (size_t)(eq - a) : strlen(a);
-            int is_format = n == 8 && strncmp(a, "--format", 8) == 0;
-            if (!is_format && !(n == 10 && strncmp(a, "--topology", 10) == 0))
-                return usage_error("unknown option '%s'", a);
-            if (eq)
-                val = eq + 1;
-            else if (i + 1 < argc)
-                val = argv[++i];
-            else
-                return usage_error("%s needs a value", a);
-            if (!is_format)
-                o->topology = val;
-            else if (bl_bindreport_format_parse(val, &o->format, &err) < 0)
-                return usage_error("%s", err.msg);
+        if ((val = bl_cli_option_value("--format", argc, argv, &i,
+                                       &missing))) {
+            if (bl_bindreport_format_parse(val, &o->format, &err) < 0)
+                return bl_cli_usage_error(VERB, "%s", err.msg);
             continue;
         }
+        if (!missing && (val = bl_cli_option_value("--topology", argc, argv,
+                                                   &i, &missing))) {
+            o->topology = val;
+            continue;
+        }
+        if (missing)
+            return bl_cli_usage_error(VERB, "%s needs a value", a);
         if (a[0] == '-' && a[1] != '\0')
-            return usage_error("unknown option '%s'", a);
+            return bl_cli_usage_error(VERB, "unknown option '%s'", a);
         if (o->input)
-            return usage_error("one input only (got a second: '%s')", a);
+            return bl_cli_usage_error(VERB, "one input only (got a second: "
+                                      "'%s')", a);
         o->input = a;
     }
     if (!o->input)
-        return usage_error("%s", "no input: give a FILE, or - for standard "
-                           "input");
+        return bl_cli_usage_error(VERB, "no input: give a FILE, or - for "
+                                  "standard input");
     return -1;
 }
 
@@ -220,19 +212,19 @@ int bl_cli_bindings(int argc, char **argv)
         else
             fprintf(stderr, "bindlab bindings: cannot read '%s': %s\n",
                     o.input, strerror(errno));
-        return 2;
+        return BL_EXIT_USAGE;
     }
     if (bl_topo_load(o.topology, &topo, &err) < 0) {
         fprintf(stderr, "bindlab bindings: %s\n", err.msg);
         free(text);
-        return 2;
+        return BL_EXIT_USAGE;
     }
     rc = bl_bindreport_parse(text, o.format, topo, &r, &err);
     free(text);
     if (rc < 0) {
         fprintf(stderr, "bindlab bindings: %s\n", err.msg);
         hwloc_topology_destroy(topo);
-        return 1;
+        return BL_EXIT_FAILED;
     }
     for (size_t i = 0; i < r.count; i++)
         print_binding(topo, &r.items[i]);
@@ -241,7 +233,7 @@ int bl_cli_bindings(int argc, char **argv)
     if (r.count == 0 && r.nrejected == 0)
         fprintf(stderr, "bindlab bindings: no binding report lines in '%s' "
                 "(format %s)\n", o.input, bl_bindreport_format_name(o.format));
-    rc = (r.count > 0 && r.nrejected == 0) ? 0 : 1;
+    rc = (r.count > 0 && r.nrejected == 0) ? BL_EXIT_OK : BL_EXIT_FAILED;
     bl_bindreport_free(&r);
     hwloc_topology_destroy(topo);
     return rc;

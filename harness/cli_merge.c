@@ -8,6 +8,7 @@
 
 #include "atomic_file.h"
 #include "cli.h"
+#include "cli_util.h"
 #include "results_file.h"
 
 static const char help[] =
@@ -108,19 +109,13 @@ static int add_dir(strlist *l, const char *dir)
     return 0;
 }
 
+#define VERB "merge"
+
 typedef struct {
     const char *out;
     strlist inputs;
     int bad_dirs;
 } options;
-
-static int usage_error(const char *msg, const char *arg)
-{
-    fprintf(stderr, "bindlab merge: ");
-    fprintf(stderr, msg, arg);
-    fprintf(stderr, "\n(see 'bindlab merge --help')\n");
-    return 2;
-}
 
 /* Returns -1 to go on, or an exit status. */
 static int parse_args(int argc, char **argv, options *o)
@@ -130,19 +125,19 @@ static int parse_args(int argc, char **argv, options *o)
         struct stat st;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(help, stdout);
-            return 0;
+            return BL_EXIT_OK;
         }
         if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
             if (i + 1 >= argc)
-                return usage_error("%s needs a file name", a);
+                return bl_cli_usage_error(VERB, "%s needs a file name", a);
             if (o->out)
-                return usage_error("one output only (got a second: '%s')",
-                                   argv[i + 1]);
+                return bl_cli_usage_error(VERB, "one output only (got a "
+                                          "second: '%s')", argv[i + 1]);
             o->out = argv[++i];
         } else if (strncmp(a, "--output=", 9) == 0) {
             o->out = a + 9;
         } else if (a[0] == '-' && a[1] != '\0') {
-            return usage_error("unknown option '%s'", a);
+            return bl_cli_usage_error(VERB, "unknown option '%s'", a);
         } else if (stat(a, &st) == 0 && S_ISDIR(st.st_mode)) {
             if (add_dir(&o->inputs, a) < 0) {
                 fprintf(stderr, "bindlab merge: %s: cannot list: %s\n", a,
@@ -151,14 +146,15 @@ static int parse_args(int argc, char **argv, options *o)
             }
         } else if (push(&o->inputs, a) < 0) {
             fprintf(stderr, "bindlab merge: out of memory\n");
-            return 1;
+            return BL_EXIT_FAILED;
         }
     }
     if (!o->out)
-        return usage_error("%s", "no output: give -o OUT.h5");
+        return bl_cli_usage_error(VERB, "no output: give -o OUT.h5");
     if (o->inputs.n == 0 && o->bad_dirs == 0)
-        return usage_error("%s", "no input: give sweep files or directories "
-                           "(a directory with no *.h5 counts as none)");
+        return bl_cli_usage_error(VERB, "no input: give sweep files or "
+                                  "directories (a directory with no *.h5 "
+                                  "counts as none)");
     return -1;
 }
 
@@ -278,14 +274,14 @@ int bl_cli_merge(int argc, char **argv)
     if (bl_atomic_check_target(o.out, &err) < 0) {
         fprintf(stderr, "bindlab merge: -o %s\n", err.msg);
         strlist_free(&o.inputs);
-        return 2;
+        return BL_EXIT_USAGE;
     }
     bad = o.bad_dirs + check_inputs(&o.inputs, &good);
     if (good.n == 0) {
         fprintf(stderr, "bindlab merge: no readable input; %s not written\n",
                 o.out);
         strlist_free(&o.inputs);
-        return 1;
+        return BL_EXIT_FAILED;
     }
     warn_conflicts(&good);
     command = command_line(argc, argv);
@@ -295,13 +291,13 @@ int bl_cli_merge(int argc, char **argv)
     free(command);
     if (rc < 0) {
         fprintf(stderr, "bindlab merge: %s\n", err.msg);
-        rc = 1;
+        rc = BL_EXIT_FAILED;
     } else {
         /* an input that went bad between the check and the merge */
         if (unreadable)
             fprintf(stderr, "bindlab merge: skipped: %s\n", err.msg);
         print_counts(o.out, dup, bad + unreadable);
-        rc = bad + unreadable ? 1 : 0;
+        rc = bad + unreadable ? BL_EXIT_FAILED : BL_EXIT_OK;
     }
     strlist_free(&good);
     strlist_free(&o.inputs);

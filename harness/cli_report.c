@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_util.h"
 #include "results_file.h"
 #include "report.h"
 
@@ -41,36 +42,13 @@ static const char help[] =
     "Exit status: 0 table written, 1 the file is missing, truncated, not a\n"
     "sweep file, or holds no runs, 2 bad usage (including an unknown kernel).\n";
 
+#define VERB "report"
+
 typedef struct {
     const char *input, *kernel;
     int csv;
     bl_report_sort sort;
 } options;
-
-static int usage_error(const char *msg, const char *arg)
-{
-    fprintf(stderr, "bindlab report: ");
-    fprintf(stderr, msg, arg);
-    fprintf(stderr, "\n(see 'bindlab report --help')\n");
-    return 2;
-}
-
-/* "--opt VALUE" or "--opt=VALUE": the value, or NULL when a is not opt. */
-static const char *option_value(const char *opt, int argc, char **argv,
-                                int *i, int *missing)
-{
-    size_t n = strlen(opt);
-    const char *a = argv[*i];
-    *missing = 0;
-    if (strncmp(a, opt, n) != 0 || (a[n] != '\0' && a[n] != '='))
-        return NULL;
-    if (a[n] == '=')
-        return a + n + 1;
-    if (*i + 1 < argc)
-        return argv[++*i];
-    *missing = 1;
-    return NULL;
-}
 
 /* Returns -1 to go on, or an exit status. */
 static int parse_args(int argc, char **argv, options *o)
@@ -83,30 +61,32 @@ static int parse_args(int argc, char **argv, options *o)
         int missing;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(help, stdout);
-            return 0;
+            return BL_EXIT_OK;
         }
         if (strcmp(a, "--csv") == 0) {
             o->csv = 1;
-        } else if ((v = option_value("--kernel", argc, argv, &i, &missing))) {
+        } else if ((v = bl_cli_option_value("--kernel", argc, argv, &i,
+                                            &missing))) {
             o->kernel = v;
-        } else if (!missing &&
-                   (v = option_value("--sort", argc, argv, &i, &missing))) {
+        } else if (!missing && (v = bl_cli_option_value("--sort", argc, argv,
+                                                        &i, &missing))) {
             if (bl_report_sort_parse(v, &o->sort, &err) < 0)
-                return usage_error("%s", err.msg);
+                return bl_cli_usage_error(VERB, "%s", err.msg);
         } else if (missing) {
-            return usage_error("%s needs a value", a);
+            return bl_cli_usage_error(VERB, "%s needs a value", a);
         } else if (a[0] == '-' && a[1] != '\0') {
-            return usage_error("unknown option '%s'", a);
+            return bl_cli_usage_error(VERB, "unknown option '%s'", a);
         } else if (o->input) {
-            return usage_error("one file only (got a second: '%s'; "
-                               "'bindlab merge' combines files)", a);
+            return bl_cli_usage_error(VERB, "one file only (got a second: "
+                                      "'%s'; 'bindlab merge' combines files)",
+                                      a);
         } else {
             o->input = a;
         }
     }
     if (!o->input)
-        return usage_error("%s", "no input: give a sweep file, e.g. "
-                           "results/NAME.h5");
+        return bl_cli_usage_error(VERB, "no input: give a sweep file, e.g. "
+                                  "results/NAME.h5");
     return -1;
 }
 
@@ -143,18 +123,18 @@ int bl_cli_report(int argc, char **argv)
         return rc;
     if (bl_h5_read_summary(o.input, &rows, &n, &err) < 0) {
         fprintf(stderr, "bindlab report: %s\n", err.msg);
-        return 1;
+        return BL_EXIT_FAILED;
     }
     if (n == 0) {
         fprintf(stderr, "bindlab report: %s: /summary holds no runs\n",
                 o.input);
         bl_h5_table_free(&bl_h5_summary_def, rows, n);
-        return 1;
+        return BL_EXIT_FAILED;
     }
     if (bl_report_build(rows, n, o.kernel, o.sort, &r, &err) < 0) {
         fprintf(stderr, "bindlab report: %s: %s\n", o.input, err.msg);
         bl_h5_table_free(&bl_h5_summary_def, rows, n);
-        return 2;
+        return BL_EXIT_USAGE;
     }
     rc = o.csv ? bl_report_write_csv(stdout, &r)
                : bl_report_write_table(stdout, &r);
@@ -162,7 +142,7 @@ int bl_cli_report(int argc, char **argv)
         note_emulated(stdout, o.input);
     if (fflush(stdout) != 0 || rc < 0) {
         perror("bindlab report: writing the table");
-        rc = 1;
+        rc = BL_EXIT_FAILED;
     }
     bl_report_free(&r);
     bl_h5_table_free(&bl_h5_summary_def, rows, n);
