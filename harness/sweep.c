@@ -11,6 +11,7 @@
 
 #include "results_file.h"
 #include "launcher_info.h"
+#include "layout_hydra.h"
 #include "shellquote.h"
 #include "sweep_lock.h"
 #include "sweep_run.h"
@@ -126,8 +127,8 @@ static int plan_runs(bl_sweep_ctx *c, bl_err *err)
         bl_layout *l = &s->layouts[i];
         int reps = l->repetitions > 0 ? l->repetitions : 1;
         bl_err e;
-        int valid = bl_layout_translate(l, c->launcher.major,
-                                        c->launcher.minor, &e) == 0;
+        int valid = bl_layout_translate_for(l, &c->launcher, c->topo,
+                                            &e) == 0;
         bl_layout_check chk = {0, 0};
         if (valid)
             valid = bl_layout_validate(l, c->topo, c->o->oversubscribe, &chk,

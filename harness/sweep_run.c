@@ -8,6 +8,7 @@
 
 #include "bindreport.h"
 #include "crosscheck.h"
+#include "layout_hydra.h"
 #include "results_file.h"
 #include "shellquote.h"
 
@@ -49,6 +50,9 @@ char **bl_sweep_item_argv(const bl_sweep_ctx *c, const bl_sweep_item *it,
     o.pus_per_rank = it->check.pus_per_rank;
     if (c->o->launcher && strcmp(c->o->launcher, "srun") == 0)
         return bl_layout_srun_argv(l, &c->sweep.kernels[l->kernel], &o, err);
+    if (bl_launcher_is_hydra(&c->launcher))
+        return bl_layout_hydra_argv(l, &c->sweep.kernels[l->kernel], &o,
+                                    &c->launcher, err);
     return bl_layout_mpirun_argv(l, &c->sweep.kernels[l->kernel], &o, err);
 }
 

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# configs/sweeps/default.yaml, unchanged, under every extra MPI that
+# scripts/mpis.sh installs (Open MPI 5, MPICH Hydra, Intel MPI): each run ok,
+# no binding-mismatch, the launcher's own report read for every bound rank
+# (source "launcher"), claimed = seen, the claimed PU count what the layout
+# asks on this machine's cores, and the run file naming the launcher.
+#
+# MPIs: installed into BINDLAB_MPI_DIR (default SOURCE/build-mpi) by
+# scripts/mpis.sh when missing. bindlab-app must be built against each: the
+# tree BINDLAB_MPI_BUILD_PREFIX-NAME (default SOURCE/build-mpi-NAME) is
+# used, and configured and built here (targets bindlab-app, bindlab) when
+# it is missing. BINDLAB_MPIS="ompi5 mpich" picks some. An MPI whose
+# package cannot install is skipped with the reason; exit 77 only when none
+# could be had.
+source "$(dirname "$0")/common.sh"
+PY=/usr/bin/python3
+SRC=$BINDLAB_SOURCE_DIR
+MPI_DIR=${BINDLAB_MPI_DIR:-$SRC/build-mpi}
+BUILD_PREFIX=${BINDLAB_MPI_BUILD_PREFIX:-$SRC/build-mpi}
+# shellcheck source=scripts/mpis.sh
+source "$SRC/scripts/mpis.sh"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+# What the layouts can have here: the cores this process may use.
+# (hwloc's cores in the allowed cpuset, as test_sweep.sh counts them)
+NCORES=$(hwloc-calc -N core all)
+PUS_PER_CORE=$(( $(hwloc-calc -N pu all) / NCORES ))
+echo "cores usable: $NCORES, PUs per core: $PUS_PER_CORE"
+extra=()
+# default.yaml wants 2 cores (np 2, PE=2): on 1 core those layouts are
+# recorded invalid and the others must still be ok.
+[ "$NCORES" -lt 2 ] && extra=(--skip-invalid)
+
+bl_install_mpis "$MPI_DIR" || true
+tested=0 skipped=()
+for name in ${BINDLAB_MPIS:-${BL_MPIS[*]}}; do
+    prefix=$MPI_DIR/$name
+    if ! bl_mpi_installed "$prefix"; then
+        skipped+=("$name: ${BL_MPI_PACKAGES[$name]} did not install into $prefix")
+        continue
+    fi
+    eval "$(bl_mpi_env "$name" "$prefix")"
+    tree=$BUILD_PREFIX-$name
+    if [ ! -x "$tree/bindlab-app" ] || [ ! -x "$tree/bindlab" ]; then
+        echo "== building bindlab against $name in $tree"
+        cmake -S "$SRC" -B "$tree" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+            -DMPI_C_COMPILER="$prefix/bin/mpicc" >"$WORK/cmake-$name.log" 2>&1 ||
+            { cat "$WORK/cmake-$name.log"; fail "$name: cmake failed"; }
+        cmake --build "$tree" -j"$(nproc)" --target bindlab-app bindlab \
+            >"$WORK/build-$name.log" 2>&1 ||
+            { tail -30 "$WORK/build-$name.log"; fail "$name: build failed"; }
+    fi
+    # the app links this MPI's library, not Debian's
+    ldd "$tree/bindlab-app" | grep -E 'libmpi\.so' | grep -qF "$prefix/" ||
+        fail "$name: $tree/bindlab-app does not link $prefix's libmpi: $(ldd "$tree/bindlab-app" | grep libmpi)"
+    launcher=$(bl_mpi_launcher "$prefix")
+    out=$WORK/$name
+    echo "== $name: $launcher"
+    "$tree/bindlab" sweep --dry-run --mpirun "$launcher" "${extra[@]}" \
+        --results "$out-dry" "$SRC/configs/sweeps/default.yaml" >"$WORK/dry-$name.out" 2>&1 ||
+        { cat "$WORK/dry-$name.out"; fail "$name: dry run failed"; }
+    grep -v '^#' "$WORK/dry-$name.out" | head -2
+    set +e
+    "$tree/bindlab" sweep --mpirun "$launcher" "${extra[@]}" --results "$out" \
+        "$SRC/configs/sweeps/default.yaml" >"$WORK/sweep-$name.out" 2>&1
+    rc=$?
+    set -e
+    cat "$WORK/sweep-$name.out"
+    [ "$rc" = 0 ] || fail "$name: sweep exit status $rc"
+    "$PY" - "$out/default.h5" "$name" "$PUS_PER_CORE" "$NCORES" <<'PYEOF' || fail "$name: run records"
+import sys, h5py
+path, name, ppc, ncores = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+family = {"ompi5": "Open MPI 5.", "mpich": "MPICH (Hydra) ", "impi": "Intel MPI 20"}[name]
+# PUs each rank's binding must hold, from the layout (default.yaml)
+want = {"one-core": ppc, "pe2-close": 2 * ppc, "pe2-spread": 2 * ppc,
+        "pe2-serial-init": 2 * ppc, "mpi-bound": ppc}
+def cpus(text):
+    s = set()
+    for part in text.split(","):
+        if part:
+            lo, _, hi = part.partition("-")
+            s.update(range(int(lo), int(hi or lo) + 1))
+    return s
+seen_ok = 0
+with h5py.File(path, "r") as f:
+    for k in f["runs"]:
+        r = f["runs"][k]
+        a = r.attrs
+        st, flags = a["status"], a["flags"]
+        if st == "invalid" and ncores < 2:
+            continue
+        assert st == "ok", (k, a["name"], st, a["reason"])
+        assert "binding-mismatch" not in flags, (k, flags)
+        assert a["launcher_version"].startswith(family), a["launcher_version"]
+        if a["name"] in want:
+            checks = r["checks"][()]
+            assert len(checks) == a["np"], (k, checks)
+            sets = []
+            for c in checks:
+                claimed = c["claimed"].decode()
+                assert c["source"] == b"launcher", (k, c)
+                assert c["matches"] == 1, (k, c)
+                assert claimed == c["seen"].decode(), (k, c)
+                assert len(cpus(claimed)) == want[a["name"]], (k, a["name"], claimed)
+                sets.append(cpus(claimed))
+            if len(sets) == 2:
+                assert not (sets[0] & sets[1]), (k, "bound ranks share PUs", sets)
+        seen_ok += 1
+assert seen_ok >= 1
+print(f"{name}: {seen_ok} runs ok, launcher's report read for every bound rank")
+PYEOF
+    echo "ok: $name"
+    tested=$((tested + 1))
+done
+for s in ${skipped[@]+"${skipped[@]}"}; do echo "SKIP: $s"; done
+[ "$tested" -gt 0 ] || { echo "no extra MPI could be had: ${skipped[*]}"; exit 77; }
