@@ -426,10 +426,14 @@ static int show_layout(const options *o, hwloc_topology_t topo,
         snprintf(line, sizeof line, "%s%s%s | ranks: %s, threads: %s",
                  run_id ? run_id : "", run_id ? ": " : "", what,
                  plan.launcher, plan.runtime);
-        if (picture_name(o->picture, run_id, pic, sizeof pic) < 0 ||
-            bl_plan_picture(topo, &plan, pic, line, &err) < 0) {
+        int drawn = picture_name(o->picture, run_id, pic, sizeof pic) < 0
+                        ? bl_err_set(&err, "--picture '%.200s': path too "
+                                     "long", o->picture)
+                        : bl_plan_picture(topo, &plan, pic, line, &err);
+        if (drawn < 0) {
             fprintf(stderr, "bindlab plan: %s\n", err.msg);
-            rc = PLAN_FAILED;
+            /* A device or directory at the path is bad input. */
+            rc = drawn == BL_PLAN_PICTURE_REFUSED ? PLAN_BAD : PLAN_FAILED;
         } else if (!o->tsv)
             printf("picture: %s\n", pic);
     }

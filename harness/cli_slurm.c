@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "atomic_file.h"
 #include "cli.h"
 #include "config.h"
 #include "shellquote.h"
@@ -292,6 +293,13 @@ static int write_all(const cli *c, const bl_slurm_opts *o, const bl_sweep *s,
     if (rc == 0 && slash && slash != dir) {
         *slash = '\0';
         mkdir_p(dir);
+    }
+    /* A device, directory or FIFO at either path is bad input, refused
+     * before either script is written. */
+    if (rc == 0 && (bl_atomic_check_target(out, &err) < 0 ||
+                    (mtext && bl_atomic_check_target(merge, &err) < 0))) {
+        fprintf(stderr, "bindlab slurm: %s\n", err.msg);
+        rc = 2;
     }
     if (rc == 0 && (bl_slurm_write_script(out, text, &err) < 0 ||
                     (mtext && bl_slurm_write_script(merge, mtext, &err) < 0))) {

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "atomic_file.h"
 #include "launch.h"
 
 const char *bl_plan_picture_format(const char *path)
@@ -273,6 +274,13 @@ int bl_plan_picture(hwloc_topology_t topo, const bl_plan *p, const char *path,
     if (!format)
         return bl_err_set(err, "--picture '%s': the name must end in .png, "
                           ".svg or .pdf (the format lstopo writes)", path);
+    /* Only a regular file (or nothing) is replaced: as root, a device at
+     * path would otherwise become a picture. Before lstopo runs, so a bad
+     * name costs nothing. */
+    if (bl_atomic_check_target(path, err) < 0) {
+        bl_err_prefix(err, "--picture");
+        return BL_PLAN_PICTURE_REFUSED;
+    }
     if (bl_textf(xml, sizeof xml, "%s/bindlab-plan-XXXXXX.xml",
                  tmpdir && *tmpdir ? tmpdir : "/tmp") < 0 ||
         bl_textf(out, sizeof out, "%s.partXXXXXX", path) < 0)
@@ -301,6 +309,12 @@ int bl_plan_picture(hwloc_topology_t topo, const bl_plan *p, const char *path,
         mode_t mask = umask(0);
         umask(mask);
         chmod(out, 0666 & ~mask);
+    }
+    /* Once more right before the rename: path may have been replaced by
+     * a device or directory while lstopo drew. */
+    if (rc == 0 && bl_atomic_check_target(path, err) < 0) {
+        bl_err_prefix(err, "--picture");
+        rc = BL_PLAN_PICTURE_REFUSED;
     }
     if (rc == 0 && rename(out, path) < 0)
         rc = bl_err_set(err, "--picture '%s': %s", path, strerror(errno));

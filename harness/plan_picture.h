@@ -24,10 +24,17 @@ const char *bl_plan_picture_format(const char *path);
 int bl_plan_picture_topology(hwloc_topology_t topo, const bl_plan *p,
                              hwloc_topology_t *out, bl_err *err);
 
+/* bl_plan_picture's return when path must not be replaced (a device,
+ * directory, FIFO or socket, or a link to one; or a directory that cannot
+ * be written): bad input, not a failure of lstopo. */
+#define BL_PLAN_PICTURE_REFUSED (-2)
+
 /* Draws p on topo into path (format from its extension), written under a
  * temporary name and renamed, so path is complete or absent. title (may be
- * NULL) is added to the legend under the picture. Fails with the reason
- * when lstopo is missing, cannot write that format, or fails. */
+ * NULL) is added to the legend under the picture. Returns 0; -1 with the
+ * reason when lstopo is missing, cannot write that format, or fails;
+ * BL_PLAN_PICTURE_REFUSED (checked before lstopo runs and again before the
+ * rename) when path is not a regular file or absent. */
 int bl_plan_picture(hwloc_topology_t topo, const bl_plan *p, const char *path,
                     const char *title, bl_err *err);
 

@@ -1,47 +1,18 @@
 /* Writing the scripts and handing them to sbatch. */
 #include "slurm.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "atomic_file.h"
 #include "launch.h"
 
 int bl_slurm_write_script(const char *path, const char *text, bl_err *err)
 {
-    char tmp[4096];
-    size_t len = strlen(text), off = 0;
-    int fd;
-    if (bl_textf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) < 0)
-        return bl_err_set(err, "%s: path too long", path);
-    fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
-    if (fd < 0)
-        return bl_err_set(err, "%s: cannot create: %s", tmp, strerror(errno));
-    while (off < len) {
-        ssize_t n = write(fd, text + off, len - off);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            int e = errno;
-            close(fd);
-            unlink(tmp);
-            return bl_err_set(err, "%s: cannot write: %s", tmp, strerror(e));
-        }
-        off += (size_t)n;
-    }
-    /* The umask may have taken the execute bits away: the script is run
-     * by sbatch, which does not need them, but users also run it by hand. */
-    if (fchmod(fd, 0755) < 0 || fsync(fd) < 0 || close(fd) < 0 ||
-        rename(tmp, path) < 0) {
-        int e = errno;
-        unlink(tmp);
-        return bl_err_set(err, "%s: cannot write: %s", path, strerror(e));
-    }
-    return 0;
+    /* 0755 whatever the umask: sbatch does not need the execute bits, but
+     * users also run the script by hand. The shared writer refuses to
+     * replace anything but a regular file (a device at path, as root). */
+    return bl_atomic_write_mode(path, text, strlen(text), 0755, err);
 }
 
 int bl_slurm_parse_jobid(const char *text, char *jobid, size_t len,
