@@ -44,6 +44,7 @@ void bl_pcheck_state_free(bl_pcheck_state *s)
         for (int n = 0; n < s->node_slots; n++)
             hwloc_bitmap_free(s->node_cpus[n]);
     free(s->node_cpus);
+    free(s->core_of);
     memset(s, 0, sizeof *s);
 }
 
@@ -276,6 +277,45 @@ static void first_item(const char *v, char *buf, size_t len)
     buf[n] = '\0';
 }
 
+/* OMP_PLACES=threads (or unset: one place per CPU) with OMP_PROC_BIND=close
+ * puts thread i on the i-th CPU of the process: when the first n CPUs hold
+ * fewer than n cores while the process has n cores, threads share a core's
+ * SMT siblings and whole cores idle. */
+static void check_smt(const bl_pcheck_state *s, long n, const char *bind,
+                      bl_pcheck_findings *f)
+{
+    const char *places = s->omp_places ? s->omp_places : "";
+    if (!s->core_of || n < 2 || strcasecmp(bind, "close") != 0 ||
+        (*places && strcasecmp(places, "threads") != 0))
+        return;
+    hwloc_bitmap_t all = hwloc_bitmap_alloc(), used = hwloc_bitmap_alloc(),
+                   first = hwloc_bitmap_alloc();
+    int c, k = 0;
+    hwloc_bitmap_foreach_begin(c, s->cpus)
+        int core = c < s->cpu_slots ? s->core_of[c] : -1;
+        if (core < 0) {
+            hwloc_bitmap_zero(all); /* unknown core: say nothing */
+            break;
+        }
+        hwloc_bitmap_set(all, (unsigned)core);
+        if (k++ < n) {
+            hwloc_bitmap_set(used, (unsigned)core);
+            hwloc_bitmap_set(first, (unsigned)c);
+        }
+    hwloc_bitmap_foreach_end();
+    int ncores = hwloc_bitmap_weight(all), nused = hwloc_bitmap_weight(used);
+    if (ncores >= n && nused < n)
+        add(f, "smt-siblings", BL_PCHECK_WARNING,
+            "OMP_PLACES=%s with OMP_PROC_BIND=close puts the %ld threads on "
+            "CPUs %s, SMT siblings of %d core%s, while %d of the process's "
+            "%d cores stay idle; use OMP_PLACES=cores or OMP_PROC_BIND=spread",
+            *places ? places : "(unset: one place per CPU)", n, lt(first).s,
+            nused, nused == 1 ? "" : "s", ncores - nused, ncores);
+    hwloc_bitmap_free(all);
+    hwloc_bitmap_free(used);
+    hwloc_bitmap_free(first);
+}
+
 static void check_openmp(const bl_pcheck_state *s, bl_pcheck_findings *f)
 {
     char bind[64] = "";
@@ -312,6 +352,8 @@ static void check_openmp(const bl_pcheck_state *s, bl_pcheck_findings *f)
                 "thread%s or give the process more CPUs",
                 n, ncpus, ncpus == 1 ? "" : "s", lt(s->cpus).s, ncpus,
                 ncpus == 1 ? "" : "s");
+        else
+            check_smt(s, n, bind, f);
     }
 }
 

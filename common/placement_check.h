@@ -41,6 +41,10 @@ typedef struct bl_pcheck_state {
     hwloc_bitmap_t nodes;
     hwloc_bitmap_t *node_cpus;
     int node_slots;
+    /* core_of[c]: the core of CPU c as the first CPU of its SMT siblings
+     * (thread_siblings_list); NULL or -1 when unknown. malloc'ed. */
+    int *core_of;
+    int cpu_slots;
     int policy;                  /* BL_MPOL_*, -1 when unknown */
     unsigned policy_flags;       /* MPOL_F_STATIC_NODES etc. */
     hwloc_bitmap_t policy_nodes; /* the policy's node mask (may be empty) */

@@ -109,6 +109,27 @@ static void gather_nodes(bl_pcheck_state *s, hwloc_const_bitmap_t online)
     }
 }
 
+/* The core of each allowed CPU: the first CPU of its SMT siblings. */
+static void gather_cores(bl_pcheck_state *s)
+{
+    char path[96], v[256];
+    int last = hwloc_bitmap_last(s->cpus), c;
+    if (last < 0 || !(s->core_of = malloc(sizeof(int) * (size_t)(last + 1))))
+        return;
+    s->cpu_slots = last + 1;
+    for (c = 0; c <= last; c++)
+        s->core_of[c] = -1;
+    hwloc_bitmap_t sib = hwloc_bitmap_alloc();
+    hwloc_bitmap_foreach_begin(c, s->cpus)
+        snprintf(path, sizeof path,
+                 "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", c);
+        if (sib && read_small(path, v, sizeof v) == 0 &&
+            parse_kernel_list(v, sib) == 0 && !hwloc_bitmap_iszero(sib))
+            s->core_of[c] = hwloc_bitmap_first(sib);
+    hwloc_bitmap_foreach_end();
+    hwloc_bitmap_free(sib);
+}
+
 static void gather_mempolicy(bl_pcheck_state *s)
 {
     unsigned long mask[MAX_NODE_BITS / (8 * sizeof(unsigned long))];
@@ -141,7 +162,7 @@ static void gather_cgroup(bl_pcheck_state *s)
         char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
         if (!c2)
             continue;
-        *c2 = '\0';
+        *c1 = *c2 = '\0';
         const char *ctrl = c1 + 1, *cg = c2 + 1;
         const char *cpus_file, *mems_file, *base;
         if (strcmp(line, "0") == 0 && *ctrl == '\0') {
@@ -250,6 +271,7 @@ int bl_pcheck_gather(bl_pcheck_state *s, bl_err *err)
          * every CPU. */
         if (access("/sys/devices/system/node", F_OK) != 0)
             hwloc_bitmap_copy(s->node_cpus[0], s->cpus);
+        gather_cores(s);
         gather_mempolicy(s);
         gather_cgroup(s);
         gather_kernel(s);

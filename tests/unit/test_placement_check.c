@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "placement_check.h"
@@ -209,6 +210,46 @@ static void slurm_verbosity_alone_does_not_bind(void **state)
     bl_pcheck_state_free(&s);
 }
 
+/* Node 0 of two_nodes() as 2 cores x 2 SMT threads: CPUs 0,1 are core 0,
+ * CPUs 2,3 core 2 (each core named by its first CPU, as Linux lists
+ * siblings when they are numbered next to each other). */
+static void smt_cores(bl_pcheck_state *s)
+{
+    static const int core[] = {0, 0, 2, 2, 4, 4, 6, 6};
+    s->cpu_slots = 8;
+    s->core_of = malloc(sizeof core);
+    memcpy(s->core_of, core, sizeof core);
+}
+
+static void close_threads_on_siblings_leave_a_core_idle(void **state)
+{
+    (void)state;
+    bl_pcheck_state s;
+    bl_pcheck_findings f;
+    two_nodes(&s, "0-3");
+    hwloc_bitmap_only(s.mems_allowed, 0);
+    smt_cores(&s);
+    s.omp_num_threads = "2";
+    s.omp_places = "threads";
+    s.omp_proc_bind = "close";
+    bl_pcheck_eval(&s, &f);
+    assert_int_equal(found(&f, "smt-siblings"), 'w');
+    assert_non_null(strstr(f.item[0].text, "CPUs 0-1, SMT siblings of 1 core"));
+    s.omp_proc_bind = "spread"; /* places 0 and 2: one thread per core */
+    bl_pcheck_eval(&s, &f);
+    assert_int_equal(found(&f, "smt-siblings"), 0);
+    s.omp_proc_bind = "close";
+    s.omp_places = "cores";
+    bl_pcheck_eval(&s, &f);
+    assert_int_equal(found(&f, "smt-siblings"), 0);
+    s.omp_places = NULL; /* unset: one place per CPU, as threads */
+    s.omp_num_threads = "4"; /* as many threads as CPUs: sharing is needed */
+    bl_pcheck_eval(&s, &f);
+    assert_int_equal(found(&f, "smt-siblings"), 0);
+    assert_int_equal(f.warnings, 0);
+    bl_pcheck_state_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -223,6 +264,7 @@ int main(void)
         cmocka_unit_test(interleave_all_from_one_node_is_a_note),
         cmocka_unit_test(numa_balancing_warns_only_with_two_nodes),
         cmocka_unit_test(slurm_verbosity_alone_does_not_bind),
+        cmocka_unit_test(close_threads_on_siblings_leave_a_core_idle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
