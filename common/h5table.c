@@ -240,14 +240,34 @@ int bl_h5_attr_put_f64(hid_t loc, const char *name, double value)
     return put_attr(loc, name, H5T_NATIVE_DOUBLE, &value);
 }
 
+/* The attribute `name` of loc when it exists and holds one value (a
+ * damaged or foreign file may hold an array under a name we read as one
+ * value: reading it would overrun the buffer), else H5I_INVALID_HID. */
+static hid_t open_scalar_attr(hid_t loc, const char *name)
+{
+    hid_t a, space;
+    hssize_t n;
+    if (H5Aexists(loc, name) <= 0 ||
+        (a = H5Aopen(loc, name, H5P_DEFAULT)) < 0)
+        return H5I_INVALID_HID;
+    space = H5Aget_space(a);
+    n = space < 0 ? -1 : H5Sget_simple_extent_npoints(space);
+    if (space >= 0)
+        H5Sclose(space);
+    if (n != 1) {
+        H5Aclose(a);
+        return H5I_INVALID_HID;
+    }
+    return a;
+}
+
 char *bl_h5_attr_get_str(hid_t loc, const char *name)
 {
     hid_t a, ftype, mtype;
     char *out = NULL;
 
-    if (H5Aexists(loc, name) <= 0)
+    if ((a = open_scalar_attr(loc, name)) < 0)
         return NULL;
-    a = H5Aopen(loc, name, H5P_DEFAULT);
     ftype = H5Aget_type(a);
     if (H5Tget_class(ftype) == H5T_STRING) {
         if (H5Tis_variable_str(ftype) > 0) {
@@ -274,29 +294,32 @@ char *bl_h5_attr_get_str(hid_t loc, const char *name)
     return out;
 }
 
+/* Reads the attribute `name` as mtype into v (size bytes); v is left as it
+ * was when there is no such attribute or it cannot be read. */
+static void get_number(hid_t loc, const char *name, hid_t mtype, void *v,
+                       size_t size)
+{
+    unsigned char buf[sizeof(double) > sizeof(int64_t) ? sizeof(double)
+                                                       : sizeof(int64_t)];
+    hid_t a = open_scalar_attr(loc, name);
+    if (a < 0)
+        return;
+    if (H5Aread(a, mtype, buf) >= 0)
+        memcpy(v, buf, size);
+    H5Aclose(a);
+}
+
 long long bl_h5_attr_get_i64(hid_t loc, const char *name, long long dflt)
 {
     int64_t v = dflt;
-    hid_t a;
-    if (H5Aexists(loc, name) <= 0)
-        return dflt;
-    a = H5Aopen(loc, name, H5P_DEFAULT);
-    if (H5Aread(a, H5T_NATIVE_INT64, &v) < 0)
-        v = dflt;
-    H5Aclose(a);
+    get_number(loc, name, H5T_NATIVE_INT64, &v, sizeof v);
     return v;
 }
 
 double bl_h5_attr_get_f64(hid_t loc, const char *name, double dflt)
 {
     double v = dflt;
-    hid_t a;
-    if (H5Aexists(loc, name) <= 0)
-        return dflt;
-    a = H5Aopen(loc, name, H5P_DEFAULT);
-    if (H5Aread(a, H5T_NATIVE_DOUBLE, &v) < 0)
-        v = dflt;
-    H5Aclose(a);
+    get_number(loc, name, H5T_NATIVE_DOUBLE, &v, sizeof v);
     return v;
 }
 

@@ -286,6 +286,30 @@ static void attributes_round_trip_with_defaults(void **state)
     H5Fclose(f);
 }
 
+/* A damaged or foreign file with an array where one value is read: the
+ * value's default (reading the array into one value would overrun it). */
+static void array_attribute_reads_as_missing(void **state)
+{
+    int64_t four[4] = {1, 2, 3, 4};
+    hsize_t dims[1] = {4};
+    hid_t f = mem_file(), s = H5Screate_simple(1, dims, NULL), a, t;
+    (void)state;
+    a = H5Acreate2(f, "n", H5T_NATIVE_INT64, s, H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(H5Awrite(a, H5T_NATIVE_INT64, four) >= 0);
+    H5Aclose(a);
+    t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, 2);
+    a = H5Acreate2(f, "text", t, s, H5P_DEFAULT, H5P_DEFAULT);
+    assert_true(H5Awrite(a, t, "aabbccdd") >= 0);
+    H5Aclose(a);
+    H5Tclose(t);
+    H5Sclose(s);
+    assert_int_equal(bl_h5_attr_get_i64(f, "n", -7), -7);
+    assert_true(bl_h5_attr_get_f64(f, "n", 2.5) == 2.5);
+    assert_null(bl_h5_attr_get_str(f, "text"));
+    H5Fclose(f);
+}
+
 static void string_dataset_and_groups(void **state)
 {
     hid_t f = mem_file(), g, g2;
@@ -317,6 +341,7 @@ int main(void)
         cmocka_unit_test(table_of_other_schema_reads_by_name),
         cmocka_unit_test(table_with_none_of_the_columns_is_an_error),
         cmocka_unit_test(attributes_round_trip_with_defaults),
+        cmocka_unit_test(array_attribute_reads_as_missing),
         cmocka_unit_test(string_dataset_and_groups),
     };
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
