@@ -229,7 +229,7 @@ static int set_value(bl_app_opts *o, const char *name, const char *v,
     if (strcmp(name, "--test-hook") == 0)
         return parse_int_opt(v, name, 0, TEST_HOOK_MAX, &o->k.test_hook, err);
     if (strcmp(name, "--mem-policy") == 0)
-        return bl_mempol_parse(v, &o->mem_policy, err);
+        return bl_mempol_parse(v, name, &o->mem_policy, err);
     if (strcmp(name, "--writes") == 0)
         return parse_int_opt(v, name, 0, 100, &o->k.write_percent, err);
     /* --out */

@@ -15,61 +15,6 @@
 #define NODE_BITS 1024
 #define LONG_BITS (8 * sizeof(unsigned long))
 
-static int parse_nodes(const char *text, const char *whole, bl_mempol *out,
-                       int single, bl_err *err)
-{
-    hwloc_bitmap_t set = hwloc_bitmap_alloc();
-    int rc = bl_cpuset_parse_list(text, set, NULL);
-    if (rc == 0 && hwloc_bitmap_last(set) >= NODE_BITS)
-        rc = -1;
-    if (rc == 0 && single && hwloc_bitmap_weight(set) != 1)
-        rc = -2;
-    hwloc_bitmap_free(set);
-    if (rc == -2)
-        return bl_err_set(err, "--mem-policy: '%s' names more than one "
-                          "node; preferred takes one (e.g. preferred:1)",
-                          whole);
-    if (rc < 0 || strlen(text) >= sizeof out->nodes)
-        return bl_err_set(err, "--mem-policy: '%s': expected NUMA node "
-                          "numbers such as 0-1,3 after the ':'", whole);
-    strcpy(out->nodes, text);
-    return 0;
-}
-
-int bl_mempol_parse(const char *text, bl_mempol *out, bl_err *err)
-{
-    const char *colon = strchr(text, ':');
-    size_t head = colon ? (size_t)(colon - text) : strlen(text);
-    const char *tail = colon ? colon + 1 : NULL;
-    memset(out, 0, sizeof *out);
-    if (strlen(text) >= sizeof out->asked)
-        return bl_err_set(err, "--mem-policy: '%.40s...' is too long", text);
-    strcpy(out->asked, text);
-    if (head == 10 && strncmp(text, "firsttouch", head) == 0 && !tail) {
-        out->kind = BL_MEMPOL_FIRSTTOUCH;
-        return 0;
-    }
-    if (head == 10 && strncmp(text, "interleave", head) == 0) {
-        out->kind = BL_MEMPOL_INTERLEAVE;
-        return tail ? parse_nodes(tail, text, out, 0, err) : 0;
-    }
-    if (head == 4 && strncmp(text, "bind", head) == 0 && tail) {
-        out->kind = BL_MEMPOL_BIND;
-        if (strcmp(tail, "local-to-rank") == 0) {
-            out->kind = BL_MEMPOL_BIND_LOCAL;
-            return 0;
-        }
-        return parse_nodes(tail, text, out, 0, err);
-    }
-    if (head == 9 && strncmp(text, "preferred", head) == 0 && tail) {
-        out->kind = BL_MEMPOL_PREFERRED;
-        return parse_nodes(tail, text, out, 1, err);
-    }
-    return bl_err_set(err, "--mem-policy: '%s' is not accepted; use "
-                      "firsttouch, interleave[:NODES], bind:NODES, "
-                      "bind:local-to-rank or preferred:NODE", text);
-}
-
 /* The nodes the policy names, OS indexes, into set. */
 static int policy_nodes(const bl_mempol *p, hwloc_topology_t topo,
                         hwloc_const_bitmap_t rank_cpus, hwloc_bitmap_t set,

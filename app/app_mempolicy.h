@@ -1,7 +1,8 @@
 /* --mem-policy: where a rank's memory comes from, set with set_mempolicy(2)
  * in every OpenMP thread of the rank before the first touch, and what the
- * kernel then reports (get_mempolicy) for the run file. NUMA nodes are
- * Linux (OS) numbers, as numactl uses them. */
+ * kernel then reports (get_mempolicy) for the run file. The value and its
+ * parser are in common/mempol.h (the sweep file's mem_policy uses it too).
+ * NUMA nodes are Linux (OS) numbers, as numactl uses them. */
 #ifndef BL_APP_MEMPOLICY_H
 #define BL_APP_MEMPOLICY_H
 
@@ -12,27 +13,7 @@
 
 #include "err.h"
 #include "h5schema.h"
-
-typedef enum {
-    BL_MEMPOL_FIRSTTOUCH = 0, /* leave the policy as inherited (default) */
-    BL_MEMPOL_INTERLEAVE,     /* over `nodes`, or every allowed node */
-    BL_MEMPOL_BIND,           /* to `nodes` */
-    BL_MEMPOL_BIND_LOCAL,     /* to the NUMA nodes of the rank's cpuset */
-    BL_MEMPOL_PREFERRED,      /* preferably the one node in `nodes` */
-} bl_mempol_kind;
-
-#define BL_MEMPOL_TEXT 64
-
-typedef struct bl_mempol {
-    bl_mempol_kind kind;
-    char nodes[BL_MEMPOL_TEXT]; /* node list as given ("" = all / none) */
-    char asked[BL_MEMPOL_TEXT]; /* the option's value, for the record */
-} bl_mempol;
-
-/* "firsttouch", "interleave", "interleave:NODES", "bind:NODES",
- * "bind:local-to-rank", "preferred:NODE"; NODES a list such as "0-1,3".
- * Syntax only: whether the nodes exist is known when applying. */
-int bl_mempol_parse(const char *text, bl_mempol *out, bl_err *err);
+#include "mempol.h"
 
 /* Sets the policy in the calling thread and in every thread of an OpenMP
  * parallel region (threads keep their own policy; later threads inherit
