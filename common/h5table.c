@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 /* ---- types ------------------------------------------------------------- */
 
 static hid_t string_type(void)
@@ -91,14 +93,8 @@ static void *arena_alloc(size_t size, void *info)
 {
     vlen_arena *a = info;
     void *m;
-    if (a->n == a->cap) {
-        size_t cap = a->cap ? 2 * a->cap : 64;
-        void **p = realloc(a->p, cap * sizeof *p);
-        if (!p)
-            return NULL;
-        a->p = p;
-        a->cap = cap;
-    }
+    if (bl_grow(&a->p, sizeof *a->p, a->n, &a->cap, 64) < 0)
+        return NULL;
     if (!(m = malloc(size ? size : 1)))
         return NULL;
     a->p[a->n++] = m;

@@ -9,6 +9,7 @@
 #include "atomic_file.h"
 #include "cli.h"
 #include "cli_util.h"
+#include "grow.h"
 #include "results_file.h"
 
 static const char help[] =
@@ -45,14 +46,8 @@ typedef struct {
 
 static int push(strlist *l, const char *s)
 {
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 32;
-        char **p = realloc(l->items, cap * sizeof *p);
-        if (!p)
-            return -1;
-        l->items = p;
-        l->cap = cap;
-    }
+    if (bl_grow(&l->items, sizeof *l->items, l->n, &l->cap, 32) < 0)
+        return -1;
     if (!(l->items[l->n] = strdup(s)))
         return -1;
     l->n++;

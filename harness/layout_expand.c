@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
+
 /* More than this is almost certainly a mistake in the axes. */
 #define BL_LAYOUT_MAX 10000
 
@@ -54,7 +56,8 @@ static int excluded_by(const bl_layout *l, const bl_kernel_spec *k,
 
 typedef struct list {
     bl_layout *v;
-    int n, cap;
+    int n;
+    size_t cap;
 } list;
 
 static int push(list *ls, const bl_layout *l, const bl_sweep_spec *s,
@@ -65,14 +68,8 @@ static int push(list *ls, const bl_layout *l, const bl_sweep_spec *s,
                           "%s: the sweep expands to more than %d layouts; "
                           "narrow the axes or add exclude entries",
                           s->file ? s->file : "sweep", BL_LAYOUT_MAX);
-    if (ls->n == ls->cap) {
-        int cap = ls->cap ? 2 * ls->cap : 32;
-        bl_layout *v = realloc(ls->v, (size_t)cap * sizeof *v);
-        if (!v)
-            return bl_err_set(err, "out of memory expanding the sweep");
-        ls->v = v;
-        ls->cap = cap;
-    }
+    if (bl_grow(&ls->v, sizeof *ls->v, (size_t)ls->n, &ls->cap, 32) < 0)
+        return bl_err_set(err, "out of memory expanding the sweep");
     ls->v[ls->n++] = *l;
     return 0;
 }

@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "cpuset.h"
+#include "grow.h"
 
 #define ACCEPTED_PLACES                                                      \
     "threads, cores, ll_caches, numa_domains or sockets, optionally with a " \
@@ -29,7 +30,8 @@
 
 typedef struct place_list {
     hwloc_bitmap_t *v;
-    int n, cap;
+    int n;
+    size_t cap;
 } place_list;
 
 /* Takes b; frees it when the list cannot grow. */
@@ -37,15 +39,9 @@ static int list_push(place_list *l, hwloc_bitmap_t b)
 {
     if (!b)
         return -1;
-    if (l->n == l->cap) {
-        int cap = l->cap ? 2 * l->cap : 16;
-        hwloc_bitmap_t *v = realloc(l->v, (size_t)cap * sizeof *v);
-        if (!v) {
-            hwloc_bitmap_free(b);
-            return -1;
-        }
-        l->v = v;
-        l->cap = cap;
+    if (bl_grow(&l->v, sizeof *l->v, (size_t)l->n, &l->cap, 16) < 0) {
+        hwloc_bitmap_free(b);
+        return -1;
     }
     l->v[l->n++] = b;
     return 0;

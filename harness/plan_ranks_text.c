@@ -8,40 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct sbuf {
-    char *s;
-    size_t len, cap;
-    int failed;
-} sbuf;
-
-static void put(sbuf *b, const char *s, size_t n)
-{
-    if (b->failed)
-        return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? 2 * b->cap : 4096;
-        char *p;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        if (!(p = realloc(b->s, cap))) {
-            b->failed = 1;
-            return;
-        }
-        b->s = p;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->len, s, n);
-    b->len += n;
-    b->s[b->len] = '\0';
-}
-
-static void puts_(sbuf *b, const char *s)
-{
-    put(b, s, strlen(s));
-}
+#include "strbuf.h"
 
 /* One job map line into b. Returns 1 when it was a rank line. */
-static int map_line(const char *line, size_t len, sbuf *b)
+static int map_line(const char *line, size_t len, bl_strbuf *b)
 {
     static const char rank_key[] = "Process rank: ", bound_key[] = " Bound: ";
     char head[64];
@@ -58,9 +28,10 @@ static int map_line(const char *line, size_t len, sbuf *b)
         return 0;
     bound = after + strlen(bound_key);
     snprintf(head, sizeof head, "[localhost:0] MCW rank %ld ", rank);
-    puts_(b, head);
+    bl_strbuf_puts(b, head);
     if (strncmp(bound, "N/A", 3) == 0 || strncmp(bound, "UNBOUND", 7) == 0) {
-        puts_(b, "is not bound (or bound to all available processors)\n");
+        bl_strbuf_puts(b, "is not bound (or bound to all available "
+                          "processors)\n");
         return 1;
     }
     /* The map is the last ":[" of the line; the text before it names the
@@ -68,34 +39,30 @@ static int map_line(const char *line, size_t len, sbuf *b)
     for (const char *s = bound; s + 1 < end; s++)
         if (s[0] == ':' && s[1] == '[')
             map = s;
-    puts_(b, "bound to ");
+    bl_strbuf_puts(b, "bound to ");
     if (!map) {
-        put(b, bound, (size_t)(end - bound)); /* bindreport rejects it */
+        /* bindreport rejects it */
+        bl_strbuf_add(b, bound, (size_t)(end - bound));
     } else {
-        put(b, bound, (size_t)(map - bound));
-        puts_(b, ": ");
-        put(b, map + 1, (size_t)(end - map - 1));
+        bl_strbuf_add(b, bound, (size_t)(map - bound));
+        bl_strbuf_puts(b, ": ");
+        bl_strbuf_add(b, map + 1, (size_t)(end - map - 1));
     }
-    puts_(b, "\n");
+    bl_strbuf_puts(b, "\n");
     return 1;
 }
 
 char *bl_plan_ranks_map_to_report(const char *text, int *nranks)
 {
-    sbuf b = {0};
+    bl_strbuf b = {0};
     *nranks = 0;
-    puts_(&b, "");
     for (const char *p = text; p && *p;) {
         const char *nl = strchr(p, '\n');
         size_t len = nl ? (size_t)(nl - p) : strlen(p);
         *nranks += map_line(p, len, &b);
         p = nl ? nl + 1 : NULL;
     }
-    if (b.failed) {
-        free(b.s);
-        return NULL;
-    }
-    return b.s;
+    return bl_strbuf_take(&b);
 }
 
 /* Lines that are Open MPI's wrapping, not its answer. --do-not-launch ends

@@ -4,6 +4,7 @@
 #include "results_file.h"
 
 #include "atomic_file.h"
+#include "grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,9 +192,9 @@ static int merge_one(hid_t in, hid_t out, bl_h5_summary **all, size_t *nall,
             bl_h5_table_free(&bl_h5_summary_def, rows, n);
             return bl_err_set(err, "HDF5: cannot copy %s", group);
         }
-        if (*nall == *cap) {
-            *cap = *cap ? 2 * *cap : 64;
-            *all = realloc(*all, sizeof **all * *cap);
+        if (bl_grow(all, sizeof **all, *nall, cap, 64) < 0) {
+            bl_h5_table_free(&bl_h5_summary_def, rows, n);
+            return bl_err_set(err, "out of memory merging the summaries");
         }
         (*all)[(*nall)++] = rows[i];
         memset(&rows[i], 0, sizeof rows[i]); /* now owned by *all */

@@ -11,44 +11,18 @@
 #include <string.h>
 
 #include "shellquote.h"
+#include "strbuf.h"
 
-typedef struct sbuf {
-    char *s;
-    size_t len, cap;
-    int failed;
-} sbuf;
+typedef bl_strbuf sbuf;
 
 static void put(sbuf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static void put(sbuf *b, const char *fmt, ...)
 {
     va_list ap;
-    int n;
-    if (b->failed)
-        return;
     va_start(ap, fmt);
-    n = vsnprintf(NULL, 0, fmt, ap);
+    bl_strbuf_vprintf(b, fmt, ap);
     va_end(ap);
-    if (n < 0) {
-        b->failed = 1;
-        return;
-    }
-    if (b->len + (size_t)n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 4096;
-        char *s;
-        while (cap < b->len + (size_t)n + 1)
-            cap *= 2;
-        if (!(s = realloc(b->s, cap))) {
-            b->failed = 1;
-            return;
-        }
-        b->s = s;
-        b->cap = cap;
-    }
-    va_start(ap, fmt);
-    vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-    va_end(ap);
-    b->len += (size_t)n;
 }
 
 /* name=QUOTED: the only way a value enters the script body. */
@@ -65,12 +39,10 @@ static void assign(sbuf *b, const char *name, const char *value)
 
 static char *finish(sbuf *b, bl_err *err)
 {
-    if (b->failed || !b->s) {
-        free(b->s);
+    char *s = bl_strbuf_take(b);
+    if (!s)
         bl_err_set(err, "out of memory writing the batch script");
-        return NULL;
-    }
-    return b->s;
+    return s;
 }
 
 int bl_slurm_check_sbatch_value(const char *what, const char *value,
