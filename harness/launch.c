@@ -17,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sys_util.h"
+
 extern char **environ;
 
 /* After the child ended: how long to wait for the pipes to close (a process
@@ -30,13 +32,6 @@ extern char **environ;
 static volatile sig_atomic_t g_pid;          /* running child, or 0 */
 static volatile sig_atomic_t g_interrupt;
 static int g_wake[2] = {-1, -1};             /* self-pipe: wakes poll() */
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* --- signal-side API ------------------------------------------------------ */
 
@@ -290,8 +285,8 @@ static int kill_strays(pid_t pid)
     if (n == 0)
         return 0;
     kill_run(pid, SIGKILL);
-    double until = now_s() + STRAY_WAIT_S;
-    while (session_signal(pid, 0) > 0 && now_s() < until) {
+    double until = bl_now_s() + STRAY_WAIT_S;
+    while (session_signal(pid, 0) > 0 && bl_now_s() < until) {
         struct timespec ts = {0, 5 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }
@@ -369,8 +364,8 @@ static void posix_spawn_errno(int rc, char *const *argv, bl_err *err)
 /* The harness is gone: nobody will end this run, so end it now. */
 static _Noreturn void kill_own_session(void)
 {
-    double until = now_s() + ORPHAN_KILL_S;
-    while (session_signal(getpid(), SIGKILL) > 0 && now_s() < until) {
+    double until = bl_now_s() + ORPHAN_KILL_S;
+    while (session_signal(getpid(), SIGKILL) > 0 && bl_now_s() < until) {
         struct timespec ts = {0, 5 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }
@@ -610,7 +605,7 @@ static int step(run_state *st, bl_launch_result *res, double now)
             st->ended = 1;
             res->wall_s = now - st->t0;
             res->strays = kill_strays(st->pid);
-            st->drain_until = now_s() + DRAIN_S;
+            st->drain_until = bl_now_s() + DRAIN_S;
         }
     }
     return st->ended && ((st->fd[0] < 0 && st->fd[1] < 0) ||
@@ -646,7 +641,7 @@ static void drain_wake(void)
 static void supervise(run_state *st, bl_launch_result *res)
 {
     for (;;) {
-        double now = now_s();
+        double now = bl_now_s();
         if (step(st, res, now))
             break;
         struct pollfd pf[4];
@@ -720,7 +715,7 @@ int bl_launch_run(const bl_launch_opts *o, bl_launch_result *res, bl_err *err)
         open_pipes(out, errp, err) != 0)
         goto done;
     pid_t pid = 0;
-    double t0 = now_s();
+    double t0 = bl_now_s();
     if (spawn_child(o->argv, envp, out[1], errp[1], &pid, err) != 0)
         goto done;
     g_pid = pid;

@@ -3,7 +3,6 @@
 #include "plan_ranks.h"
 
 #include <errno.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 #include "launch.h"
 #include "launcher_info.h"
 #include "layout.h"
+#include "sys_util.h"
 
 /* ---- topology ------------------------------------------------------ */
 
@@ -83,8 +83,7 @@ static int usable(const char *path)
 int bl_plan_ranks_preload_path(char *buf, size_t len, bl_err *err)
 {
     const char *env = getenv("BINDLAB_PRELOAD");
-    char exe[PATH_MAX], dir[PATH_MAX];
-    ssize_t n;
+    char dir[PATH_MAX];
 
     if (env && *env) {
         if (!usable(env))
@@ -94,13 +93,10 @@ int bl_plan_ranks_preload_path(char *buf, size_t len, bl_err *err)
             return bl_err_set(err, "BINDLAB_PRELOAD: path too long");
         return 0;
     }
-    n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n < 0)
+    if (bl_self_dir(dir, sizeof dir, NULL) < 0)
         return bl_err_set(err, "cannot read /proc/self/exe to find %s; set "
                                "BINDLAB_PRELOAD to its path",
                           BL_PLAN_PRELOAD_NAME);
-    exe[n] = '\0';
-    snprintf(dir, sizeof dir, "%s", dirname(exe));
     if (bl_textf(buf, len, "%s/%s", dir, BL_PLAN_PRELOAD_NAME) == 0 &&
         usable(buf))
         return 0;

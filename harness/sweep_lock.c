@@ -10,14 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define POLL_MS 20
+#include "sys_util.h"
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+#define POLL_MS 20
 
 static int alive(pid_t pid)
 {
@@ -85,13 +80,13 @@ static int take_one(int *out, const char *path, int exclusive, double wait_s,
         }
         /* Its harness is dead; its supervisor is killing the run it left. */
         if (until == 0.0) {
-            until = now_s() + wait_s;
+            until = bl_now_s() + wait_s;
             if (progress) {
                 fprintf(progress, "waiting for the run left by a killed "
                         "sweep (PID %d) to end\n", (int)pid);
                 fflush(progress);
             }
-        } else if (now_s() > until) {
+        } else if (bl_now_s() > until) {
             bl_err_set(err, "%s is still locked %.0f s after its sweep (PID "
                        "%d) died: a process of its last run survives; end "
                        "it (see fuser %s) and retry", path, wait_s, (int)pid,

@@ -1,0 +1,68 @@
+/* The operating-system helpers of sys_util.h. */
+#include "sys_util.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+double bl_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int make_one(const char *dir, bl_err *err)
+{
+    if (mkdir(dir, 0777) < 0 && errno != EEXIST)
+        return bl_err_set(err, "%s: cannot create: %s", dir, strerror(errno));
+    return 0;
+}
+
+int bl_mkdir_p(const char *path, bl_err *err)
+{
+    char buf[PATH_MAX];
+    if (bl_textf(buf, sizeof buf, "%s", path) < 0)
+        return bl_err_set(err, "%s: path too long", path);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            if (make_one(buf, err) < 0)
+                return -1;
+            *p = '/';
+        }
+    return make_one(buf, err);
+}
+
+int bl_self_dir(char *buf, size_t len, bl_err *err)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    char *slash;
+    if (n <= 0)
+        return bl_err_set(err, "cannot find this program's path "
+                          "(/proc/self/exe): %s",
+                          n < 0 ? strerror(errno) : "empty");
+    self[n] = '\0';
+    slash = strrchr(self, '/');
+    if (slash == self)
+        slash++;                /* a program in / */
+    if (slash)
+        *slash = '\0';
+    if (bl_textf(buf, len, "%s", self) < 0)
+        return bl_err_set(err, "%s: path too long", self);
+    return 0;
+}
+
+int bl_beside_self(const char *name, char *buf, size_t len, bl_err *err)
+{
+    char dir[PATH_MAX];
+    if (bl_self_dir(dir, sizeof dir, err) < 0)
+        return -1;
+    if (bl_textf(buf, len, "%s/%s", dir, name) < 0)
+        return bl_err_set(err, "%s/%s: path too long", dir, name);
+    return 0;
+}

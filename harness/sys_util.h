@@ -1,0 +1,26 @@
+/* Small operating-system helpers the harness needs in several places:
+ * a monotonic clock, "mkdir -p", and files beside the running bindlab. */
+#ifndef BL_SYS_UTIL_H
+#define BL_SYS_UTIL_H
+
+#include <stddef.h>
+
+#include "err.h"
+
+/* Seconds on the monotonic clock (for timeouts and elapsed times only). */
+double bl_now_s(void);
+
+/* Creates path and its missing parents (mode 0777 before the umask), like
+ * mkdir -p. Returns 0, or -1 with err (may be NULL) naming the directory
+ * that could not be made and why. */
+int bl_mkdir_p(const char *path, bl_err *err);
+
+/* The directory holding the running executable (/proc/self/exe), e.g. the
+ * build tree or PREFIX/bin. Returns 0, or -1 with err set. */
+int bl_self_dir(char *buf, size_t len, bl_err *err);
+
+/* DIR/name for DIR the directory of the running executable; whether it
+ * exists is the caller's question. Returns 0, or -1 with err set. */
+int bl_beside_self(const char *name, char *buf, size_t len, bl_err *err);
+
+#endif
