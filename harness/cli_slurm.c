@@ -10,9 +10,11 @@
 
 #include "atomic_file.h"
 #include "cli.h"
+#include "cli_util.h"
 #include "config.h"
 #include "shellquote.h"
 #include "slurm.h"
+#include "sys_util.h"
 #include "topo.h"
 #include "units.h"
 
@@ -60,13 +62,7 @@ typedef struct cli {
     int nmodules, nodes, array, array_given, oversubscribe, submit;
 } cli;
 
-static int bad(const char *fmt, const char *a)
-{
-    fprintf(stderr, "bindlab slurm: ");
-    fprintf(stderr, fmt, a);
-    fprintf(stderr, " (see bindlab slurm --help)\n");
-    return 2;
-}
+#define VERB "slurm"
 
 static int parse_args(int argc, char **argv, cli *c)
 {
@@ -77,12 +73,12 @@ static int parse_args(int argc, char **argv, cli *c)
         long v;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(usage, stdout);
-            return 0;
+            return BL_EXIT_OK;
         } else if (strcmp(a, "--array") == 0) {
             c->array_given = 1;
         } else if (strncmp(a, "--array=", 8) == 0) {
             if (bl_parse_long(a + 8, "--array", 1, 100000, &v, &err) < 0)
-                return bad("%s", err.msg);
+                return bl_cli_usage_error(VERB, "%s", err.msg);
             c->array_given = 1;
             c->array = (int)v;
         } else if (strcmp(a, "--oversubscribe") == 0) {
@@ -93,7 +89,7 @@ static int parse_args(int argc, char **argv, cli *c)
             c->out = argv[++i];
         } else if (next && strcmp(a, "--nodes") == 0) {
             if (bl_parse_long(argv[++i], "--nodes", 1, 100000, &v, &err) < 0)
-                return bad("%s", err.msg);
+                return bl_cli_usage_error(VERB, "%s", err.msg);
             c->nodes = (int)v;
         } else if (next && strcmp(a, "--partition") == 0) {
             c->partition = argv[++i];
@@ -103,7 +99,8 @@ static int parse_args(int argc, char **argv, cli *c)
             c->time_limit = argv[++i];
         } else if (next && strcmp(a, "--module") == 0) {
             if (c->nmodules == MAX_MODULES)
-                return bad("--module: more than %s modules", "32");
+                return bl_cli_usage_error(VERB, "--module: more than %d "
+                                          "modules", MAX_MODULES);
             c->modules[c->nmodules++] = argv[++i];
         } else if (next && strcmp(a, "--results") == 0) {
             c->results = argv[++i];
@@ -114,18 +111,21 @@ static int parse_args(int argc, char **argv, cli *c)
         } else if (next && strcmp(a, "--launcher") == 0) {
             c->launcher = argv[++i];
             if (strcmp(c->launcher, "mpirun") && strcmp(c->launcher, "srun"))
-                return bad("--launcher: '%s' is not accepted; use mpirun or "
-                           "srun", c->launcher);
+                return bl_cli_usage_error(VERB, "--launcher: '%s' is not "
+                                          "accepted; use mpirun or srun",
+                                          c->launcher);
         } else if (a[0] == '-') {
-            return bad("unknown option (or missing value) '%s'", a);
+            return bl_cli_usage_error(VERB, "unknown option (or missing "
+                                      "value) '%s'", a);
         } else if (!c->file) {
             c->file = a;
         } else {
-            return bad("one sweep file only; '%s' is a second", a);
+            return bl_cli_usage_error(VERB, "one sweep file only; '%s' is "
+                                      "a second", a);
         }
     }
     if (!c->file)
-        return bad("%s", "no sweep file given");
+        return bl_cli_usage_error(VERB, "no sweep file given");
     /* Before sinfo is asked anything: these go into #SBATCH lines. */
     if ((c->partition &&
          bl_slurm_check_sbatch_value("--partition", c->partition, &err) < 0) ||
@@ -133,7 +133,7 @@ static int parse_args(int argc, char **argv, cli *c)
          bl_slurm_check_sbatch_value("--account", c->account, &err) < 0) ||
         (c->time_limit &&
          bl_slurm_check_sbatch_value("--time", c->time_limit, &err) < 0))
-        return bad("%s", err.msg);
+        return bl_cli_usage_error(VERB, "%s", err.msg);
     return -1; /* go on */
 }
 
@@ -146,21 +146,6 @@ static int absolute(const char *path, char *buf, size_t len)
     if (!getcwd(cwd, sizeof cwd))
         return -1;
     return bl_textf(buf, len, "%s/%s", cwd, path);
-}
-
-static int mkdir_p(const char *path)
-{
-    char buf[PATH_MAX];
-    if (bl_textf(buf, sizeof buf, "%s", path) < 0)
-        return -1;
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            if (mkdir(buf, 0777) < 0 && errno != EEXIST)
-                return -1;
-            *p = '/';
-        }
-    return mkdir(buf, 0777) < 0 && errno != EEXIST ? -1 : 0;
 }
 
 /* The node shape to check layouts against: --topology, else what sinfo
@@ -188,12 +173,8 @@ static int pick_topology(const cli *c, hwloc_topology_t *topo,
 static int paths(const cli *c, char *bindlab, char *app, char *sweep,
                  char *results, bl_err *err)
 {
-    ssize_t n = readlink("/proc/self/exe", bindlab, PATH_MAX - 1);
-    char *slash;
-    if (n <= 0)
-        return bl_err_set(err, "cannot find this bindlab's path "
-                          "(/proc/self/exe)");
-    bindlab[n] = '\0';
+    if (bl_self_path(bindlab, PATH_MAX, err) < 0)
+        return -1;
     if (!realpath(c->file, sweep))
         return bl_err_set(err, "%s: %s", c->file, strerror(errno));
     if (absolute(c->results ? c->results : "results", results, PATH_MAX) < 0)
@@ -201,12 +182,8 @@ static int paths(const cli *c, char *bindlab, char *app, char *sweep,
     if (c->app) {
         if (!realpath(c->app, app))
             return bl_err_set(err, "--app %s: %s", c->app, strerror(errno));
-    } else {
-        bl_textf(app, PATH_MAX, "%s", bindlab);
-        slash = strrchr(app, '/');
-        if (slash)
-            bl_textf(slash + 1, PATH_MAX - (size_t)(slash + 1 - app),
-                     "bindlab-app");
+    } else if (bl_beside_self("bindlab-app", app, PATH_MAX, err) < 0) {
+        return -1;
     }
     if (access(app, X_OK) < 0)
         return bl_err_set(err, "%s: not executable (the job runs it; give "
@@ -235,20 +212,20 @@ static int submit(const char *script, const char *merge, int array)
     bl_err err;
     if (bl_slurm_submit(NULL, script, NULL, NULL, job, sizeof job, &err) < 0) {
         fprintf(stderr, "bindlab slurm: %s\n", err.msg);
-        return 1;
+        return BL_EXIT_FAILED;
     }
     if (!array) {
         printf("submitted: job %s\n", job);
-        return 0;
+        return BL_EXIT_OK;
     }
     snprintf(dep, sizeof dep, "afterany:%s", job);
     if (bl_slurm_submit(NULL, merge, dep, job, mjob, sizeof mjob, &err) < 0) {
         fprintf(stderr, "bindlab slurm: array job %s submitted, but its "
                 "merge job was not: %s\n", job, err.msg);
-        return 1;
+        return BL_EXIT_FAILED;
     }
     printf("submitted: array job %s, merge job %s\n", job, mjob);
-    return 0;
+    return BL_EXIT_OK;
 }
 
 static void print_submit_hint(const char *out, const char *merge, int array)
@@ -270,7 +247,7 @@ static int write_all(const cli *c, const bl_slurm_opts *o, const bl_sweep *s,
     bl_err err;
     char *text = bl_slurm_script(o, s, n, &err), *mtext = NULL;
     char dir[PATH_MAX], *slash;
-    int rc = 0;
+    int rc = BL_EXIT_OK;
     if (text && o->array && !(mtext = bl_slurm_merge_script(o, s, &err)))
         rc = -1;
     if (!text || rc < 0 || (o->array && bl_slurm_merge_path(out, merge,
@@ -278,33 +255,32 @@ static int write_all(const cli *c, const bl_slurm_opts *o, const bl_sweep *s,
         fprintf(stderr, "bindlab slurm: %s\n", err.msg);
         free(text);
         free(mtext);
-        return 2;
+        return BL_EXIT_USAGE;
     }
     /* Slurm does not create the directory of --output: a job whose output
      * cannot be opened fails without a word. */
     bl_textf(dir, sizeof dir, "%s/slurm", o->results);
-    if (mkdir_p(dir) < 0) {
-        fprintf(stderr, "bindlab slurm: %s: cannot create: %s\n", dir,
-                strerror(errno));
-        rc = 1;
+    if (bl_mkdir_p(dir, &err) < 0) {
+        fprintf(stderr, "bindlab slurm: %s\n", err.msg);
+        rc = BL_EXIT_FAILED;
     }
     bl_textf(dir, sizeof dir, "%s", out);
     slash = strrchr(dir, '/');
     if (rc == 0 && slash && slash != dir) {
         *slash = '\0';
-        mkdir_p(dir);
+        bl_mkdir_p(dir, NULL); /* the script's writer says what failed */
     }
     /* A device, directory or FIFO at either path is bad input, refused
      * before either script is written. */
     if (rc == 0 && (bl_atomic_check_target(out, &err) < 0 ||
                     (mtext && bl_atomic_check_target(merge, &err) < 0))) {
         fprintf(stderr, "bindlab slurm: %s\n", err.msg);
-        rc = 2;
+        rc = BL_EXIT_USAGE;
     }
     if (rc == 0 && (bl_slurm_write_script(out, text, &err) < 0 ||
                     (mtext && bl_slurm_write_script(merge, mtext, &err) < 0))) {
         fprintf(stderr, "bindlab slurm: %s\n", err.msg);
-        rc = 1;
+        rc = BL_EXIT_FAILED;
     }
     free(text);
     free(mtext);
@@ -330,7 +306,7 @@ int bl_cli_slurm(int argc, char **argv)
         return rc;
     if (bl_config_load(c.file, &s, &err) < 0) {
         fprintf(stderr, "bindlab slurm: %s\n", err.msg);
-        return 2;
+        return BL_EXIT_USAGE;
     }
     rc = pick_topology(&c, &topo, &part, &have_part, &err);
     if (rc == 0) {
@@ -349,7 +325,7 @@ int bl_cli_slurm(int argc, char **argv)
     if (rc < 0) {
         fprintf(stderr, "bindlab slurm: %s\n", err.msg);
         bl_sweep_free(&s);
-        return 2;
+        return BL_EXIT_USAGE;
     }
     bl_slurm_job_name(s.name, job, sizeof job);
     if (c.out)

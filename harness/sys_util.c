@@ -37,16 +37,23 @@ int bl_mkdir_p(const char *path, bl_err *err)
     return make_one(buf, err);
 }
 
+int bl_self_path(char *buf, size_t len, bl_err *err)
+{
+    ssize_t n = len > 1 ? readlink("/proc/self/exe", buf, len - 1) : -1;
+    if (n <= 0 || (size_t)n >= len - 1)
+        return bl_err_set(err, "cannot find this program's path "
+                          "(/proc/self/exe): %s",
+                          n < 0 ? strerror(errno) : "too long");
+    buf[n] = '\0';
+    return 0;
+}
+
 int bl_self_dir(char *buf, size_t len, bl_err *err)
 {
     char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     char *slash;
-    if (n <= 0)
-        return bl_err_set(err, "cannot find this program's path "
-                          "(/proc/self/exe): %s",
-                          n < 0 ? strerror(errno) : "empty");
-    self[n] = '\0';
+    if (bl_self_path(self, sizeof self, err) < 0)
+        return -1;
     slash = strrchr(self, '/');
     if (slash == self)
         slash++;                /* a program in / */

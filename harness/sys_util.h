@@ -15,6 +15,10 @@ double bl_now_s(void);
  * that could not be made and why. */
 int bl_mkdir_p(const char *path, bl_err *err);
 
+/* The running executable's own path (/proc/self/exe). Returns 0, or -1
+ * with err set. */
+int bl_self_path(char *buf, size_t len, bl_err *err);
+
 /* The directory holding the running executable (/proc/self/exe), e.g. the
  * build tree or PREFIX/bin. Returns 0, or -1 with err set. */
 int bl_self_dir(char *buf, size_t len, bl_err *err);
