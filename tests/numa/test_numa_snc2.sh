@@ -12,7 +12,8 @@ guest=$BINDLAB_BUILD_DIR/numa-guest
 # tree) for test_numa_plan.sh, and to rerun only the host-side checks with
 # BINDLAB_NUMA_REUSE=1.
 share=${BINDLAB_NUMA_KEEP:-$cache/snc2-runs}
-if [ "${BINDLAB_NUMA_REUSE:-0}" != 1 ]; then rm -rf "$share"; fi
+# Only the default folder is emptied; a folder given is never deleted.
+if [ "${BINDLAB_NUMA_REUSE:-0}" != 1 ] && [ -z "${BINDLAB_NUMA_KEEP:-}" ]; then rm -rf "$share"; fi
 mkdir -p "$share"
 
 # Debian's python3 has python3-h5py (a bindlab dependency, scripts/deps.sh);
