@@ -104,11 +104,14 @@ int bl_crosscheck(const bl_binding_report *report, const bl_h5_run *run,
         /* An Open MPI line printed by the rank itself comes from MPI_Init,
          * when only its master thread's binding could be seen. (Slurm's
          * lines name the task's pid too, but slurmstepd prints them from
-         * the binding it set before exec.) */
+         * the binding it set before exec.) Intel MPI's pinning table is
+         * always such a line: each rank's own view in MPI_Init, after
+         * libgomp bound the master thread to the first place. */
         int self = claim && master && claim->pid > 0 &&
                    claim->pid == master->pid &&
                    (report->format == BL_REPORT_OMPI4 ||
-                    report->format == BL_REPORT_OMPI5);
+                    report->format == BL_REPORT_OMPI5 ||
+                    report->format == BL_REPORT_IMPI);
         if (self)
             seen = master->cpuset;
         c->rank = r;
