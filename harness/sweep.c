@@ -15,6 +15,7 @@
 #include "shellquote.h"
 #include "sweep_lock.h"
 #include "sweep_run.h"
+#include "sys_util.h"
 #include "topo.h"
 
 extern char **environ;
@@ -23,47 +24,13 @@ extern char **environ;
  * its supervisor (launch.c: at most 10 s of SIGKILLs). */
 #define LOCK_WAIT_S 30.0
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int mkdir_p(const char *path, bl_err *err)
-{
-    char buf[PATH_MAX];
-    bl_textf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            if (mkdir(buf, 0777) < 0 && errno != EEXIST)
-                return bl_err_set(err, "%s: cannot create: %s", buf,
-                                  strerror(errno));
-            *p = '/';
-        }
-    if (mkdir(buf, 0777) < 0 && errno != EEXIST)
-        return bl_err_set(err, "%s: cannot create: %s", buf, strerror(errno));
-    return 0;
-}
-
 /* bindlab-app beside the running bindlab (the build tree, or an install
  * prefix), else whatever PATH finds. */
 static void default_app(char *buf, size_t len)
 {
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n > 0) {
-        char *slash;
-        self[n] = '\0';
-        slash = strrchr(self, '/');
-        if (slash) {
-            *slash = '\0';
-            bl_textf(buf, len, "%s/bindlab-app", self);
-            if (access(buf, X_OK) == 0)
-                return;
-        }
-    }
+    if (bl_beside_self("bindlab-app", buf, len, NULL) == 0 &&
+        access(buf, X_OK) == 0)
+        return;
     bl_textf(buf, len, "bindlab-app");
 }
 
@@ -221,7 +188,7 @@ static void progress_line(bl_sweep_ctx *c, int done, int todo, double started,
                           const bl_sweep_item *it, const bl_h5_harness *h,
                           double rate, const char *unit)
 {
-    double elapsed = now_s() - started;
+    double elapsed = bl_now_s() - started;
     double eta = done > 0 ? elapsed / done * (todo - done) : 0.0;
     if (!c->o->progress)
         return;
@@ -250,7 +217,7 @@ static void count(bl_sweep_totals *t, const char *status)
 
 static int execute(bl_sweep_ctx *c, bl_sweep_totals *t, bl_err *err)
 {
-    double started = now_s();
+    double started = bl_now_s();
     int todo = 0, done = 0;
     for (int i = 0; i < c->nitems; i++)
         todo += !bl_sweep_item_done(c, &c->items[i], err);
@@ -286,7 +253,7 @@ int bl_sweep_run(const bl_sweep_opts *o, bl_sweep_totals *t, bl_err *err)
     bl_sweep_ctx c;
     bl_sweep_lock lock = {{-1, -1}};
     struct sigaction old_int, old_term;
-    double t0 = now_s();
+    double t0 = bl_now_s();
     int rc;
 
     memset(t, 0, sizeof *t);
@@ -345,11 +312,11 @@ int bl_sweep_run(const bl_sweep_opts *o, bl_sweep_totals *t, bl_err *err)
         return rc;
     }
     if (rc == 0)
-        rc = mkdir_p(c.dir, err);
+        rc = bl_mkdir_p(c.dir, err);
     if (rc == 0) {
         char appdir[PATH_MAX];
         bl_textf(appdir, sizeof appdir, "%s/app", c.dir);
-        rc = mkdir_p(appdir, err);
+        rc = bl_mkdir_p(appdir, err);
     }
     /* Before anything in dir is read or written: no second sweep on it,
      * and no run a killed sweep left behind still going. */
@@ -370,7 +337,7 @@ int bl_sweep_run(const bl_sweep_opts *o, bl_sweep_totals *t, bl_err *err)
     }
     if (rc != -1 && bl_sweep_merge(&c, err) < 0)
         rc = -1;
-    t->wall_s = now_s() - t0;
+    t->wall_s = bl_now_s() - t0;
     bl_sweep_lock_release(&lock);
     bl_sweep_ctx_free(&c);
     return rc;
