@@ -107,7 +107,7 @@ fi
 # Bad input: a node that does not exist, and a policy that is not one.
 missing=$(( $(tr ',' '\n' <<<"$mem_nodes" | sort -n | tail -n1) + 1 ))
 rc=0
-"$BINDLAB_APP" --mem-policy "bind:$missing" --size 1MiB --iters 1 >"$WORK/bad" 2>&1 || rc=$?
+"${MPIRUN[@]}" -np 1 "$BINDLAB_APP" --mem-policy "bind:$missing" --size 1MiB --iters 1 >"$WORK/bad" 2>&1 || rc=$?
 [ "$rc" = 2 ] || fail "bind to a missing node: exit $rc, expected 2: $(cat "$WORK/bad")"
 grep -q "mem-policy bind:$missing: this process may use NUMA node" "$WORK/bad" || fail "missing node message: $(cat "$WORK/bad")"
 rc=0
