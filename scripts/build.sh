@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Configures and builds bindlab into build/ (or the directory given), with
 # any extra CMake options after it: scripts/build.sh build-asan -DBINDLAB_SANITIZE=ON
+# One tree per MPI: scripts/build.sh build-mpi-ompi5 -DMPI_C_COMPILER=$PWD/build-mpi/ompi5/bin/mpicc
+# (or -DMPI_HOME=PREFIX; scripts/mpis.sh installs the tested MPIs; README "Your own MPI").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-build}
