@@ -7,9 +7,12 @@
 #include "cli_util.h"
 #include "results_file.h"
 #include "report.h"
+#include "report_html.h"
+#include "atomic_file.h"
 
 static const char help[] =
     "usage: bindlab report FILE.h5 [--csv] [--kernel K] [--sort rate|label|run]\n"
+    "                      [--html FILE.html]\n"
     "\n"
     "Prints the /summary table of a sweep file (results/NAME.h5 as written by\n"
     "'bindlab sweep' or 'bindlab merge', or one run's results/NAME.d/rNNNN.h5)\n"
@@ -39,13 +42,18 @@ static const char help[] =
     "baseline_run_id, as CSV (RFC 4180: CRLF line ends, fields with commas or\n"
     "quotes quoted), for spreadsheets and pandas.read_csv.\n"
     "\n"
+    "--html FILE.html writes the report as one self-contained web page (no\n"
+    "network needed to open it): a bar chart of the rate per layout, the\n"
+    "table (sortable), and every flag explained with links to its runs\n"
+    "(docs/report.md). The table is then not printed.\n"
+    "\n"
     "Exit status: 0 table written, 1 the file is missing, truncated, not a\n"
     "sweep file, or holds no runs, 2 bad usage (including an unknown kernel).\n";
 
 #define VERB "report"
 
 typedef struct {
-    const char *input, *kernel;
+    const char *input, *kernel, *html;
     int csv;
     bl_report_sort sort;
 } options;
@@ -68,6 +76,9 @@ static int parse_args(int argc, char **argv, options *o)
         } else if ((v = bl_cli_option_value("--kernel", argc, argv, &i,
                                             &missing))) {
             o->kernel = v;
+        } else if (!missing && (v = bl_cli_option_value("--html", argc, argv,
+                                                        &i, &missing))) {
+            o->html = v;
         } else if (!missing && (v = bl_cli_option_value("--sort", argc, argv,
                                                         &i, &missing))) {
             if (bl_report_sort_parse(v, &o->sort, &err) < 0)
@@ -87,6 +98,14 @@ static int parse_args(int argc, char **argv, options *o)
     if (!o->input)
         return bl_cli_usage_error(VERB, "no input: give a sweep file, e.g. "
                                   "results/NAME.h5");
+    if (o->html && o->csv)
+        return bl_cli_usage_error(VERB, "--html and --csv: choose one");
+    /* a device, directory, FIFO... is never replaced: refused before the
+     * input is read, like every writer */
+    if (o->html && bl_atomic_check_target(o->html, &err) < 0) {
+        fprintf(stderr, "bindlab report: --html %s\n", err.msg);
+        return BL_EXIT_USAGE;
+    }
     return -1;
 }
 
@@ -135,6 +154,17 @@ int bl_cli_report(int argc, char **argv)
         fprintf(stderr, "bindlab report: %s: %s\n", o.input, err.msg);
         bl_h5_table_free(&bl_h5_summary_def, rows, n);
         return BL_EXIT_USAGE;
+    }
+    if (o.html) {
+        rc = bl_report_write_html(o.html, o.input, &r, &err) < 0
+                 ? BL_EXIT_FAILED : BL_EXIT_OK;
+        if (rc)
+            fprintf(stderr, "bindlab report: %s\n", err.msg);
+        else
+            printf("%s: %zu runs\n", o.html, r.nrows);
+        bl_report_free(&r);
+        bl_h5_table_free(&bl_h5_summary_def, rows, n);
+        return rc;
     }
     rc = o.csv ? bl_report_write_csv(stdout, &r)
                : bl_report_write_table(stdout, &r);

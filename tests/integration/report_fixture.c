@@ -5,6 +5,11 @@
  *   report_fixture DIR         the sweep (12 runs)
  *   report_fixture DIR other   one run r0000 of a different sweep (the
  *                              same run id with another label)
+ *   report_fixture DIR many N  N runs (a size test for report --html): N/5
+ *                              layouts L000, L001, ... of 5 repetitions
+ *                              each (run ids L000.1 ... L000.5), every 50th
+ *                              run failed, every 7th flagged migrated, on
+ *                              a machine recorded as emulated
  *
  * Rates are of the order measured on the development VM (docs/kernels/
  * stencil.md: triad 8.5-14.6 GB/s, stencil 500-600 MLUP/s). */
@@ -54,6 +59,11 @@ static const spec runs[] = {
      "ok", 2, 1, 583.0, 1, 0.98, "omp-unbound", 0, 0},
 };
 
+/* "many" mode: the repetition of the run written next, and the machine's
+ * virtualization string. */
+static int g_repetition;
+static const char *g_virtualization = "";
+
 static void label(const spec *s, char *buf, size_t len)
 {
     snprintf(buf, len, "%s np%d map=%s bind=%s places=%s proc_bind=%s t=%d "
@@ -79,11 +89,14 @@ static int write_one(const char *dir, const spec *s, const char *label_text)
     bl_h5_run app = {0};
     bl_err err;
 
+    m.virtualization = (char *)g_virtualization;
+
     label(s, lbl, sizeof lbl);
     h.run_id = (char *)s->run_id;
     h.label = (char *)(label_text ? label_text : lbl);
     h.name = "";
     h.status = (char *)s->status;
+    h.repetition = g_repetition;
     h.np = s->np;
     h.threads = s->threads;
     h.kernel = (char *)s->kernel;
@@ -142,10 +155,45 @@ static int write_one(const char *dir, const spec *s, const char *label_text)
     return 0;
 }
 
+static int write_many(const char *dir, int n)
+{
+    static const char *const maps[] = {"core", "slot:PE=2", "numa", "l3cache"};
+    static const char *const binds[] = {"core", "none", "hwthread", "numa"};
+    for (int i = 0; i < n; i++) {
+        int layout = i / 5;
+        char id[32], lbl[128];
+        spec s = runs[0];
+        snprintf(id, sizeof id, "L%03d.%d", layout, i % 5 + 1);
+        s.run_id = id;
+        s.map_by = maps[layout % 4];
+        s.bind_to = binds[(layout / 4) % 4];
+        s.np = 1 + layout % 2;
+        s.threads = 2 / s.np;
+        /* rates 5..15 GB/s by layout, a little spread over repetitions */
+        s.rate = 5.0 + (double)(layout * 37 % 100) / 10.0 + 0.05 * (i % 5);
+        s.flags = i % 7 == 0 ? "migrated" : "";
+        if (i % 50 == 49) {
+            s.status = "failed";
+            s.rate = 0;
+            s.exit_status = 1;
+        }
+        g_repetition = i % 5 + 1;
+        snprintf(lbl, sizeof lbl, "triad layout L%03d np%d map=%s bind=%s",
+                 layout, s.np, s.map_by, s.bind_to);
+        if (write_one(dir, &s, lbl) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 4 && strcmp(argv[2], "many") == 0) {
+        g_virtualization = "emulated: QEMU TCG (report_fixture)";
+        return write_many(argv[1], atoi(argv[3])) < 0;
+    }
     if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "other"))) {
-        fprintf(stderr, "usage: report_fixture DIR [other]\n");
+        fprintf(stderr, "usage: report_fixture DIR [other | many N]\n");
         return 2;
     }
     if (argc == 3) {

@@ -1,0 +1,370 @@
+/* The page of `bindlab report --html`: head with inline CSS, machine,
+ * charts (report_svg.c), the sortable run table, the flags explained, and
+ * a few lines of inline script. Written atomically. */
+#include "report_html.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "atomic_file.h"
+
+static const char *str(const char *s)
+{
+    return s ? s : "";
+}
+
+void bl_html_escape(bl_strbuf *b, const char *s)
+{
+    const char *p = str(s), *run = p;
+    for (; *p; p++) {
+        const char *e = *p == '&' ? "&amp;" : *p == '<' ? "&lt;"
+                      : *p == '>' ? "&gt;" : *p == '"' ? "&quot;"
+                      : *p == '\'' ? "&#39;" : NULL;
+        if (!e)
+            continue;
+        bl_strbuf_add(b, run, (size_t)(p - run));
+        bl_strbuf_puts(b, e);
+        run = p + 1;
+    }
+    bl_strbuf_add(b, run, (size_t)(p - run));
+}
+
+/* One sentence per flag of docs/schema.md. */
+static const struct {
+    const char *flag, *why;
+} flag_text[] = {
+    {"binding-mismatch", "A rank's recorded cpuset differs from the one the "
+                         "launcher reported, so the binding asked for is not "
+                         "the binding that ran."},
+    {"rank-spans-numa", "One rank's threads ran on more than one NUMA node, "
+                        "so some of them reach their memory remotely."},
+    {"pu-shared", "Two threads ended on the same hardware thread (PU) and "
+                  "shared it instead of running side by side."},
+    {"omp-unbound", "OMP_PROC_BIND was unset or false, so the OpenMP threads "
+                    "were free to move between the rank's CPUs."},
+    {"remote-pages", "Less than 90% of the ranks' pages were on their own "
+                     "NUMA node (local_page_fraction < 0.9)."},
+    {"numa-balancing", "The kernel's automatic NUMA balancing was on and may "
+                       "have moved pages or threads during the run."},
+    {"migrated", "A thread moved to another CPU during the timed region."},
+};
+
+static const char *flag_why(const char *flag)
+{
+    for (size_t i = 0; i < sizeof flag_text / sizeof flag_text[0]; i++)
+        if (strcmp(flag, flag_text[i].flag) == 0)
+            return flag_text[i].why;
+    return "A flag this version of bindlab does not know; see docs/schema.md "
+           "of the version that wrote the file.";
+}
+
+/* The next comma-separated flag of s from *pos into buf (empty ones
+ * skipped); 0 when there is none left. */
+static int flag_at(const char *s, size_t *pos, char *buf, size_t len)
+{
+    while (s[*pos] == ',' || s[*pos] == ' ')
+        (*pos)++;
+    if (!s[*pos])
+        return 0;
+    size_t n = strcspn(s + *pos, ",");
+    size_t k = n < len - 1 ? n : len - 1;
+    memcpy(buf, s + *pos, k);
+    buf[k] = '\0';
+    while (k > 0 && buf[k - 1] == ' ')
+        buf[--k] = '\0';
+    *pos += n;
+    return 1;
+}
+
+static const char css[] =
+    "body{font:14px/1.4 system-ui,sans-serif;margin:0 auto;max-width:1280px;"
+    "padding:8px 16px;color:#222;background:#fff}"
+    "h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}"
+    ".note{background:#fff3cd;border:1px solid #d9b400;padding:6px 10px}"
+    ".wrap{overflow-x:auto}"
+    "table{border-collapse:collapse;font-size:13px}"
+    "th,td{padding:2px 6px;border-bottom:1px solid #ddd;text-align:left;"
+    "vertical-align:top}"
+    "th{cursor:pointer;background:#f0f0f0;position:sticky;top:0;"
+    "white-space:nowrap}"
+    "th[aria-sort=ascending]::after{content:' \\25B2'}"
+    "th[aria-sort=descending]::after{content:' \\25BC'}"
+    "td.n{text-align:right;font-variant-numeric:tabular-nums}"
+    "tr:target{background:#ffe9a8}"
+    "tr.bad td{color:#888}"
+    /* on a phone the chart keeps a readable size and scrolls sideways */
+    "svg.bars{width:100%;min-width:600px;height:auto;max-width:900px;"
+    "font-size:12px}"
+    "svg.bars text{fill:#222}svg.bars a text{text-decoration:underline}"
+    ".bar{fill:#7aa6d6}.bar.best{fill:#2f6db3}"
+    ".whisker{stroke:#222;stroke-width:1.5;fill:none}"
+    "dt{font-weight:bold;margin-top:.6em}"
+    "@media (max-width:640px){body{padding:4px 6px;font-size:13px}"
+    "table{font-size:11px}}";
+
+/* Sorts the table by a header click; `#sort=KEY` or `#sort=-KEY` in the
+ * address opens it sorted (descending with '-'). Cells sort by their
+ * data-v when they have one, as numbers in numeric columns; empty values
+ * last. */
+static const char script[] =
+    "(function(){var t=document.getElementById('runs'),"
+    "h=t.tHead.rows[0].cells;"
+    "function v(r,i){var c=r.cells[i],x=c.getAttribute('data-v');"
+    "return x===null?c.textContent:x;}"
+    "function by(i,d){var b=t.tBodies[0],rs=Array.prototype.slice.call(b.rows),"
+    "num=h[i].classList.contains('n');"
+    "rs.sort(function(x,y){var a=v(x,i),c=v(y,i);"
+    "if(a===''||c==='')return(a==='')-(c==='');"
+    "return d*(num?a-c:a.localeCompare(c));});"
+    "rs.forEach(function(r){b.appendChild(r);});"
+    "for(var j=0;j<h.length;j++)h[j].removeAttribute('aria-sort');"
+    "h[i].setAttribute('aria-sort',d>0?'ascending':'descending');}"
+    "Array.prototype.forEach.call(h,function(c,i){c.addEventListener('click',"
+    "function(){by(i,c.getAttribute('aria-sort')==='ascending'?-1:1);});});"
+    "var m=/^#sort=(-?)([a-z_]+)$/.exec(location.hash);"
+    "if(m)Array.prototype.forEach.call(h,function(c,i){"
+    "if(c.getAttribute('data-k')===m[2])by(i,m[1]?-1:1);});})();";
+
+static void num_cell(bl_strbuf *b, double v, const char *fmt)
+{
+    if (isfinite(v) && v > 0) {
+        bl_strbuf_printf(b, "<td class=\"n\" data-v=\"%.9g\">", v);
+        bl_strbuf_printf(b, fmt, v);
+        bl_strbuf_puts(b, "</td>");
+    } else {
+        bl_strbuf_puts(b, "<td class=\"n\" data-v=\"\">-</td>");
+    }
+}
+
+static void machine_part(bl_strbuf *b, const bl_h5_machine *m)
+{
+    if (!m) {
+        bl_strbuf_puts(b, "<p>The file records no machine (no run wrote a "
+                          "result).</p>\n");
+        return;
+    }
+    bl_strbuf_puts(b, "<p>Machine: ");
+    bl_html_escape(b, m->hostname);
+    bl_strbuf_puts(b, ", ");
+    bl_html_escape(b, m->cpu_model);
+    bl_strbuf_printf(b, "; %d package%s, %d NUMA node%s, %d L3, %d cores, "
+                     "%d PUs; ", m->packages, m->packages == 1 ? "" : "s",
+                     m->numa_nodes, m->numa_nodes == 1 ? "" : "s",
+                     m->l3_domains, m->cores, m->pus);
+    bl_html_escape(b, m->mpi_library_version);
+    bl_strbuf_puts(b, "; kernel ");
+    bl_html_escape(b, m->kernel_release);
+    bl_strbuf_puts(b, ".</p>\n");
+    if (m->virtualization && strncmp(m->virtualization, "emulated", 8) == 0) {
+        bl_strbuf_puts(b, "<p class=\"note\" id=\"emulated\">Note: rates are "
+                          "not meaningful for speed: these runs ran on an "
+                          "emulated machine (");
+        bl_html_escape(b, m->virtualization);
+        bl_strbuf_puts(b, "); placement and pages are real.</p>\n");
+    }
+}
+
+static void flag_links(bl_strbuf *b, const char *flags)
+{
+    char f[128];
+    size_t pos = 0;
+    int first = 1;
+    while (flag_at(str(flags), &pos, f, sizeof f)) {
+        bl_strbuf_puts(b, first ? "" : ", ");
+        bl_strbuf_puts(b, "<a href=\"#flag-");
+        bl_html_escape(b, f);
+        bl_strbuf_puts(b, "\">");
+        bl_html_escape(b, f);
+        bl_strbuf_puts(b, "</a>");
+        first = 0;
+    }
+}
+
+static void table_part(bl_strbuf *b, const bl_report *r)
+{
+    static const char *const cols[][2] = {
+        {"run", ""}, {"label", ""}, {"status", ""}, {"threads", "n"},
+        {"median_s", "n"}, {"rate", "n"}, {"unit", ""}, {"vs_best", "n"},
+        {"vs_none", "n"}, {"verified", ""}, {"local", "n"}, {"flags", ""}};
+    bl_strbuf_printf(b, "<h2 id=\"table\">Runs (%zu)</h2>\n<p>Click a "
+                     "column to sort by it.</p>\n<div class=\"wrap\">"
+                     "<table id=\"runs\"><thead><tr>", r->nrows);
+    for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
+        bl_strbuf_printf(b, "<th data-k=\"%s\"%s>%s</th>", cols[c][0],
+                         cols[c][1][0] ? " class=\"n\"" : "", cols[c][0]);
+    bl_strbuf_puts(b, "</tr></thead>\n<tbody>\n");
+    for (size_t i = 0; i < r->nrows; i++) {
+        const bl_report_row *row = &r->rows[i];
+        const bl_h5_summary *s = row->s;
+        int has_result = s->rate > 0 || s->median_s > 0;
+        bl_strbuf_puts(b, "<tr id=\"run-");
+        bl_html_escape(b, s->run_id);
+        bl_strbuf_printf(b, "\"%s><td>", row->usable ? "" : " class=\"bad\"");
+        bl_html_escape(b, s->run_id);
+        bl_strbuf_puts(b, "</td><td>");
+        bl_html_escape(b, s->label);
+        bl_strbuf_puts(b, "</td><td>");
+        bl_html_escape(b, s->status);
+        bl_strbuf_printf(b, "</td><td class=\"n\" data-v=\"%d\">%d</td>",
+                         (int)s->threads, (int)s->threads);
+        num_cell(b, s->median_s, "%.4g");
+        num_cell(b, s->rate, "%.4g");
+        bl_strbuf_puts(b, "<td>");
+        bl_html_escape(b, has_result && s->rate_unit && s->rate_unit[0]
+                              ? s->rate_unit : "-");
+        bl_strbuf_puts(b, "</td>");
+        num_cell(b, row->ratio_best, "%.2f");
+        num_cell(b, row->ratio_baseline, "%.2f");
+        bl_strbuf_printf(b, "<td>%s</td>", !has_result ? "-"
+                         : s->verified == 1 ? "yes" : "no");
+        if (has_result && s->local_page_fraction >= 0)
+            bl_strbuf_printf(b, "<td class=\"n\" data-v=\"%.4f\">%.2f</td>",
+                             s->local_page_fraction, s->local_page_fraction);
+        else
+            bl_strbuf_puts(b, "<td class=\"n\" data-v=\"\">-</td>");
+        bl_strbuf_puts(b, "<td>");
+        flag_links(b, s->flags);
+        bl_strbuf_puts(b, "</td></tr>\n");
+    }
+    bl_strbuf_puts(b, "</tbody></table></div>\n");
+}
+
+/* Each distinct flag in order of first appearance, its sentence, and links
+ * to every run that raised it. */
+static int flags_part(bl_strbuf *b, const bl_report *r)
+{
+    char (*seen)[128] = NULL;
+    size_t nseen = 0, cap = 0;
+    char f[128];
+
+    for (size_t i = 0; i < r->nrows; i++) {
+        size_t pos = 0;
+        while (flag_at(str(r->rows[i].s->flags), &pos, f, sizeof f)) {
+            size_t k = 0;
+            while (k < nseen && strcmp(seen[k], f) != 0)
+                k++;
+            if (k < nseen)
+                continue;
+            if (nseen == cap) {
+                size_t nc = cap ? 2 * cap : 8;
+                void *p = realloc(seen, nc * sizeof *seen);
+                if (!p) {
+                    free(seen);
+                    return -1;
+                }
+                seen = p;
+                cap = nc;
+            }
+            memcpy(seen[nseen++], f, sizeof f);
+        }
+    }
+    bl_strbuf_puts(b, "<h2 id=\"flags\">Flags</h2>\n");
+    if (nseen == 0)
+        bl_strbuf_puts(b, "<p>No run raised a flag.</p>\n");
+    else
+        bl_strbuf_puts(b, "<dl>\n");
+    for (size_t k = 0; k < nseen; k++) {
+        size_t nruns = 0;
+        bl_strbuf_puts(b, "<dt id=\"flag-");
+        bl_html_escape(b, seen[k]);
+        bl_strbuf_puts(b, "\">");
+        bl_html_escape(b, seen[k]);
+        bl_strbuf_puts(b, "</dt><dd>");
+        bl_html_escape(b, flag_why(seen[k]));
+        bl_strbuf_puts(b, " Runs: ");
+        for (size_t i = 0; i < r->nrows; i++) {
+            size_t pos = 0;
+            const bl_h5_summary *s = r->rows[i].s;
+            while (flag_at(str(s->flags), &pos, f, sizeof f))
+                if (strcmp(f, seen[k]) == 0) {
+                    bl_strbuf_puts(b, nruns++ ? ", <a href=\"#run-"
+                                              : "<a href=\"#run-");
+                    bl_html_escape(b, s->run_id);
+                    bl_strbuf_puts(b, "\">");
+                    bl_html_escape(b, s->run_id);
+                    bl_strbuf_puts(b, "</a>");
+                    break;
+                }
+        }
+        bl_strbuf_puts(b, ".</dd>\n");
+    }
+    if (nseen)
+        bl_strbuf_puts(b, "</dl>\n");
+    free(seen);
+    return 0;
+}
+
+char *bl_report_html_text(const bl_report *r, const char *input,
+                          const bl_h5_machine *m)
+{
+    bl_strbuf b = {0};
+    int rc = 0;
+
+    bl_strbuf_puts(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head>"
+                       "<meta charset=\"utf-8\">\n<meta name=\"viewport\" "
+                       "content=\"width=device-width,initial-scale=1\">\n"
+                       "<title>bindlab report: ");
+    bl_html_escape(&b, input);
+    bl_strbuf_printf(&b, "</title>\n<style>%s</style>\n</head><body>\n"
+                     "<h1>bindlab report: ", css);
+    bl_html_escape(&b, input);
+    bl_strbuf_printf(&b, "</h1>\n<p>%zu run%s. Rates compare only within one "
+                     "kernel and unit; a run counts when it is ok and "
+                     "verified.</p>\n", r->nrows, r->nrows == 1 ? "" : "s");
+    machine_part(&b, m);
+    for (size_t g = 0; g < r->ngroups && rc == 0; g++) {
+        const bl_report_group *gr = &r->groups[g];
+        bl_strbuf_puts(&b, "<h2>");
+        bl_html_escape(&b, gr->kernel);
+        if (gr->rate_unit[0]) {
+            bl_strbuf_puts(&b, ", ");
+            bl_html_escape(&b, gr->rate_unit);
+        }
+        bl_strbuf_printf(&b, " (%zu run%s", gr->nruns,
+                         gr->nruns == 1 ? "" : "s");
+        if (gr->nunusable)
+            bl_strbuf_printf(&b, ", %zu not ok or not verified",
+                             gr->nunusable);
+        bl_strbuf_puts(&b, ")</h2>\n<p>Bar: the median rate of a layout over "
+                           "its repetitions; whisker: min to max. The "
+                           "darkest bar is the best layout.</p>\n");
+        rc = bl_report_svg_bars(&b, r, gr);
+    }
+    if (rc == 0) {
+        table_part(&b, r);
+        rc = flags_part(&b, r);
+    }
+    bl_strbuf_printf(&b, "<script>%s</script>\n</body></html>\n", script);
+    if (rc < 0) {
+        free(bl_strbuf_take(&b));
+        return NULL;
+    }
+    return bl_strbuf_take(&b);
+}
+
+int bl_report_write_html(const char *path, const char *input,
+                         const bl_report *r, bl_err *err)
+{
+    bl_h5_machine m;
+    bl_err e;
+    int have_m = 0, rc;
+    char *text;
+    hid_t f = bl_h5_open_read(input, &e);
+
+    if (f >= 0) {
+        /* H5Lexists: a file of runs that all failed has no /machine */
+        if (H5Lexists(f, "machine", H5P_DEFAULT) > 0 &&
+            bl_h5_read_machine(f, &m, &e) == 0)
+            have_m = 1;
+        H5Fclose(f);
+    }
+    text = bl_report_html_text(r, input, have_m ? &m : NULL);
+    if (have_m)
+        bl_h5_machine_free(&m);
+    if (!text)
+        return bl_err_set(err, "%s: out of memory building the page", path);
+    rc = bl_atomic_write(path, text, strlen(text), err);
+    free(text);
+    return rc;
+}

@@ -1,0 +1,136 @@
+/* The bar chart of `bindlab report --html`: per layout the median rate over
+ * its repetitions as a bar and the min..max range as a whisker, written as
+ * inline SVG (no script, no fonts to fetch). */
+#include "report_html.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *str(const char *s)
+{
+    return s ? s : "";
+}
+
+static int cmp_label_rate(const void *a, const void *b)
+{
+    const bl_h5_summary *x = *(const bl_h5_summary *const *)a;
+    const bl_h5_summary *y = *(const bl_h5_summary *const *)b;
+    int c = strcmp(str(x->label), str(y->label));
+    if (c)
+        return c;
+    if (x->rate != y->rate)
+        return x->rate < y->rate ? -1 : 1;
+    return strcmp(str(x->run_id), str(y->run_id));
+}
+
+static int cmp_median_desc(const void *a, const void *b)
+{
+    const bl_report_layout *x = a, *y = b;
+    if (x->median != y->median)
+        return x->median > y->median ? -1 : 1;
+    return strcmp(str(x->label), str(y->label));
+}
+
+long bl_report_layouts(const bl_report *r, const bl_report_group *g,
+                       bl_report_layout **out)
+{
+    const bl_h5_summary **v = malloc((r->nrows + 1) * sizeof *v);
+    bl_report_layout *l = calloc(r->nrows + 1, sizeof *l);
+    size_t n = 0, nl = 0;
+
+    *out = NULL;
+    if (!v || !l) {
+        free(v);
+        free(l);
+        return -1;
+    }
+    for (size_t i = 0; i < r->nrows; i++) {
+        const bl_h5_summary *s = r->rows[i].s;
+        if (r->rows[i].usable && strcmp(str(s->kernel), str(g->kernel)) == 0 &&
+            strcmp(str(s->rate_unit), str(g->rate_unit)) == 0)
+            v[n++] = s;
+    }
+    qsort(v, n, sizeof *v, cmp_label_rate);
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        const bl_h5_summary *first = v[i];
+        while (j < n && strcmp(str(v[j]->label), str(v[i]->label)) == 0) {
+            if (strcmp(str(v[j]->run_id), str(first->run_id)) < 0)
+                first = v[j];
+            j++;
+        }
+        /* v[i..j) is sorted by rate: the median is the middle one, or the
+         * mean of the two middle ones */
+        l[nl].label = str(v[i]->label);
+        l[nl].first = first;
+        l[nl].n = j - i;
+        l[nl].min = v[i]->rate;
+        l[nl].max = v[j - 1]->rate;
+        l[nl].median = (v[i + (j - i - 1) / 2]->rate + v[i + (j - i) / 2]->rate) / 2;
+        nl++;
+        i = j;
+    }
+    free(v);
+    qsort(l, nl, sizeof *l, cmp_median_desc);
+    *out = l;
+    return (long)nl;
+}
+
+enum { WIDTH = 640, ROW = 34, TOP = 4 };
+
+int bl_report_svg_bars(bl_strbuf *b, const bl_report *r,
+                       const bl_report_group *g)
+{
+    bl_report_layout *l;
+    long nl = bl_report_layouts(r, g, &l);
+    double top = 0;
+    int height;
+
+    if (nl < 0)
+        return -1;
+    if (nl == 0) {
+        bl_strbuf_puts(b, "<p>No run of this kernel is ok and verified: "
+                          "nothing to draw.</p>\n");
+        free(l);
+        return 0;
+    }
+    for (long i = 0; i < nl; i++)
+        if (l[i].max > top)
+            top = l[i].max;
+    height = TOP + (int)nl * ROW + 4;
+    /* inline in HTML: no xmlns needed (the page names no URL at all) */
+    bl_strbuf_printf(b, "<div class=\"wrap\"><svg class=\"bars\" role=\"img\" "
+                     "viewBox=\"0 0 %d %d\">\n<title>", WIDTH, height);
+    bl_html_escape(b, g->kernel);
+    bl_strbuf_puts(b, ": rate per layout, median bar, min to max whisker"
+                      "</title>\n");
+    for (long i = 0; i < nl; i++) {
+        const bl_report_layout *x = &l[i];
+        double y = TOP + (double)i * ROW;
+        double w = WIDTH - 2;
+        double xmed = w * x->median / top, xmin = w * x->min / top,
+               xmax = w * x->max / top;
+        bl_strbuf_puts(b, "<a href=\"#run-");
+        bl_html_escape(b, x->first->run_id);
+        bl_strbuf_printf(b, "\"><text x=\"1\" y=\"%.0f\">", y + 11);
+        bl_html_escape(b, x->label);
+        bl_strbuf_printf(b, ": %.4g %s", x->median, g->rate_unit);
+        if (x->n > 1)
+            bl_strbuf_printf(b, " (median of %zu, %.4g to %.4g)", x->n,
+                             x->min, x->max);
+        bl_strbuf_printf(b, "</text></a>\n<rect class=\"bar%s\" x=\"1\" "
+                         "y=\"%.0f\" width=\"%.1f\" height=\"14\"><title>",
+                         i == 0 ? " best" : "", y + 15, xmed);
+        bl_html_escape(b, x->label);
+        bl_strbuf_printf(b, "</title></rect>\n");
+        if (x->n > 1)
+            bl_strbuf_printf(b, "<path class=\"whisker\" d=\"M%.1f %.0fv8M%.1f "
+                             "%.0fH%.1fM%.1f %.0fv8\"/>\n",
+                             xmin + 1, y + 18, xmin + 1, y + 22, xmax + 1,
+                             xmax + 1, y + 18);
+    }
+    bl_strbuf_puts(b, "</svg></div>\n");
+    free(l);
+    return 0;
+}
