@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "cli_util.h"
 #include "config.h"
+#include "datadir.h"
 #include "shellquote.h"
 #include "slurm.h"
 #include "sys_util.h"
@@ -126,6 +127,10 @@ static int parse_args(int argc, char **argv, cli *c)
     }
     if (!c->file)
         return bl_cli_usage_error(VERB, "no sweep file given");
+    {   /* a shipped sweep by short name ("default") */
+        static char shipped[PATH_MAX];
+        c->file = bl_data_sweep(c->file, shipped, sizeof shipped);
+    }
     /* Before sinfo is asked anything: these go into #SBATCH lines. */
     if ((c->partition &&
          bl_slurm_check_sbatch_value("--partition", c->partition, &err) < 0) ||
@@ -162,8 +167,13 @@ static int pick_topology(const cli *c, hwloc_topology_t *topo,
     if (!*have_part)
         fprintf(stderr, "bindlab slurm: note: %s; CPUs per node not "
                 "checked against a partition\n", err->msg);
-    if (c->topology)
-        return bl_topo_load(c->topology, topo, err);
+    if (c->topology) {
+        char shipped[PATH_MAX];
+        return bl_topo_load(strchr(c->topology, ':') ? c->topology
+                            : bl_data_resolve("topologies", ".xml", c->topology,
+                                              shipped, sizeof shipped),
+                            topo, err);
+    }
     if (*have_part && bl_slurm_partition_synthetic(part, synth,
                                                    sizeof synth) == 0)
         return bl_topo_load(synth, topo, err);

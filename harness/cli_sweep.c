@@ -1,9 +1,11 @@
 /* bindlab sweep: the command line of the product's main job. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "datadir.h"
 #include "sweep.h"
 #include "units.h"
 
@@ -11,7 +13,9 @@ static const char usage[] =
 "usage: bindlab sweep [OPTIONS] [SWEEP.yaml]\n"
 "\n"
 "Runs bindlab-app under every layout of a sweep file (default\n"
-"configs/sweeps/default.yaml) with mpirun --report-bindings, checks what\n"
+"configs/sweeps/default.yaml, else the installed one; a shipped sweep may\n"
+"be named short: default, workshop, epyc-2s, ...; `bindlab --version` shows\n"
+"where they are) with mpirun --report-bindings, checks what\n"
 "each rank got against what the launcher claimed, and writes one record per\n"
 "run under RESULTS/NAME.d/ as soon as it ends, merged into RESULTS/NAME.h5\n"
 "(see docs/schema.md). Killing the sweep loses no finished run.\n"
@@ -53,9 +57,10 @@ int bl_cli_sweep(int argc, char **argv)
     bl_sweep_opts o = {0};
     bl_sweep_totals t;
     bl_err err = {""};
+    char shipped_file[PATH_MAX];
     int rc;
 
-    o.file = "configs/sweeps/default.yaml";
+    o.file = BL_DEFAULT_SWEEP;
     o.progress = stdout;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -109,6 +114,7 @@ int bl_cli_sweep(int argc, char **argv)
             o.file = a;
         }
     }
+    o.file = bl_data_sweep(o.file, shipped_file, sizeof shipped_file);
     if (o.launcher && strcmp(o.launcher, "srun") == 0 && !o.launcher_path)
         o.launcher_path = "srun";
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "version.h"
 
 typedef struct verb {
     const char *name;
@@ -53,7 +54,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(argv[1], "--version") == 0) {
-        printf("bindlab %s\n", BINDLAB_VERSION);
+        bl_version_print(stdout);
         return 0;
     }
     for (size_t i = 0; i < NVERBS; i++)

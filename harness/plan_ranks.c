@@ -15,6 +15,7 @@
 #include "launch.h"
 #include "launcher_info.h"
 #include "layout.h"
+#include "datadir.h"
 #include "sys_util.h"
 
 /* ---- topology ------------------------------------------------------ */
@@ -30,9 +31,14 @@ int bl_plan_topology_load(const char *spec, hwloc_topology_t *out,
 {
     hwloc_topology_t t;
     struct stat st;
+    char shipped[PATH_MAX];
     int is_file, rc;
 
     *out = NULL;
+    /* "qemu-2s": configs/topologies/qemu-2s.xml, shipped with bindlab. */
+    if (spec && !strchr(spec, ':'))
+        spec = bl_data_resolve("topologies", ".xml", spec, shipped,
+                               sizeof shipped);
     if (!spec || !*spec)
         return bl_err_set(err, "topology: empty; give an hwloc XML file or "
                                "a synthetic description such as "
