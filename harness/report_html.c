@@ -230,14 +230,22 @@ static void table_part(bl_strbuf *b, const bl_report *r)
     bl_strbuf_puts(b, "</tbody></table></div>\n");
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 /* Each distinct flag in order of first appearance, its sentence, and links
- * to every run that raised it. */
+ * to every run that raised it, in run-id order. */
 static int flags_part(bl_strbuf *b, const bl_report *r)
 {
+    const char **ids = malloc((r->nrows + 1) * sizeof *ids);
     char (*seen)[128] = NULL;
     size_t nseen = 0, cap = 0;
     char f[128];
 
+    if (!ids)
+        return -1;
     for (size_t i = 0; i < r->nrows; i++) {
         size_t pos = 0;
         while (flag_at(str(r->rows[i].s->flags), &pos, f, sizeof f)) {
@@ -251,6 +259,7 @@ static int flags_part(bl_strbuf *b, const bl_report *r)
                 void *p = realloc(seen, nc * sizeof *seen);
                 if (!p) {
                     free(seen);
+                    free(ids);
                     return -1;
                 }
                 seen = p;
@@ -278,20 +287,24 @@ static int flags_part(bl_strbuf *b, const bl_report *r)
             const bl_h5_summary *s = r->rows[i].s;
             while (flag_at(str(s->flags), &pos, f, sizeof f))
                 if (strcmp(f, seen[k]) == 0) {
-                    bl_strbuf_puts(b, nruns++ ? ", <a href=\"#run-"
-                                              : "<a href=\"#run-");
-                    bl_html_escape(b, s->run_id);
-                    bl_strbuf_puts(b, "\">");
-                    bl_html_escape(b, s->run_id);
-                    bl_strbuf_puts(b, "</a>");
+                    ids[nruns++] = str(s->run_id);
                     break;
                 }
+        }
+        qsort(ids, nruns, sizeof *ids, cmp_str);
+        for (size_t i = 0; i < nruns; i++) {
+            bl_strbuf_puts(b, i ? ", <a href=\"#run-" : "<a href=\"#run-");
+            bl_html_escape(b, ids[i]);
+            bl_strbuf_puts(b, "\">");
+            bl_html_escape(b, ids[i]);
+            bl_strbuf_puts(b, "</a>");
         }
         bl_strbuf_puts(b, ".</dd>\n");
     }
     if (nseen)
         bl_strbuf_puts(b, "</dl>\n");
     free(seen);
+    free(ids);
     return 0;
 }
 

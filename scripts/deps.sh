@@ -18,6 +18,7 @@ BINDLAB_PACKAGES=(
     slurmctld slurmd slurm-client munge # test_slurm_cluster.sh's private cluster
     qemu-system-x86 busybox-static cpio numactl # scripts/numa-node.sh's emulated NUMA node
     python3-venv # scripts/mpis.sh: Open MPI 5, MPICH, Intel MPI from PyPI, one venv each
+    chromium # test_report_html.sh: the HTML report in a real headless browser
     man-db lmod tcl # test_install.sh, test_modules.sh (environment-modules conflicts with lmod: that test unpacks its .deb)
 )
 

@@ -1,0 +1,176 @@
+#!/bin/bash
+# bindlab report --html on sweep files written by the harness's own writer
+# (report_fixture), opened in a real headless browser (Debian's chromium):
+# one table row per run, the bars and flags the fixture implies (counted by
+# hand from report_fixture.c), sorting by the inline script, no console
+# message and no network request (checked against pages that do have
+# them), screenshots at a laptop and a phone size, the emulated-machine
+# note, a 1,000-run file, and the refusals every writer has.
+. "$(dirname "$0")/common.sh"
+FIXTURE=$BINDLAB_BUILD_DIR/tests/report_fixture
+[ -x "$FIXTURE" ] || fail "$FIXTURE not built (it is part of every build)"
+T=$WORK
+
+mkdir "$T/sweep.d" "$T/many.d"
+"$FIXTURE" "$T/sweep.d" || fail "report_fixture"
+"$BINDLAB" merge -o "$T/sweep.h5" "$T/sweep.d" > /dev/null || fail "merge"
+
+# --- the page itself ----------------------------------------------------------
+"$BINDLAB" report "$T/sweep.h5" --html "$T/r.html" > "$T/out" 2> "$T/err" ||
+    fail "report --html: exit $? $(cat "$T/err")"
+expect_line "$T/out" "$T/r.html: 12 runs"
+[ -s "$T/err" ] && fail "report --html: stderr: $(cat "$T/err")"
+ls "$T" | grep -q '\.tmp\.' && fail "a temporary file was left"
+# self-contained: nothing that could name another resource
+grep -Eiq 'https?:|//[a-z]|src=|@import|url\(' "$T/r.html" &&
+    fail "the page names an outside resource: $(grep -Eio '.{20}(https?:|//[a-z]|src=|@import|url\().{20}' "$T/r.html" | head -3)"
+# one row per run, with the run's anchor
+[ "$(grep -c '<tr id="run-r00' "$T/r.html")" = 12 ] || fail "rows: $(grep -c '<tr id=' "$T/r.html")"
+# bars: usable layouts only. triad: r0000..r0005 (6 labels; r0006-8 not ok,
+# r0009 not verified); stencil: r0010, r0011. One best bar per kernel, and
+# no whisker (one repetition each).
+[ "$(grep -c '<rect class="bar' "$T/r.html")" = 8 ] || fail "bars: $(grep -c '<rect class="bar' "$T/r.html")"
+[ "$(grep -c '<rect class="bar best' "$T/r.html")" = 2 ] || fail "best bars"
+grep -q 'class="whisker"' "$T/r.html" && fail "a whisker for single runs"
+grep -q 'triad np2 map=core bind=core places=cores proc_bind=close t=1 init=parallel: 14.6 GB/s</text>' "$T/r.html" ||
+    fail "best triad bar label"
+# flags: omp-unbound on r0003, r0005, r0011; migrated on r0005
+grep -q '<dt id="flag-omp-unbound">omp-unbound</dt><dd>OMP_PROC_BIND was unset .* Runs: <a href="#run-r0003">r0003</a>, <a href="#run-r0005">r0005</a>, <a href="#run-r0011">r0011</a>.</dd>' "$T/r.html" ||
+    fail "omp-unbound explanation: $(grep 'flag-omp-unbound"' "$T/r.html")"
+grep -q '<dt id="flag-migrated">migrated</dt><dd>A thread moved .* Runs: <a href="#run-r0005">r0005</a>.</dd>' "$T/r.html" ||
+    fail "migrated explanation"
+[ "$(grep -c '<dt id="flag-' "$T/r.html")" = 2 ] || fail "flags listed: $(grep -o '<dt id="flag-[^"]*' "$T/r.html")"
+grep -q 'id="emulated"' "$T/r.html" && fail "emulated note for a machine not recorded as emulated"
+
+# --- refusals -------------------------------------------------------------------
+cp "$T/r.html" "$T/keep.html"
+rc=0; "$BINDLAB" report "$T/sweep.h5" --html /dev/null 2> "$T/err" || rc=$?
+[ "$rc" = 2 ] || fail "--html /dev/null: exit $rc"
+[ -c /dev/null ] || fail "/dev/null is no longer a device"
+grep -q '^bindlab report: --html /dev/null' "$T/err" || fail "/dev/null message: $(cat "$T/err")"
+# exit_of CMD...: the exit status of CMD, stderr dropped
+exit_of() { local rc=0; "$@" 2>/dev/null || rc=$?; echo "$rc"; }
+[ "$(exit_of "$BINDLAB" report "$T/sweep.h5" --html "$T")" = 2 ] || fail "--html DIR not 2"
+[ "$(exit_of "$BINDLAB" report "$T/sweep.h5" --html "$T/r.html" --csv)" = 2 ] || fail "--html --csv not 2"
+[ "$(exit_of "$BINDLAB" report "$T/sweep.h5" --html)" = 2 ] || fail "--html without value not 2"
+printf 'not hdf5\n' > "$T/text.h5"
+[ "$(exit_of "$BINDLAB" report "$T/text.h5" --html "$T/keep.html")" = 1 ] || fail "bad input not 1"
+cmp -s "$T/r.html" "$T/keep.html" || fail "a failed report changed the existing page"
+"$BINDLAB" report --help | grep -q -- '--html FILE.html' || fail "--help does not name --html"
+
+# --- 1,000 runs: size (the time is printed, not asserted) ---------------------
+"$FIXTURE" "$T/many.d" many 1000 || fail "report_fixture many"
+"$BINDLAB" merge -o "$T/many.h5" "$T/many.d" > /dev/null || fail "merge many"
+t0=$(date +%s.%N)
+"$BINDLAB" report "$T/many.h5" --html "$T/m.html" > /dev/null || fail "report --html of 1,000 runs"
+t1=$(date +%s.%N)
+size=$(stat -c %s "$T/m.html")
+echo "1,000 runs: page written in $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f", b - a}') s, $size bytes"
+[ "$size" -lt 5000000 ] || fail "1,000-run page is $size bytes (limit 5 MB)"
+[ "$(grep -c '<tr id="run-L' "$T/m.html")" = 1000 ] || fail "1,000-run rows"
+# 200 layouts of 5 repetitions; every 50th run failed, so layouts 9, 19,
+# ... have 4 usable runs; every layout has more than one: 200 whiskers.
+[ "$(grep -c '<rect class="bar' "$T/m.html")" = 200 ] || fail "1,000-run bars"
+[ "$(grep -c 'class="whisker"' "$T/m.html")" = 200 ] || fail "1,000-run whiskers"
+# L000: 5.00 5.05 5.10 5.15 5.20 -> median 5.1. L049: 5 + (49*37 % 100)/10
+# = 6.3, runs .1-.4 (run 249 failed): 6.30 6.35 6.40 6.45 -> 6.375;
+# map maps[49 % 4] = slot:PE=2, bind binds[(49 / 4) % 4] = core
+grep -q '>triad layout L000 np1 map=core bind=core: 5.1 GB/s (median of 5, 5 to 5.2)</text>' "$T/m.html" ||
+    fail "L000 bar label: $(grep -o '>triad layout L000 [^<]*' "$T/m.html")"
+grep -q '>triad layout L049 np2 map=slot:PE=2 bind=core: 6.375 GB/s (median of 4, 6.3 to 6.45)</text>' "$T/m.html" ||
+    fail "L049 bar label: $(grep -o '>triad layout L049 [^<]*' "$T/m.html")"
+grep -q '<p class="note" id="emulated">Note: rates are not meaningful for speed: these runs ran on an emulated machine (emulated: QEMU TCG (report_fixture))' "$T/m.html" ||
+    fail "emulated note missing"
+
+# --- in a real browser ------------------------------------------------------------
+if ! command -v chromium > /dev/null; then
+    echo "SKIP: chromium is not installed (scripts/deps.sh installs it)"
+    exit 77
+fi
+# a fresh profile; no background traffic of the browser's own, so that any
+# request in the network log is the page's
+CHROME=(timeout 120 chromium --headless --no-sandbox --disable-gpu
+        --user-data-dir="$T/profile" --no-first-run --disable-extensions
+        --disable-background-networking --disable-component-update
+        --disable-sync --disable-default-apps
+        "--host-resolver-rules=MAP * ~NOTFOUND"
+        --enable-logging=stderr --log-level=0)
+# page_requests NETLOG: the URLs (not file:) of requests made for a file://
+# page, from the browser's network log.
+page_requests() {
+    python3 - "$1" <<'EOF'
+import collections, json, sys
+d = json.load(open(sys.argv[1]))
+by = collections.defaultdict(list)
+for e in d["events"]:
+    by[e["source"]["id"]].append(e.get("params", {}))
+for ps in by.values():
+    if "file://" in json.dumps(ps):
+        for p in ps:
+            u = p.get("url")
+            if isinstance(u, str) and not u.startswith("file:"):
+                print(u)
+EOF
+}
+# load NAME URL: dumps the DOM to NAME.dom, stderr to NAME.log, the
+# network log to NAME.net.
+load() {
+    "${CHROME[@]}" --log-net-log="$T/$1.net" --dump-dom "$2" > "$T/$1.dom" 2> "$T/$1.log" ||
+        fail "chromium on $2: exit $? $(grep -v dbus "$T/$1.log" | tail -3)"
+}
+
+# the probes first: a page with a script error and an image on the network
+# must be seen as such, or their absence below proves nothing
+printf '<!DOCTYPE html><p>x</p><img alt="" src="http://example.invalid/x.png"><script>nosuch();</script>\n' > "$T/bad.html"
+load bad "file://$T/bad.html"
+grep -q ':CONSOLE.*nosuch' "$T/bad.log" || fail "probe: the console error of bad.html was not seen"
+page_requests "$T/bad.net" | grep -q '^http://example.invalid/x.png$' ||
+    fail "probe: the request of bad.html was not seen"
+
+load page "file://$T/r.html"
+grep ':CONSOLE' "$T/page.log" && fail "console messages on the page"
+req=$(page_requests "$T/page.net")
+[ -z "$req" ] || fail "the page made network requests: $req"
+[ "$(grep -c '<tr id="run-' "$T/page.dom")" = 12 ] || fail "rows in the browser: $(grep -c '<tr id="run-' "$T/page.dom")"
+grep -q '<svg class="bars"' "$T/page.dom" || fail "no chart in the browser's DOM"
+
+# the script sorts (it ran, and numbers sort as numbers): by run id, and
+# by rate descending: 600 and 583 MLUP/s, then 15.9 ... 6.1 GB/s, then the
+# runs without a rate in run order
+order() { grep -o '<tr id="run-[^"]*' "$1" | sed 's/<tr id="run-//' | tr '\n' ' '; }
+load sorted "file://$T/r.html#sort=run"
+[ "$(order "$T/sorted.dom")" = "r0000 r0001 r0002 r0003 r0004 r0005 r0006 r0007 r0008 r0009 r0010 r0011 " ] ||
+    fail "#sort=run: $(order "$T/sorted.dom")"
+load sorted "file://$T/r.html#sort=-rate"
+[ "$(order "$T/sorted.dom")" = "r0010 r0011 r0009 r0004 r0005 r0000 r0001 r0002 r0003 r0006 r0007 r0008 " ] ||
+    fail "#sort=-rate: $(order "$T/sorted.dom")"
+grep -q '<th data-k="rate" class="n" aria-sort="descending">' "$T/sorted.dom" || fail "sorted column not marked"
+
+load many "file://$T/m.html"
+grep ':CONSOLE' "$T/many.log" && fail "console messages on the 1,000-run page"
+[ "$(grep -c '<tr id="run-' "$T/many.dom")" = 1000 ] || fail "1,000-run rows in the browser"
+
+# screenshots at a laptop and a phone size: a PNG of that size, not blank
+for size in 1366,768 390,844; do
+    png=$T/shot-${size%,*}.png
+    "${CHROME[@]}" --hide-scrollbars --window-size="$size" --screenshot="$png" \
+        "file://$T/r.html" 2> /dev/null || fail "screenshot $size"
+    python3 - "$png" "${size%,*}" "${size#*,}" <<'EOF' || fail "screenshot $size"
+import struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+w, h = struct.unpack(">II", data[16:24])
+assert (w, h) == (int(sys.argv[2]), int(sys.argv[3])), (w, h)
+# not one flat colour: the decompressed rows differ
+pos, idat = 8, b""
+while pos < len(data):
+    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+    if kind == b"IDAT":
+        idat += data[pos + 8:pos + 8 + n]
+    pos += 12 + n
+raw = zlib.decompress(idat)
+row = len(raw) // h
+assert len({raw[i * row + 1:(i + 1) * row] for i in range(h)}) > 20, "blank"
+EOF
+done
+echo "ok: report --html (12 and 1,000 runs), in chromium $(chromium --version 2>/dev/null | awk '{print $2}')"
