@@ -20,9 +20,16 @@ _bindlab_verbs() {
     _bindlab_ask verbs "$1" --help | awk '/^verbs:/ { on = 1; next } on && /^  [a-z]/ { print $1 }'
 }
 
+# Options are the words that start a --help line, follow two spaces (the
+# "--partition P    --account A" columns), a comma or '[' / '|', or sit on
+# the usage line; prose such as "sbatch --parsable" is left out.
 _bindlab_options() {  # BINDLAB VERB
-    _bindlab_ask "opts-$2" "$1" "$2" --help | grep -oE -- '(^|[ ,[|])--?[a-zA-Z][a-zA-Z0-9-]*' |
-        sed 's/^[ ,[|]//' | sort -u
+    {
+        _bindlab_ask "opts-$2" "$1" "$2" --help |
+            awk '/^usage:/ { for (i = 2; i <= NF; i++) if ($i ~ /^-/) print $i } { print }' |
+            grep -oE -- '(^ *|  |, |\[|\|)--?[a-zA-Z][a-zA-Z0-9-]*' | sed -E 's/^( +|, |\[|\|)//'
+        echo --help
+    } | sort -u
 }
 
 _bindlab_datadir() {
