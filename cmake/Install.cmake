@@ -70,6 +70,7 @@ add_custom_command(
   COMMAND ${CMAKE_COMMAND} -E touch ${BL_MAN_DIR}/man.stamp
   DEPENDS bindlab bindlab-app ${PROJECT_SOURCE_DIR}/man/gen-man.sh
           ${PROJECT_SOURCE_DIR}/man/bindlab-sweep-file.5
+          ${PROJECT_SOURCE_DIR}/man/bindlab-files.roff
   COMMENT "man pages from --help")
 add_custom_target(bindlab-man ALL DEPENDS ${BL_MAN_DIR}/man.stamp)
 install(DIRECTORY ${BL_MAN_DIR}/man1 ${BL_MAN_DIR}/man5

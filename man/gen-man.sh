@@ -32,6 +32,7 @@ to_roff() {  # NAME SECTION SUMMARY SEE_ALSO < help
         /^$/ && prev_syn { print ".fi"; print ".SH DESCRIPTION"; print ".nf"; prev_syn = 0; next }
         { print }
         END { print ".fi" }'
+    [ -z "${5:-}" ] || cat "$5"
     printf '.SH SEE ALSO\n%s\n' "$4"
 }
 
@@ -41,7 +42,7 @@ for v in $verbs; do see="$see, bindlab-$v(1)"; done
 
 "$bindlab" --help | to_roff bindlab 1 \
     "sweep MPI x OpenMP layouts and check where ranks and threads ran" "$see" \
-    >"$out/man1/bindlab.1"
+    "$src/bindlab-files.roff" >"$out/man1/bindlab.1"
 for v in $verbs; do
     summary=$("$bindlab" --help | awk -v v="$v" '$1 == v { $1 = ""; sub(/^ +/, ""); print; exit }')
     "$bindlab" "$v" --help | to_roff "bindlab-$v" 1 "$summary" "$see" \
