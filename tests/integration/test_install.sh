@@ -8,7 +8,7 @@
 # man pages through man(1), and `bindlab slurm` writes a script naming the
 # moved paths.
 source "$(dirname "$0")/common.sh"
-: "${BINDLAB:?run through ctest}"
+: "${BINDLAB:?run through ctest}" "${BINDLAB_SOURCE_DIR:?run through ctest}"
 PY=/usr/bin/python3
 
 command -v hwloc-calc >/dev/null || fail "hwloc-calc is missing (scripts/deps.sh installs hwloc)"
@@ -135,3 +135,7 @@ grep -qF "$P/share/bindlab/sweeps/default.yaml" "$s" || fail "slurm script does 
 grep -qF "$BINDLAB_BUILD_DIR" "$s" && fail "slurm script names the build tree"
 grep -qF "$WORK/first" "$s" && fail "slurm script names the first prefix"
 echo "ok: slurm script with the installed paths"
+
+# The Spack recipe and the EasyBuild easyconfig against this install tree
+# (packaging/check-recipes.py: the sanity-check paths must exist here).
+/usr/bin/python3 -B "$BINDLAB_SOURCE_DIR/packaging/check-recipes.py" "$P" || fail "packaging recipes"
