@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_util.h"
 #include "config.h"
 #include "layout.h"
 #include "omp_places.h"
@@ -115,11 +116,7 @@ typedef struct options {
     int have_np;
 } options;
 
-static int usage_error(const char *msg)
-{
-    fprintf(stderr, "bindlab plan: %s\n(see 'bindlab plan --help')\n", msg);
-    return 2;
-}
+#define VERB "plan"
 
 /* Layout options and the field they set. */
 static const struct {
@@ -137,42 +134,23 @@ static const struct {
 static const char *const value_opts[] = {"--topology", "--format", "--width",
                                          "--picture"};
 
-/* "--opt=value" or "--opt value": the value, or NULL. */
-static const char *take_value(int argc, char **argv, int *i, const char *opt)
-{
-    size_t n = strlen(opt);
-    if (strncmp(argv[*i], opt, n) != 0)
-        return NULL;
-    if (argv[*i][n] == '=')
-        return argv[*i] + n + 1;
-    if (argv[*i][n] != '\0')
-        return NULL;
-    if (*i + 1 >= argc)
-        return "";
-    return argv[++*i];
-}
-
 static int set_output_option(options *o, const char *opt, const char *v)
 {
-    char msg[256];
     if (strcmp(opt, "--topology") == 0)
         o->topology = v;
     else if (strcmp(opt, "--picture") == 0)
         o->picture = v;
     else if (strcmp(opt, "--format") == 0) {
-        if (strcmp(v, "text") && strcmp(v, "tsv")) {
-            snprintf(msg, sizeof msg, "--format '%s': accepted: text, tsv", v);
-            return usage_error(msg);
-        }
+        if (strcmp(v, "text") && strcmp(v, "tsv"))
+            return bl_cli_usage_error(VERB, "--format '%s': accepted: text, "
+                                      "tsv", v);
         o->tsv = strcmp(v, "tsv") == 0;
     } else {
         char *end;
         long w = strtol(v, &end, 10);
-        if (!*v || *end || w < 40 || w > 1000) {
-            snprintf(msg, sizeof msg,
-                     "--width '%s': accepted: 40 to 1000 columns", v);
-            return usage_error(msg);
-        }
+        if (!*v || *end || w < 40 || w > 1000)
+            return bl_cli_usage_error(VERB, "--width '%s': accepted: 40 to "
+                                      "1000 columns", v);
         o->width = (int)w;
     }
     return -1;
@@ -182,70 +160,60 @@ static int set_output_option(options *o, const char *opt, const char *v)
 static int parse_args(int argc, char **argv, options *o)
 {
     bl_err err;
-    char msg[BL_ERR_MSG_MAX + 64];
 
     memset(o, 0, sizeof *o);
     o->width = 80;
     bl_layout_defaults(&o->layout);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
-        int done = 0;
+        int done = 0, missing = 0;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(help, stdout);
             fputs(help_output, stdout);
-            return 0;
+            return BL_EXIT_OK;
         }
         for (size_t k = 0; !done && k < NLAYOUT_OPTS; k++) {
-            if (!(v = take_value(argc, argv, &i, layout_opts[k].opt)))
+            v = bl_cli_option_value(layout_opts[k].opt, argc, argv, &i,
+                                    &missing);
+            if (!v && !missing)
                 continue;
             done = 1;
-            if (!*v) {
-                snprintf(msg, sizeof msg, "%s needs a value", a);
-                return usage_error(msg);
-            }
+            if (!v || !*v)
+                return bl_cli_usage_error(VERB, "%s needs a value", a);
             if (bl_layout_set(&o->layout, layout_opts[k].field, v, &err) < 0)
-                return usage_error(err.msg);
+                return bl_cli_usage_error(VERB, "%s", err.msg);
             o->have_np |= layout_opts[k].field == BL_F_NP;
         }
         for (size_t k = 0; !done && k < 4; k++) {
             int rc;
-            if (!(v = take_value(argc, argv, &i, value_opts[k])))
+            v = bl_cli_option_value(value_opts[k], argc, argv, &i, &missing);
+            if (!v && !missing)
                 continue;
             done = 1;
-            if (!*v) {
-                snprintf(msg, sizeof msg, "%s needs a value", a);
-                return usage_error(msg);
-            }
+            if (!v || !*v)
+                return bl_cli_usage_error(VERB, "%s needs a value", a);
             if ((rc = set_output_option(o, value_opts[k], v)) >= 0)
                 return rc;
         }
         if (done)
             continue;
-        if (a[0] == '-' && a[1] != '\0') {
-            snprintf(msg, sizeof msg, "unknown option '%.200s'", a);
-            return usage_error(msg);
-        }
-        if (o->sweep) {
-            snprintf(msg, sizeof msg, "one sweep file only (got a second: "
-                     "'%.200s')", a);
-            return usage_error(msg);
-        }
+        if (a[0] == '-' && a[1] != '\0')
+            return bl_cli_usage_error(VERB, "unknown option '%.200s'", a);
+        if (o->sweep)
+            return bl_cli_usage_error(VERB, "one sweep file only (got a "
+                                      "second: '%.200s')", a);
         o->sweep = a;
     }
     if (!o->sweep && !o->have_np)
-        return usage_error("give -np N (and the layout), or a sweep file");
-    if (o->picture && !bl_plan_picture_format(o->picture)) {
-        snprintf(msg, sizeof msg, "--picture '%.200s': the name must end in "
-                 ".png, .svg or .pdf", o->picture);
-        return usage_error(msg);
-    }
+        return bl_cli_usage_error(VERB, "give -np N (and the layout), or a "
+                                  "sweep file");
+    if (o->picture && !bl_plan_picture_format(o->picture))
+        return bl_cli_usage_error(VERB, "--picture '%.200s': the name must "
+                                  "end in .png, .svg or .pdf", o->picture);
     return -1;
 }
 
 /* --- planning one layout ---------------------------------------------- */
-
-/* Exit status classes of one plan. */
-enum { PLAN_OK = 0, PLAN_FAILED = 1, PLAN_BAD = 2 };
 
 static int plan_layout(const options *o, hwloc_topology_t topo,
                        const bl_layout *l, bl_plan *plan, bl_err *err)
@@ -260,17 +228,17 @@ static int plan_layout(const options *o, hwloc_topology_t topo,
     /* Without the library mpirun would bind within this machine's CPUs. */
     if (bl_plan_ranks_preload_path(preload, sizeof preload, err) < 0 ||
         bl_plan_ranks(&req, topo, preload, plan, err) < 0)
-        return PLAN_FAILED;
+        return BL_EXIT_FAILED;
     if (plan->refusal[0])
-        return PLAN_BAD;
+        return BL_EXIT_USAGE;
     for (int r = 0; r < plan->nranks; r++) {
         int t = l->threads == BL_THREADS_FILL
                     ? hwloc_bitmap_weight(plan->rank_pus[r]) : l->threads;
         if (bl_omp_assign(topo, r, plan->rank_pus[r], l->omp_places,
                           l->omp_proc_bind, t > 0 ? t : 1, plan, err) < 0)
-            return PLAN_BAD;
+            return BL_EXIT_USAGE;
     }
-    return PLAN_OK;
+    return BL_EXIT_OK;
 }
 
 /* Open MPI's refusal on one line: its banner lines of dashes dropped,
@@ -394,35 +362,35 @@ static int show_layout(const options *o, hwloc_topology_t topo,
         else
             printf("plan: %s\n", what);
     }
-    if (rc == PLAN_BAD && plan.refusal[0]) {
+    if (rc == BL_EXIT_USAGE && plan.refusal[0]) {
         one_line(plan.refusal, line, sizeof line);
         fprintf(stderr, "bindlab plan: %s%s%s refuses this layout on that "
                 "node: %s\n", run_id ? run_id : "", run_id ? ": " : "",
                 plan.launcher[0] ? plan.launcher : "Open MPI", line);
-    } else if (rc != PLAN_OK)
+    } else if (rc != BL_EXIT_OK)
         fprintf(stderr, "bindlab plan: %s%s%s\n", run_id ? run_id : "",
                 run_id ? ": " : "", err.msg);
-    if (rc != PLAN_OK) {
+    if (rc != BL_EXIT_OK) {
         bl_plan_free(&plan);
         return rc;
     }
     if (o->tsv) {
         if (print_tsv(topo, &plan, run_id, first) < 0)
-            rc = PLAN_FAILED;
+            rc = BL_EXIT_FAILED;
     } else {
         printf("ranks: %s's mapper; threads: the %s OpenMP places model\n\n",
                plan.launcher[0] ? plan.launcher : "Open MPI",
                plan.runtime[0] ? plan.runtime : "libgomp");
         if (bl_plan_write_table(stdout, topo, &plan) < 0)
-            rc = PLAN_FAILED;
+            rc = BL_EXIT_FAILED;
         printf("\n");
         if (bl_plan_write_map(stdout, topo, &plan, o->width) < 0)
-            rc = PLAN_FAILED;
+            rc = BL_EXIT_FAILED;
         printf("\n");
     }
     if (print_warnings(topo, &plan, o->tsv) < 0)
-        rc = PLAN_FAILED;
-    if (rc == PLAN_OK && o->picture) {
+        rc = BL_EXIT_FAILED;
+    if (rc == BL_EXIT_OK && o->picture) {
         snprintf(line, sizeof line, "%s%s%s | ranks: %s, threads: %s",
                  run_id ? run_id : "", run_id ? ": " : "", what,
                  plan.launcher, plan.runtime);
@@ -433,7 +401,8 @@ static int show_layout(const options *o, hwloc_topology_t topo,
         if (drawn < 0) {
             fprintf(stderr, "bindlab plan: %s\n", err.msg);
             /* A device or directory at the path is bad input. */
-            rc = drawn == BL_PLAN_PICTURE_REFUSED ? PLAN_BAD : PLAN_FAILED;
+            rc = drawn == BL_PLAN_PICTURE_REFUSED ? BL_EXIT_USAGE
+                                                  : BL_EXIT_FAILED;
         } else if (!o->tsv)
             printf("picture: %s\n", pic);
     }
@@ -460,17 +429,17 @@ static int plan_sweep(const options *o, hwloc_topology_t topo)
 {
     bl_sweep s;
     bl_err err;
-    int rc = 0, shown = 0;
+    int rc = BL_EXIT_OK, shown = 0;
     char (*keys)[512];
 
     if (bl_config_load(o->sweep, &s, &err) < 0) {
         fprintf(stderr, "bindlab plan: %s\n", err.msg);
-        return 2;
+        return BL_EXIT_USAGE;
     }
     if (!(keys = calloc(s.nlayouts ? (size_t)s.nlayouts : 1, sizeof *keys))) {
         bl_sweep_free(&s);
         fprintf(stderr, "bindlab plan: out of memory\n");
-        return 1;
+        return BL_EXIT_FAILED;
     }
     for (int i = 0; i < s.nlayouts; i++) {
         const bl_layout *l = &s.layouts[i];
@@ -504,7 +473,7 @@ int bl_cli_plan(int argc, char **argv)
         return rc;
     if (bl_plan_topology_load(o.topology, &topo, &err) < 0) {
         fprintf(stderr, "bindlab plan: %s\n", err.msg);
-        return 2;
+        return BL_EXIT_USAGE;
     }
     if (!o.tsv)
         print_node(&o, topo);
