@@ -13,6 +13,8 @@ int bl_cli_bindings(int argc, char **argv);
 int bl_cli_merge(int argc, char **argv);
 /* bindlab report FILE.h5 [--csv] [--kernel K] [--sort rate|label|run] */
 int bl_cli_report(int argc, char **argv);
+/* bindlab compare A.h5 B.h5 [...] [--csv] */
+int bl_cli_compare(int argc, char **argv);
 int bl_cli_sweep(int argc, char **argv);
 /* bindlab slurm SWEEP.yaml [--array[=K]] [--submit] -o FILE.sbatch ... */
 int bl_cli_slurm(int argc, char **argv);

@@ -22,6 +22,8 @@ static const verb verbs[] = {
      "merge sweep files (per-run files, directories) into one"},
     {"report", bl_cli_report,
      "a sweep's results ranked by rate, vs best and bind_to none"},
+    {"compare", bl_cli_compare,
+     "sweeps of several machines side by side, layouts matched by meaning"},
     {"slurm", bl_cli_slurm, "Slurm batch scripts for a sweep (one job, or an array + merge)"},
     {"plan", bl_cli_plan, "where a layout's ranks and threads land on any node: table, map, picture"},
     {"check", bl_cli_check, "is this process placed coherently? CPUs vs memory nodes, OpenMP, launchers"},

@@ -10,6 +10,9 @@
  *                              each (run ids L000.1 ... L000.5), every 50th
  *                              run failed, every 7th flagged migrated, on
  *                              a machine recorded as emulated
+ *   report_fixture DIR xeon    5 runs of the same kernels on another
+ *                              machine (2 packages, 2 NUMA nodes, 2 L3,
+ *                              8 cores), for bindlab compare
  *
  * Rates are of the order measured on the development VM (docs/kernels/
  * stencil.md: triad 8.5-14.6 GB/s, stencil 500-600 MLUP/s). */
@@ -63,6 +66,8 @@ static const spec runs[] = {
  * virtualization string. */
 static int g_repetition;
 static const char *g_virtualization = "";
+/* "xeon" mode: the machine of every run written (else the 2-core VM's) */
+static bl_h5_machine *g_machine;
 
 static void label(const spec *s, char *buf, size_t len)
 {
@@ -81,7 +86,7 @@ static int write_one(const char *dir, const spec *s, const char *label_text)
         .topology_xml = "<topology/>", .packages = 1, .numa_nodes = 1,
         .l3_domains = 1, .cores = 2, .pus = 2, .numa_balancing = 0};
     const int iters = 10;
-    double timings[10 * 3];
+    double timings[10 * 8];   /* iterations x ranks, up to np 8 */
     int stencil = strcmp(s->kernel, "stencil") == 0;
     double work = stencil ? 8000.0 * 8000.0 / 1e6 : 536870912.0 * 4 / 3 / 1e9;
     char path[4096], argv[512], lbl[512];
@@ -147,7 +152,8 @@ static int write_one(const char *dir, const spec *s, const char *label_text)
     }
     snprintf(path, sizeof path, "%s/%s.h5", dir, s->run_id);
     if (bl_h5_write_sweep_run(path, "bindlab sweep configs/sweeps/test.yaml",
-                              s->rate > 0 ? &m : NULL, s->rate > 0 ? &app : NULL,
+                              s->rate > 0 ? (g_machine ? g_machine : &m) : NULL,
+                              s->rate > 0 ? &app : NULL,
                               &h, &err) < 0) {
         fprintf(stderr, "report_fixture: %s\n", err.msg);
         return -1;
@@ -186,14 +192,50 @@ static int write_many(const char *dir, int n)
     return 0;
 }
 
+/* The same meanings as some runs above on a node with 4x the cores and 2
+ * NUMA nodes: x0 is r0004's (2 ranks per NUMA node, all cores), x1 and x2
+ * two repetitions of r0000's (1 rank per NUMA node), x3 4 ranks per NUMA
+ * node (no run above), x4 r0011's (stencil, bind_to none). */
+static int write_xeon(const char *dir)
+{
+    static bl_h5_machine xeon = {
+        .hostname = "xeon-8core", .cpu_model = "Intel Xeon Gold 6130",
+        .mpi_library_version = "Open MPI v4.1.4", .compiler = "gcc 12.2.0",
+        .omp_runtime = "libgomp.so.1", .kernel_release = "6.1.0-18-amd64",
+        .topology_xml = "<topology/>", .packages = 2, .numa_nodes = 2,
+        .l3_domains = 2, .cores = 8, .pus = 8, .numa_balancing = 0,
+        .virtualization = ""};
+    static const spec x[] = {
+        {"x0", "triad", "ppr:2:numa:PE=2", "core", "cores", "close",
+         "parallel", "ok", 4, 2, 40.0, 1, 1.0, "", 0, 0},
+        {"x1.1", "triad", "ppr:1:numa:PE=4", "core", "cores", "close",
+         "parallel", "ok", 2, 4, 30.0, 1, 1.0, "", 0, 0},
+        {"x1.2", "triad", "ppr:1:numa:PE=4", "core", "cores", "close",
+         "parallel", "ok", 2, 4, 32.0, 1, 1.0, "", 0, 0},
+        {"x3", "triad", "core", "core", "cores", "close", "parallel",
+         "ok", 8, 1, 45.0, 1, 1.0, "", 0, 0},
+        {"x4", "stencil", "ppr:2:numa:PE=2", "none", "", "", "parallel",
+         "ok", 4, 2, 2000.0, 1, 1.0, "omp-unbound", 0, 0},
+    };
+    g_machine = &xeon;
+    for (size_t i = 0; i < sizeof x / sizeof x[0]; i++) {
+        g_repetition = strcmp(x[i].run_id, "x1.2") == 0 ? 2 : 1;
+        if (write_one(dir, &x[i], NULL) < 0)
+            return -1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 3 && strcmp(argv[2], "xeon") == 0)
+        return write_xeon(argv[1]) < 0;
     if (argc == 4 && strcmp(argv[2], "many") == 0) {
         g_virtualization = "emulated: QEMU TCG (report_fixture)";
         return write_many(argv[1], atoi(argv[3])) < 0;
     }
     if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "other"))) {
-        fprintf(stderr, "usage: report_fixture DIR [other | many N]\n");
+        fprintf(stderr, "usage: report_fixture DIR [other | many N | xeon]\n");
         return 2;
     }
     if (argc == 3) {

@@ -1,0 +1,78 @@
+/* bindlab compare A.h5 B.h5 [...] : sweeps of several machines side by
+ * side, layouts matched by meaning (compare.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "cli_util.h"
+#include "compare.h"
+
+static const char help[] =
+    "usage: bindlab compare A.h5 B.h5 [C.h5 ...] [--csv]\n"
+    "\n"
+    "Puts the sweeps of several machines side by side (one sweep file per\n"
+    "machine, as written by 'bindlab sweep' or 'bindlab merge'). Layouts are\n"
+    "matched by what they mean on their machine, not by their spelling:\n"
+    "ranks per NUMA node (else per package, else per L3 domain), threads x\n"
+    "ranks as a fraction of the node's cores, and the same kernel, bind_to,\n"
+    "places, proc_bind and init. A is the reference: for each of its\n"
+    "layouts (the median rate over the layout's ok and verified\n"
+    "repetitions), the matching layout of every other machine and its ratio\n"
+    "to A. Then the best layout per machine and kernel, and the layouts\n"
+    "found on one machine only.\n"
+    "\n"
+    "--csv: one row per layout and machine (meaning, machine, hostname,\n"
+    "file, label, first_run_id, median_rate, rate_unit, ratio_to_A,\n"
+    "matched_by), RFC 4180.\n"
+    "\n"
+    "Exit status: 0 written, 1 a file is missing, truncated, not a sweep\n"
+    "file or has no machine record, 2 bad usage.\n";
+
+#define VERB "compare"
+#define MAX_FILES 26
+
+int bl_cli_compare(int argc, char **argv)
+{
+    const char *files[MAX_FILES];
+    bl_cmp_machine ms[MAX_FILES];
+    size_t n = 0, loaded = 0;
+    int csv = 0, rc = BL_EXIT_OK;
+    bl_err err;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(help, stdout);
+            return BL_EXIT_OK;
+        }
+        if (strcmp(a, "--csv") == 0)
+            csv = 1;
+        else if (a[0] == '-' && a[1] != '\0')
+            return bl_cli_usage_error(VERB, "unknown option '%s'", a);
+        else if (n == MAX_FILES)
+            return bl_cli_usage_error(VERB, "at most %d files", MAX_FILES);
+        else
+            files[n++] = a;
+    }
+    if (n < 2)
+        return bl_cli_usage_error(VERB, "give two sweep files or more (one "
+                                  "per machine), e.g. epyc.h5 xeon.h5");
+    for (; loaded < n; loaded++)
+        if (bl_cmp_load(files[loaded], &ms[loaded], &err) < 0) {
+            fprintf(stderr, "bindlab compare: %s\n", err.msg);
+            rc = BL_EXIT_FAILED;
+            break;
+        }
+    if (rc == BL_EXIT_OK) {
+        int w = csv ? bl_cmp_write_csv(stdout, ms, n)
+                    : bl_cmp_write_text(stdout, ms, n);
+        if (fflush(stdout) != 0 || w < 0) {
+            perror("bindlab compare: writing the comparison");
+            rc = BL_EXIT_FAILED;
+        }
+    }
+    for (size_t i = 0; i < loaded; i++)
+        bl_cmp_free(&ms[i]);
+    return rc;
+}

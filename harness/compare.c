@@ -1,0 +1,299 @@
+/* Layouts of several machines matched by meaning (compare.h). */
+#include "compare.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "results_file.h"
+
+static const char *str(const char *s)
+{
+    return s ? s : "";
+}
+
+static long gcd(long a, long b)
+{
+    while (b) {
+        long t = a % b;
+        a = b;
+        b = t;
+    }
+    return a < 0 ? -a : a;
+}
+
+static bl_frac frac(long p, long q)
+{
+    bl_frac f = {p, q > 0 ? q : 1};
+    long g = gcd(f.p, f.q);
+    if (g > 1) {
+        f.p /= g;
+        f.q /= g;
+    }
+    return f;
+}
+
+static int frac_eq(bl_frac a, bl_frac b)
+{
+    return a.p == b.p && a.q == b.q;
+}
+
+static void frac_text(bl_frac f, char *buf, size_t len)
+{
+    if (f.q == 1)
+        snprintf(buf, len, "%ld", f.p);
+    else
+        snprintf(buf, len, "%ld/%ld", f.p, f.q);
+}
+
+int bl_cmp_load(const char *path, bl_cmp_machine *c, bl_err *err)
+{
+    bl_err e;
+    hid_t f;
+    int have_m;
+    size_t total = 0;
+
+    memset(c, 0, sizeof *c);
+    c->path = path;
+    if ((f = bl_h5_open_read(path, err)) < 0)
+        return -1;
+    have_m = H5Lexists(f, "machine", H5P_DEFAULT) > 0 &&
+             bl_h5_read_machine(f, &c->m, &e) == 0;
+    H5Fclose(f);
+    if (!have_m)
+        return bl_err_set(err, "%s: no /machine (no run of it has a result): "
+                          "nothing to compare", path);
+    if (bl_h5_read_summary(path, &c->rows, &c->nrows, err) < 0 ||
+        bl_report_build(c->rows, c->nrows, NULL, BL_REPORT_SORT_RATE,
+                        &c->report, err) < 0) {
+        bl_h5_machine_free(&c->m);
+        bl_h5_table_free(&bl_h5_summary_def, c->rows, c->nrows);
+        memset(c, 0, sizeof *c);
+        return -1;
+    }
+    c->group_layouts = calloc(c->report.ngroups + 1, sizeof *c->group_layouts);
+    c->layouts = calloc(c->nrows + 1, sizeof *c->layouts);
+    if (!c->group_layouts || !c->layouts) {
+        bl_cmp_free(c);
+        return bl_err_set(err, "%s: out of memory", path);
+    }
+    for (size_t g = 0; g < c->report.ngroups; g++) {
+        const bl_report_group *gr = &c->report.groups[g];
+        long n = bl_report_layouts(&c->report, gr, &c->group_layouts[g]);
+        if (n < 0) {
+            bl_cmp_free(c);
+            return bl_err_set(err, "%s: out of memory", path);
+        }
+        for (long i = 0; i < n; i++) {
+            const bl_report_layout *l = &c->group_layouts[g][i];
+            const bl_h5_summary *s = l->first;
+            bl_cmp_layout *x = &c->layouts[total++];
+            x->l = l;
+            x->unit = gr->rate_unit;
+            x->per_package = frac(s->np, c->m.packages);
+            x->per_numa = frac(s->np, c->m.numa_nodes);
+            x->per_l3 = frac(s->np, c->m.l3_domains);
+            x->thread_share = frac((long)s->np * s->threads, c->m.cores);
+        }
+    }
+    c->nlayouts = total;
+    return 0;
+}
+
+void bl_cmp_free(bl_cmp_machine *c)
+{
+    if (c->group_layouts)
+        for (size_t g = 0; g < c->report.ngroups; g++)
+            free(c->group_layouts[g]);
+    free(c->group_layouts);
+    free(c->layouts);
+    if (c->rows) {
+        bl_report_free(&c->report);
+        bl_h5_table_free(&bl_h5_summary_def, c->rows, c->nrows);
+        bl_h5_machine_free(&c->m);
+    }
+    memset(c, 0, sizeof *c);
+}
+
+/* The part of a layout that does not depend on the machine. */
+static int same_free_part(const bl_cmp_layout *a, const bl_cmp_layout *b)
+{
+    const bl_h5_summary *x = a->l->first, *y = b->l->first;
+    return strcmp(str(x->kernel), str(y->kernel)) == 0 &&
+           strcmp(str(a->unit), str(b->unit)) == 0 &&
+           strcmp(str(x->bind_to), str(y->bind_to)) == 0 &&
+           strcmp(str(x->omp_places), str(y->omp_places)) == 0 &&
+           strcmp(str(x->omp_proc_bind), str(y->omp_proc_bind)) == 0 &&
+           strcmp(str(x->init), str(y->init)) == 0 &&
+           frac_eq(a->thread_share, b->thread_share);
+}
+
+const bl_cmp_layout *bl_cmp_match(const bl_cmp_layout *r,
+                                  const bl_cmp_machine *other,
+                                  const char **by)
+{
+    static const char *const names[] = {"numa", "package", "l3"};
+    for (int level = 0; level < 3; level++)
+        for (size_t i = 0; i < other->nlayouts; i++) {
+            const bl_cmp_layout *o = &other->layouts[i];
+            bl_frac a = level == 0 ? r->per_numa : level == 1 ? r->per_package
+                                                              : r->per_l3;
+            bl_frac b = level == 0 ? o->per_numa : level == 1 ? o->per_package
+                                                              : o->per_l3;
+            if (same_free_part(r, o) && frac_eq(a, b)) {
+                *by = names[level];
+                return o;
+            }
+        }
+    *by = "";
+    return NULL;
+}
+
+void bl_cmp_meaning(const bl_cmp_layout *c, char *buf, size_t len)
+{
+    const bl_h5_summary *s = c->l->first;
+    char pk[32], nu[32], l3[32], th[32];
+    frac_text(c->per_package, pk, sizeof pk);
+    frac_text(c->per_numa, nu, sizeof nu);
+    frac_text(c->per_l3, l3, sizeof l3);
+    frac_text(c->thread_share, th, sizeof th);
+    snprintf(buf, len, "%s ranks %s/package %s/NUMA %s/L3, threads x ranks "
+             "= %s of the cores, bind=%s places=%s proc_bind=%s init=%s",
+             str(s->kernel), pk, nu, l3, th,
+             s->bind_to && s->bind_to[0] ? s->bind_to : "unset",
+             s->omp_places && s->omp_places[0] ? s->omp_places : "unset",
+             s->omp_proc_bind && s->omp_proc_bind[0] ? s->omp_proc_bind
+                                                      : "unset",
+             str(s->init));
+}
+
+/* True when some layout of the reference machine matches o. */
+static int matched_by_ref(const bl_cmp_machine *ref,
+                          const bl_cmp_machine *other, const bl_cmp_layout *o)
+{
+    const char *by;
+    for (size_t i = 0; i < ref->nlayouts; i++)
+        if (bl_cmp_match(&ref->layouts[i], other, &by) == o)
+            return 1;
+    return 0;
+}
+
+static char tag(size_t i)
+{
+    return (char)('A' + (i < 26 ? i : 25));
+}
+
+int bl_cmp_write_text(FILE *f, const bl_cmp_machine *ms, size_t n)
+{
+    char meaning[512];
+    const bl_cmp_machine *ref = &ms[0];
+
+    fprintf(f, "machines:\n");
+    for (size_t j = 0; j < n; j++)
+        fprintf(f, "  %c: %s (%s), %d package%s, %d NUMA node%s, %d L3, %d "
+                "cores: %s\n", tag(j), str(ms[j].m.hostname),
+                str(ms[j].m.cpu_model), ms[j].m.packages,
+                ms[j].m.packages == 1 ? "" : "s", ms[j].m.numa_nodes,
+                ms[j].m.numa_nodes == 1 ? "" : "s", ms[j].m.l3_domains,
+                ms[j].m.cores, ms[j].path);
+    fprintf(f, "\nlayouts matched by meaning (rate: median over "
+               "repetitions; ratio to A):\n");
+    for (size_t i = 0; i < ref->nlayouts; i++) {
+        const bl_cmp_layout *r = &ref->layouts[i];
+        bl_cmp_meaning(r, meaning, sizeof meaning);
+        fprintf(f, "%s\n  A %.4g %s '%s'\n", meaning, r->l->median, r->unit,
+                r->l->label);
+        for (size_t j = 1; j < n; j++) {
+            const char *by;
+            const bl_cmp_layout *o = bl_cmp_match(r, &ms[j], &by);
+            if (o)
+                fprintf(f, "  %c %.4g %s '%s' ratio %.2f (same ranks per "
+                        "%s)\n", tag(j), o->l->median, o->unit, o->l->label,
+                        o->l->median / r->l->median, by);
+            else
+                fprintf(f, "  %c -\n", tag(j));
+        }
+    }
+    fprintf(f, "\nbest per machine:\n");
+    for (size_t j = 0; j < n; j++)
+        for (size_t g = 0; g < ms[j].report.ngroups; g++) {
+            const bl_report_group *gr = &ms[j].report.groups[g];
+            if (gr->best)
+                fprintf(f, "  %c %s: %s '%s' %.4g %s\n", tag(j), gr->kernel,
+                        str(gr->best->run_id), str(gr->best->label),
+                        gr->best->rate, gr->rate_unit);
+        }
+    fprintf(f, "\nonly on one machine:\n");
+    int any = 0;
+    for (size_t i = 0; i < ref->nlayouts; i++) {
+        int found = 0;
+        const char *by;
+        for (size_t j = 1; j < n; j++)
+            found |= bl_cmp_match(&ref->layouts[i], &ms[j], &by) != NULL;
+        if (!found) {
+            fprintf(f, "  A '%s'\n", ref->layouts[i].l->label);
+            any = 1;
+        }
+    }
+    for (size_t j = 1; j < n; j++)
+        for (size_t i = 0; i < ms[j].nlayouts; i++)
+            if (!matched_by_ref(ref, &ms[j], &ms[j].layouts[i])) {
+                fprintf(f, "  %c '%s'\n", tag(j), ms[j].layouts[i].l->label);
+                any = 1;
+            }
+    if (!any)
+        fprintf(f, "  none\n");
+    return ferror(f) ? -1 : 0;
+}
+
+static void csv_row(FILE *f, const char *meaning, size_t j,
+                    const bl_cmp_machine *m, const bl_cmp_layout *x,
+                    double ref_median, const char *by)
+{
+    char t[2] = {tag(j), '\0'};
+    bl_report_csv_field(f, meaning);
+    fputc(',', f);
+    bl_report_csv_field(f, t);
+    fputc(',', f);
+    bl_report_csv_field(f, str(m->m.hostname));
+    fputc(',', f);
+    bl_report_csv_field(f, m->path);
+    fputc(',', f);
+    bl_report_csv_field(f, x->l->label);
+    fputc(',', f);
+    bl_report_csv_field(f, str(x->l->first->run_id));
+    fprintf(f, ",%.9g,", x->l->median);
+    bl_report_csv_field(f, x->unit);
+    if (ref_median > 0)
+        fprintf(f, ",%.6g,", x->l->median / ref_median);
+    else
+        fputs(",,", f);
+    bl_report_csv_field(f, by);
+    fputs("\r\n", f);
+}
+
+int bl_cmp_write_csv(FILE *f, const bl_cmp_machine *ms, size_t n)
+{
+    char meaning[512];
+    const bl_cmp_machine *ref = &ms[0];
+    fputs("meaning,machine,hostname,file,label,first_run_id,median_rate,"
+          "rate_unit,ratio_to_A,matched_by\r\n", f);
+    for (size_t i = 0; i < ref->nlayouts; i++) {
+        const bl_cmp_layout *r = &ref->layouts[i];
+        bl_cmp_meaning(r, meaning, sizeof meaning);
+        csv_row(f, meaning, 0, ref, r, r->l->median, "");
+        for (size_t j = 1; j < n; j++) {
+            const char *by;
+            const bl_cmp_layout *o = bl_cmp_match(r, &ms[j], &by);
+            if (o)
+                csv_row(f, meaning, j, &ms[j], o, r->l->median, by);
+        }
+    }
+    /* layouts only on another machine: their own meaning, no ratio */
+    for (size_t j = 1; j < n; j++)
+        for (size_t i = 0; i < ms[j].nlayouts; i++)
+            if (!matched_by_ref(ref, &ms[j], &ms[j].layouts[i])) {
+                bl_cmp_meaning(&ms[j].layouts[i], meaning, sizeof meaning);
+                csv_row(f, meaning, j, &ms[j], &ms[j].layouts[i], 0, "");
+            }
+    return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,63 @@
+/* `bindlab compare`: the layouts of sweeps on different machines matched
+ * by what they mean, not by how they are spelled (docs/report.md).
+ *
+ * A layout (the usable runs with one label: its repetitions) is described
+ * relative to its machine: ranks per package, per NUMA node and per L3
+ * domain, and threads x ranks as a fraction of the node's cores, plus what
+ * does not depend on the machine (kernel, bind_to, places, proc_bind,
+ * init). Two layouts on two machines match when the machine-free part and
+ * the thread fraction are equal and their ranks per NUMA node are equal;
+ * failing that, ranks per package; failing that, ranks per L3. The first
+ * machine is the reference: every other machine's layouts are matched to
+ * its layouts, and the ratio is other / reference. */
+#ifndef BL_COMPARE_H
+#define BL_COMPARE_H
+
+#include <stdio.h>
+
+#include "h5schema.h"
+#include "report.h"
+#include "report_html.h"
+
+/* A fraction p/q in lowest terms (q > 0). */
+typedef struct bl_frac {
+    long p, q;
+} bl_frac;
+
+typedef struct bl_cmp_layout {
+    const bl_report_layout *l;   /* label, first run, median... */
+    const char *unit;
+    bl_frac per_package, per_numa, per_l3, thread_share;
+} bl_cmp_layout;
+
+typedef struct bl_cmp_machine {
+    const char *path;
+    bl_h5_machine m;
+    bl_h5_summary *rows;
+    size_t nrows;
+    bl_report report;
+    bl_report_layout **group_layouts;  /* per report group */
+    bl_cmp_layout *layouts;
+    size_t nlayouts;
+} bl_cmp_machine;
+
+/* Reads path's /machine and /summary and describes its layouts. Fills
+ * err (the file and the problem) and returns -1 on failure. */
+int bl_cmp_load(const char *path, bl_cmp_machine *c, bl_err *err);
+void bl_cmp_free(bl_cmp_machine *c);
+
+/* The layout of other matching ref's layout r (NULL when none); *by is
+ * set to "numa", "package" or "l3", what matched. */
+const bl_cmp_layout *bl_cmp_match(const bl_cmp_layout *r,
+                                  const bl_cmp_machine *other,
+                                  const char **by);
+
+/* The meaning of a layout in words, e.g. "triad 1/NUMA 1/pkg threads 1
+ * bind=core places=cores proc_bind=close init=parallel". */
+void bl_cmp_meaning(const bl_cmp_layout *c, char *buf, size_t len);
+
+/* The side-by-side table (text), or CSV (one row per layout and machine). */
+int bl_cmp_write_text(FILE *f, const bl_cmp_machine *ms, size_t n);
+int bl_cmp_write_csv(FILE *f, const bl_cmp_machine *ms, size_t n);
+
+#endif
