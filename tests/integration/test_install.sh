@@ -139,3 +139,53 @@ echo "ok: slurm script with the installed paths"
 # The Spack recipe and the EasyBuild easyconfig against this install tree
 # (packaging/check-recipes.py: the sanity-check paths must exist here).
 /usr/bin/python3 -B "$BINDLAB_SOURCE_DIR/packaging/check-recipes.py" "$P" || fail "packaging recipes"
+
+# The installed bindlab's Slurm job on a real (private, one-node) Slurm
+# cluster, submitted from the clean environment: the job runs the moved
+# tree's bindlab and bindlab-app and records its run. Needs root (slurmd
+# starts jobs) and the Slurm packages scripts/deps.sh installs.
+if [ "$(id -u)" != 0 ]; then
+    echo "SKIPPED (all of the above passed): the Slurm job part needs root, as slurmd does" >&2
+    exit 77
+fi
+for p in slurmctld slurmd slurm-client munge; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+        fail "Slurm package $p missing: run scripts/deps.sh (as root)"
+done
+CL="$WORK/cluster"
+mkdir -p "$CL"
+chmod 0711 "$WORK" # munged wants every directory above its socket open to all (x)
+stop_cluster() {
+    local rc=$?
+    bash "$BINDLAB_SOURCE_DIR/tests/slurm/cluster.sh" stop "$CL" || true
+    rm -rf "$WORK"
+    exit "$rc"
+}
+trap stop_cluster EXIT
+bash "$BINDLAB_SOURCE_DIR/tests/slurm/cluster.sh" start "$CL" >"$WORK/cluster.out" 2>&1 ||
+    { cat "$WORK/cluster.out" >&2; fail "the test cluster did not start"; }
+cat >"$WORK/elsewhere/tiny.yaml" <<'YAML'
+name: installjob
+kernels: [{name: triad, size: 4MiB, iters: 2, warmup: 1}]
+layouts:
+  - {name: one-core, np: 1, map_by: core, bind_to: core, threads: 1, timeout: 60}
+YAML
+run env SLURM_CONF="$CL/slurm.conf" bindlab slurm tiny.yaml --results "$WORK/elsewhere/jobres" \
+    -o job2.sbatch --time 5 --submit >"$WORK/job.out" 2>&1 ||
+    { cat "$WORK/job.out" >&2; fail "bindlab slurm --submit from the install"; }
+job=$(sed -n 's/^submitted: job \([0-9][0-9]*\)$/\1/p' "$WORK/job.out")
+[ -n "$job" ] || { cat "$WORK/job.out" >&2; fail "no job id printed"; }
+for _ in $(seq 1 300); do
+    [ -z "$(SLURM_CONF="$CL/slurm.conf" squeue -h -j "$job" -o %i 2>/dev/null)" ] && break
+    sleep 0.5
+done
+"$PY" - "$WORK/elsewhere/jobres/installjob.h5" <<'PYEOF' ||
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    rows = f["summary"][()]
+    print("job runs:", [(r["run_id"].decode(), r["status"].decode()) for r in rows])
+    assert len(rows) == 1 and rows[0]["status"] == b"ok"
+PYEOF
+    { find "$WORK/elsewhere/jobres" -name '*.out' -exec cat {} + >&2; fail "the installed bindlab's Slurm job did not record its run"; }
+grep -qF "$P/bin/bindlab" "$WORK/elsewhere/job2.sbatch" || fail "job script does not run the installed bindlab"
+echo "ok: Slurm job of the installed bindlab ran on the test cluster"
