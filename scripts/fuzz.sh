@@ -43,7 +43,7 @@ h5_fuzz() {
         fi
         # The first frame that is not the sanitizer's own (malloc, memcpy).
         first=$(printf '%s\n' "$out" | grep -E '^ +#[0-9]+ ' |
-            grep -vE ' in (__interceptor_|malloc|calloc|realloc|free|strdup)' | head -1 || true)
+            grep -vE ' in (__interceptor_|__mem|mem(cpy|move|set)|malloc|calloc|realloc|free|strdup)' | head -1 || true)
         case $first in
         *libhdf5*) lib=$((lib + 1)) ;;
         *) ours=$((ours + 1)); echo "fuzz.sh: fuzz_h5_readers: $a: $first" >&2 ;;
