@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, builds twice (optimised,
 # and with AddressSanitizer + UndefinedBehaviorSanitizer) and runs every
-# unit and integration test in both.
+# unit and integration test in both, then a short run of every fuzz target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/deps.sh
@@ -24,4 +24,10 @@ for variant in build build-asan; do
     [ "$variant" = build-asan ] && skip=(-LE numa)
     (cd "$variant" && ctest --output-on-failure -j2 "${skip[@]}") || status=1
 done
+
+# Every parser's libFuzzer target (clang), a short run each on its seeds;
+# scripts/fuzz.sh SECONDS runs them longer.
+echo "== fuzz targets in build-fuzz"
+scripts/build.sh build-fuzz -DCMAKE_C_COMPILER=clang -DBINDLAB_FUZZ=ON -DBINDLAB_NATIVE=OFF
+(cd build-fuzz && ctest --output-on-failure -R '^fuzz\.') || status=1
 exit $status
