@@ -6,7 +6,7 @@
 #ifndef BL_CONFIG_H
 #define BL_CONFIG_H
 
-#include "../common/err.h"
+#include "err.h"
 #include "layout.h"
 
 typedef struct bl_sweep {

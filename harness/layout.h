@@ -12,7 +12,7 @@
 
 #include <hwloc.h>
 
-#include "../common/err.h"
+#include "err.h"
 
 /* The fields of a layout, in the order the cross product nests them (the
  * first one varies slowest) and the order the label names them. */

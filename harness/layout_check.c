@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../common/topo.h"
+#include "topo.h"
 
 typedef struct node {
     bl_topo_counts c;

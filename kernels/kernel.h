@@ -13,8 +13,8 @@
 
 #include <mpi.h>
 
-#include "../common/err.h"
-#include "../common/units.h"
+#include "err.h"
+#include "units.h"
 
 /* Options from the app's command line. Each kernel reads the fields it
  * needs; 0 / NULL means "not given on the command line". */

@@ -6,7 +6,7 @@
 #ifndef BL_LU_LAYOUT_H
 #define BL_LU_LAYOUT_H
 
-#include "../common/err.h"
+#include "err.h"
 
 typedef struct bl_lu_layout {
     long n;          /* global extent */

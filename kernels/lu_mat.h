@@ -13,7 +13,7 @@
 
 #include <mpi.h>
 
-#include "../common/err.h"
+#include "err.h"
 #include "lu_layout.h"
 
 /* --test-hook values of the LU kernel: deliberate faults that verification
