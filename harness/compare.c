@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "abstats.h"
 #include "results_file.h"
 
 static const char *str(const char *s)
@@ -177,6 +178,43 @@ static int matched_by_ref(const bl_cmp_machine *ref,
     return 0;
 }
 
+/* The rates of a layout's usable runs (its repetitions) into v (room for
+ * m->nrows); returns their count. */
+static size_t layout_rates(const bl_cmp_machine *m, const bl_cmp_layout *x,
+                           double *v)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < m->report.nrows; i++) {
+        const bl_report_row *row = &m->report.rows[i];
+        if (row->usable &&
+            strcmp(str(row->s->label), str(x->l->label)) == 0 &&
+            strcmp(str(row->s->kernel), str(x->l->first->kernel)) == 0)
+            v[n++] = row->s->rate;
+    }
+    return n;
+}
+
+/* Is the difference real? With 2 repetitions or more on each side: the
+ * 95% bootstrap interval of the ratio of medians and the rank test's p. */
+static void stats_line(FILE *f, const bl_cmp_machine *ref,
+                       const bl_cmp_layout *r, const bl_cmp_machine *om,
+                       const bl_cmp_layout *o)
+{
+    double *a = malloc((ref->nrows + 1) * sizeof *a);
+    double *b = malloc((om->nrows + 1) * sizeof *b);
+    double lo, hi;
+    size_t na, nb;
+    if (a && b && (na = layout_rates(ref, r, a)) >= 2 &&
+        (nb = layout_rates(om, o, b)) >= 2 &&
+        bl_stats_boot_ratio(a, na, b, nb, 2000, 14, 0.95, &lo, &hi) == 0)
+        fprintf(f, "    95%% interval of the ratio [%.2f, %.2f], rank test "
+                "p=%.2g (%zu vs %zu runs)%s\n", lo, hi,
+                bl_stats_mann_whitney_p(a, na, b, nb), na, nb,
+                lo <= 1 && hi >= 1 ? ": a tie" : "");
+    free(a);
+    free(b);
+}
+
 static char tag(size_t i)
 {
     return (char)('A' + (i < 26 ? i : 25));
@@ -205,11 +243,12 @@ int bl_cmp_write_text(FILE *f, const bl_cmp_machine *ms, size_t n)
         for (size_t j = 1; j < n; j++) {
             const char *by;
             const bl_cmp_layout *o = bl_cmp_match(r, &ms[j], &by);
-            if (o)
+            if (o) {
                 fprintf(f, "  %c %.4g %s '%s' ratio %.2f (same ranks per "
                         "%s)\n", tag(j), o->l->median, o->unit, o->l->label,
                         o->l->median / r->l->median, by);
-            else
+                stats_line(f, ref, r, &ms[j], o);
+            } else
                 fprintf(f, "  %c -\n", tag(j));
         }
     }

@@ -34,6 +34,27 @@ sed -n '/^only on one machine:/,$p' "$T/out" > "$T/only"
 expect_line "$T/only" "  B 'triad np8 map=core bind=core places=cores proc_bind=close t=1 init=parallel'"
 [ "$(grep -c "^  B '" "$T/only")" = 1 ] || fail "only on B: $(cat "$T/only")"
 
+# one run per layout on the VM: no interval, no rank test
+grep -q 'interval of the ratio' "$T/out" && fail "statistics from single runs"
+
+# statistics: a 50-run sweep (10 layouts of 5 repetitions) against itself.
+# The best layout, L008 (5 + (8*37 % 100)/10 = 14.6 .. 14.8 GB/s), matches
+# itself: ratio 1, every bootstrap ratio within [14.6/14.8, 14.8/14.6] =
+# [0.986, 1.014] and the interval holds 1 (a tie); identical samples rank
+# alike: rank test p = 1
+mkdir "$T/m.d"
+"$FIXTURE" "$T/m.d" many 50 || fail "report_fixture many 50"
+"$BINDLAB" merge -o "$T/m.h5" "$T/m.d" > /dev/null || fail "merge many"
+"$BINDLAB" compare "$T/m.h5" "$T/m.h5" > "$T/self" || fail "compare self"
+sed -n '7,9p' "$T/self" > "$T/best"
+grep -q "^  B 14.7 GB/s 'triad layout L008 np1 map=core bind=hwthread' ratio 1.00 " "$T/best" ||
+    fail "self compare best: $(cat "$T/best")"
+sed -n 3p "$T/best" | awk '{
+    if (!match($0, /^    95% interval of the ratio \[[0-9.]+, [0-9.]+\], rank test p=1 \(5 vs 5 runs\): a tie$/)) exit 1
+    split($0, w, /[][,]/); lo = w[2] + 0; hi = w[3] + 0
+    exit !(lo >= 0.98 && lo <= 1 && hi >= 1 && hi <= 1.02) }' ||
+    fail "self compare statistics: $(sed -n 3p "$T/best")"
+
 # the other way round: x1 against r0000 is 8.52 / 31 = 0.27
 "$BINDLAB" compare "$T/xeon.h5" "$T/vm.h5" > "$T/rev" || fail "compare reversed"
 grep -qF "  B 8.52 GB/s 'triad np1 map=slot:PE=2 bind=core places=cores proc_bind=close t=2 init=parallel' ratio 0.27 (same ranks per numa)" "$T/rev" ||
