@@ -26,22 +26,23 @@ ls "$tcl_dir"/bindlab/* >/dev/null || fail "no Tcl modulefile installed"
 
 # check_cycle MODULE_FUNCTION_SETUP: in a clean bash, load, look, unload,
 # look again; prints the observations, one "key value" per line.
-cycle() {  # SETUP_SNIPPET MODULEPATH_DIR
-    env -i HOME="$WORK/home" PATH=/usr/bin:/bin LANG=C MANPATH=/usr/share/man \
+cycle() {  # SETUP_SNIPPET MODULEPATH_DIR [MANPATH]
+    env -i HOME="$WORK/home" PATH=/usr/bin:/bin LANG=C ${3:+MANPATH="$3"} \
         bash --noprofile --norc -c '
 '"$1"'
-before_path=$PATH before_man=$MANPATH
+before_path=$PATH before_man=${MANPATH-unset}
 module use "$1" || exit 11
 module load bindlab || exit 12
 echo "which $(command -v bindlab)"
 echo "man $(man -w bindlab)"
 echo "root ${BINDLAB_ROOT:-}"
+echo "system page $(man -w man >/dev/null && echo found || echo lost)"
 echo "version $(bindlab --version | head -n 1)"
 module unload bindlab || exit 13
 echo "after-which $(command -v bindlab || echo none)"
 echo "after-root ${BINDLAB_ROOT:-unset}"
 [ "$PATH" = "$before_path" ] && echo "path restored" || echo "path now $PATH"
-[ "${MANPATH:-}" = "$before_man" ] && echo "manpath restored" || echo "manpath now ${MANPATH:-}"
+[ "${MANPATH-unset}" = "$before_man" ] && echo "manpath restored" || echo "manpath now ${MANPATH-unset}"
 ' cycle "$2"
 }
 
@@ -51,6 +52,7 @@ check() {  # NAME OUTPUT_FILE
     expect_line "$f" "which $P/bin/bindlab"
     expect_line "$f" "man $P/share/man/man1/bindlab.1"
     expect_line "$f" "root $P"
+    expect_line "$f" "system page found"
     grep -q '^version bindlab [0-9]' "$f" || fail "$1: bindlab --version did not run"
     expect_line "$f" "after-which none"
     expect_line "$f" "after-root unset"
@@ -59,9 +61,14 @@ check() {  # NAME OUTPUT_FILE
     echo "ok: $1 loads and unloads bindlab"
 }
 
-cycle "source $LMOD_INIT" "$lua_dir" >"$WORK/lmod.out" 2>"$WORK/lmod.err" ||
-    { cat "$WORK/lmod.out" "$WORK/lmod.err" >&2; fail "Lmod: module cycle failed"; }
-check "Lmod" "$WORK/lmod.out"
+# MANPATH unset (the usual case) and set: both come back as they were, and
+# man's own page stays found while bindlab is loaded.
+[ -n "$(man -w man 2>/dev/null)" ] || fail "man -w man finds nothing even before any module"
+for mp in "" /usr/share/man; do
+    cycle "source $LMOD_INIT" "$lua_dir" "$mp" >"$WORK/lmod.out" 2>"$WORK/lmod.err" ||
+        { cat "$WORK/lmod.out" "$WORK/lmod.err" >&2; fail "Lmod: module cycle failed"; }
+    check "Lmod (MANPATH ${mp:-unset})" "$WORK/lmod.out"
+done
 
 # Environment Modules: its modulecmd.tcl (tclsh runs it).
 command -v tclsh >/dev/null || fail "tclsh is missing: run scripts/deps.sh (as root) to install tcl"
@@ -83,6 +90,8 @@ if [ -z "$mc" ]; then
     mc=$(ls "$cache"/root/usr/lib/*/modulecmd.tcl | head -n 1)
 fi
 echo "Environment Modules: $mc"
-cycle "module() { eval \"\$(tclsh '$mc' bash \"\$@\")\"; }" "$tcl_dir" >"$WORK/em.out" 2>"$WORK/em.err" ||
-    { cat "$WORK/em.out" "$WORK/em.err" >&2; fail "Environment Modules: module cycle failed"; }
-check "Environment Modules" "$WORK/em.out"
+for mp in "" /usr/share/man; do
+    cycle "module() { eval \"\$(tclsh '$mc' bash \"\$@\")\"; }" "$tcl_dir" "$mp" >"$WORK/em.out" 2>"$WORK/em.err" ||
+        { cat "$WORK/em.out" "$WORK/em.err" >&2; fail "Environment Modules: module cycle failed"; }
+    check "Environment Modules (MANPATH ${mp:-unset})" "$WORK/em.out"
+done
