@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# configs/sweeps/default.yaml, unchanged, under every extra MPI that
-# scripts/mpis.sh installs (Open MPI 5, MPICH Hydra, Intel MPI): each run ok,
+# configs/sweeps/default.yaml, unchanged, then a stencil and an LU run (both
+# verified), under every extra MPI that scripts/mpis.sh installs (Open MPI 5, MPICH Hydra, Intel MPI): each run ok,
 # no binding-mismatch, the launcher's own report read for every bound rank
 # (Intel MPI's: the rank's own line), claimed = seen, each rank's mask the
 # PU count the layout asks on this machine's cores, bound ranks disjoint,
@@ -35,6 +35,69 @@ extra=()
 [ "$NCORES" -lt 2 ] && extra=(--skip-invalid)
 
 bl_install_mpis "$MPI_DIR" || true
+# Checks one results file (see the header); exits non-zero on the first miss.
+cat >"$WORK/check.py" <<'PYEOF'
+import sys, h5py
+path, name, ppc, ncores = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+family = {"ompi5": "Open MPI 5.", "mpich": "MPICH (Hydra) ", "impi": "Intel MPI 20"}[name]
+# PRRTE and Hydra print the binding they made; Intel MPI's table is each
+# rank's own view in MPI_Init (its master thread, which libgomp binds to
+# the first place first), checked against that thread.
+source = b"rank" if name == "impi" else b"launcher"
+# PUs each rank's binding must hold, from the layout (default.yaml)
+want = {"kernel-ranks": ppc, "one-core": ppc, "pe2-close": 2 * ppc, "pe2-spread": 2 * ppc,
+        "pe2-serial-init": 2 * ppc, "mpi-bound": ppc}
+def cpus(text):
+    s = set()
+    for part in text.split(","):
+        if part:
+            lo, _, hi = part.partition("-")
+            s.update(range(int(lo), int(hi or lo) + 1))
+    return s
+seen_ok = 0
+with h5py.File(path, "r") as f:
+    for k in f["runs"]:
+        r = f["runs"][k]
+        a = r.attrs
+        st, flags = a["status"], a["flags"]
+        if st == "invalid" and ncores < 2:
+            continue
+        assert st == "ok", (k, a["name"], st, a["reason"])
+        assert r["result"].attrs["verified"] == 1, (k, "not verified")
+        assert "binding-mismatch" not in flags, (k, flags)
+        assert a["launcher_version"].startswith(family), a["launcher_version"]
+        if a["name"] in want:
+            checks = r["checks"][()]
+            assert len(checks) == a["np"], (k, checks)
+            masters = {p["rank"]: p for p in r["placement"][()] if p["thread"] == 0}
+            sets = []
+            for c in checks:
+                claimed = c["claimed"].decode()
+                assert c["source"] == source, (k, c)
+                assert c["matches"] == 1, (k, c)
+                assert claimed == c["seen"].decode(), (k, c)
+                # the rank's mask as the rank itself recorded it
+                mask = cpus(masters[c["rank"]]["rank_cpuset"].decode())
+                assert len(mask) == want[a["name"]], (k, a["name"], mask)
+                sets.append(mask)
+            if len(sets) == 2:
+                assert not (sets[0] & sets[1]), (k, "bound ranks share PUs", sets)
+        seen_ok += 1
+assert seen_ok >= 1
+print(f"{name}: {seen_ok} runs ok, the report read for every bound rank")
+PYEOF
+NPK=$((NCORES < 2 ? 1 : 2))
+cat >"$WORK/kernels.yaml" <<YAML
+name: kernels
+kernels:
+  - {name: stencil, grid: 512x512, radius: 2, iters: 3, warmup: 1}
+  - {name: lu, n: 203, nb: 16, grid: ${NPK}x1, iters: 2, warmup: 1}
+defaults: {map_by: core, bind_to: core, omp_places: cores, omp_proc_bind: close,
+           threads: 1, timeout: 120}
+layouts:
+  - {name: kernel-ranks, np: $NPK}
+YAML
+
 tested=0 skipped=()
 for name in ${BINDLAB_MPIS:-${BL_MPIS[*]}}; do
     prefix=$MPI_DIR/$name
@@ -70,55 +133,18 @@ for name in ${BINDLAB_MPIS:-${BL_MPIS[*]}}; do
     set -e
     cat "$WORK/sweep-$name.out"
     [ "$rc" = 0 ] || fail "$name: sweep exit status $rc"
-    "$PY" - "$out/default.h5" "$name" "$PUS_PER_CORE" "$NCORES" <<'PYEOF' || fail "$name: run records"
-import sys, h5py
-path, name, ppc, ncores = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-family = {"ompi5": "Open MPI 5.", "mpich": "MPICH (Hydra) ", "impi": "Intel MPI 20"}[name]
-# PRRTE and Hydra print the binding they made; Intel MPI's table is each
-# rank's own view in MPI_Init (its master thread, which libgomp binds to
-# the first place first), checked against that thread.
-source = b"rank" if name == "impi" else b"launcher"
-# PUs each rank's binding must hold, from the layout (default.yaml)
-want = {"one-core": ppc, "pe2-close": 2 * ppc, "pe2-spread": 2 * ppc,
-        "pe2-serial-init": 2 * ppc, "mpi-bound": ppc}
-def cpus(text):
-    s = set()
-    for part in text.split(","):
-        if part:
-            lo, _, hi = part.partition("-")
-            s.update(range(int(lo), int(hi or lo) + 1))
-    return s
-seen_ok = 0
-with h5py.File(path, "r") as f:
-    for k in f["runs"]:
-        r = f["runs"][k]
-        a = r.attrs
-        st, flags = a["status"], a["flags"]
-        if st == "invalid" and ncores < 2:
-            continue
-        assert st == "ok", (k, a["name"], st, a["reason"])
-        assert "binding-mismatch" not in flags, (k, flags)
-        assert a["launcher_version"].startswith(family), a["launcher_version"]
-        if a["name"] in want:
-            checks = r["checks"][()]
-            assert len(checks) == a["np"], (k, checks)
-            masters = {p["rank"]: p for p in r["placement"][()] if p["thread"] == 0}
-            sets = []
-            for c in checks:
-                claimed = c["claimed"].decode()
-                assert c["source"] == source, (k, c)
-                assert c["matches"] == 1, (k, c)
-                assert claimed == c["seen"].decode(), (k, c)
-                # the rank's mask as the rank itself recorded it
-                mask = cpus(masters[c["rank"]]["rank_cpuset"].decode())
-                assert len(mask) == want[a["name"]], (k, a["name"], mask)
-                sets.append(mask)
-            if len(sets) == 2:
-                assert not (sets[0] & sets[1]), (k, "bound ranks share PUs", sets)
-        seen_ok += 1
-assert seen_ok >= 1
-print(f"{name}: {seen_ok} runs ok, the report read for every bound rank")
-PYEOF
+    "$PY" "$WORK/check.py" "$out/default.h5" "$name" "$PUS_PER_CORE" "$NCORES" ||
+        fail "$name: run records (default.yaml)"
+    # the stencil and LU kernels through the harness under this MPI
+    set +e
+    "$BINDLAB" sweep --mpirun "$launcher" --app "$tree/bindlab-app" --results "$out-k" \
+        "$WORK/kernels.yaml" >"$WORK/kernels-$name.out" 2>&1
+    rc=$?
+    set -e
+    cat "$WORK/kernels-$name.out"
+    [ "$rc" = 0 ] || fail "$name: stencil/LU sweep exit status $rc"
+    "$PY" "$WORK/check.py" "$out-k/kernels.h5" "$name" "$PUS_PER_CORE" "$NCORES" ||
+        fail "$name: run records (stencil, LU)"
     echo "ok: $name"
     tested=$((tested + 1))
 done
