@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # configs/sweeps/default.yaml, unchanged, then a stencil and an LU run (both
-# verified), under every extra MPI that scripts/mpis.sh installs (Open MPI 5, MPICH Hydra, Intel MPI): each run ok,
+# verified), under every extra MPI that scripts/mpis.sh installs (Open MPI 5,
+# MPICH Hydra, Intel MPI): each run ok,
 # no binding-mismatch, the launcher's own report read for every bound rank
 # (Intel MPI's: the rank's own line), claimed = seen, each rank's mask the
 # PU count the layout asks on this machine's cores, bound ranks disjoint,
