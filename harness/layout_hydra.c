@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "argv_build.h"
 #include "bindreport.h"
 
 int bl_launcher_is_hydra(const bl_launcher_info *li)
@@ -196,60 +197,19 @@ int bl_layout_translate_for(bl_layout *l, const bl_launcher_info *li,
 
 /* ---- the command line ------------------------------------------------ */
 
-typedef struct {
-    char **v;
-    int n, cap, failed;
-} argv_b;
-
-static void add(argv_b *b, const char *s)
-{
-    if (b->failed)
-        return;
-    if (b->n + 2 > b->cap) {
-        int cap = b->cap ? 2 * b->cap : 48;
-        char **v = realloc(b->v, (size_t)cap * sizeof *v);
-        if (!v) {
-            b->failed = 1;
-            return;
-        }
-        b->v = v;
-        b->cap = cap;
-    }
-    if (!(b->v[b->n] = strdup(s))) {
-        b->failed = 1;
-        return;
-    }
-    b->v[++b->n] = NULL;
-}
-
-static void addf(argv_b *b, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void addf(argv_b *b, const char *fmt, ...)
-{
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int len = vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    if (len < 0 || (size_t)len >= sizeof buf)
-        b->failed = 1;
-    else
-        add(b, buf);
-}
-
 /* -genv NAME VALUE: one variable for every rank */
-static void genv(argv_b *b, const char *name, const char *value)
+static void genv(bl_argv_build *b, const char *name, const char *value)
 {
-    add(b, "-genv");
-    add(b, name);
-    add(b, value);
+    bl_argv_add(b, "-genv");
+    bl_argv_add(b, name);
+    bl_argv_add(b, value);
 }
 
 char **bl_layout_hydra_argv(const bl_layout *l, const bl_kernel_spec *k,
                             const bl_layout_argv_opts *o,
                             const bl_launcher_info *li, bl_err *err)
 {
-    argv_b b = {0};
+    bl_argv_build b = {0};
     int intel = li->kind == BL_LAUNCHER_INTELMPI;
     char threads[16];
 
@@ -264,22 +224,22 @@ char **bl_layout_hydra_argv(const bl_layout *l, const bl_kernel_spec *k,
         return NULL;
     }
     if (!intel) {
-        add(&b, "env");
-        add(&b, "HYDRA_TOPO_DEBUG=1");
+        bl_argv_add(&b, "env");
+        bl_argv_add(&b, "HYDRA_TOPO_DEBUG=1");
     }
-    add(&b, o->launcher ? o->launcher : "mpiexec");
-    add(&b, "-np");
-    addf(&b, "%d", l->np);
+    bl_argv_add(&b, o->launcher ? o->launcher : "mpiexec");
+    bl_argv_add(&b, "-np");
+    bl_argv_addf(&b, "%d", l->np);
     if (l->map.ppr) {
-        add(&b, "-ppn");
-        addf(&b, "%d", l->map.ppr);
+        bl_argv_add(&b, "-ppn");
+        bl_argv_addf(&b, "%d", l->map.ppr);
     }
     if (!intel) {
-        add(&b, "-bind-to");
-        add(&b, l->bind_to_launcher);
+        bl_argv_add(&b, "-bind-to");
+        bl_argv_add(&b, l->bind_to_launcher);
         if (l->bind != BL_RES_NONE) {
-            add(&b, "-map-by");
-            add(&b, l->map_by_launcher);
+            bl_argv_add(&b, "-map-by");
+            bl_argv_add(&b, l->map_by_launcher);
         }
     } else {
         /* "I_MPI_PIN_DOMAIN=core" -> -genv I_MPI_PIN_DOMAIN core */
@@ -303,20 +263,14 @@ char **bl_layout_hydra_argv(const bl_layout *l, const bl_kernel_spec *k,
         genv(&b, "OMP_PROC_BIND", l->omp_proc_bind);
     genv(&b, "OMP_DISPLAY_AFFINITY", "true");
     genv(&b, "OMP_AFFINITY_FORMAT", BL_OMP_AFFINITY_FORMAT);
-    add(&b, o->app);
-    add(&b, "--kernel");
-    add(&b, k->name);
+    bl_argv_add(&b, o->app);
+    bl_argv_add(&b, "--kernel");
+    bl_argv_add(&b, k->name);
     for (int i = 0; i < k->nargs; i++)
-        add(&b, k->args[i]);
-    add(&b, "--init");
-    add(&b, l->serial_init ? "serial" : "parallel");
-    add(&b, "--out");
-    add(&b, o->out_file);
-    if (b.failed || !b.v) {
-        bl_argv_free(b.v);
-        bl_err_set(err, "out of memory (or an argument over 511 "
-                        "characters) building the command line");
-        return NULL;
-    }
-    return b.v;
+        bl_argv_add(&b, k->args[i]);
+    bl_argv_add(&b, "--init");
+    bl_argv_add(&b, l->serial_init ? "serial" : "parallel");
+    bl_argv_add(&b, "--out");
+    bl_argv_add(&b, o->out_file);
+    return bl_argv_take(&b, err);
 }
