@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cpuset.h"
+#include "grow.h"
 
 static const struct {
     bl_report_format fmt;
@@ -156,14 +157,9 @@ static int add_rejected(collector *c, int line, const char *text,
                         const char *reason)
 {
     bl_binding_report *r = c->r;
-    if (r->nrejected == c->rcap) {
-        size_t cap = c->rcap ? 2 * c->rcap : 8;
-        bl_rejected_line *p = realloc(r->rejected, cap * sizeof *p);
-        if (!p)
-            return -1;
-        r->rejected = p;
-        c->rcap = cap;
-    }
+    if (bl_grow(&r->rejected, sizeof *r->rejected, r->nrejected, &c->rcap,
+                8) < 0)
+        return -1;
     bl_rejected_line *j = &r->rejected[r->nrejected];
     if (!(j->text = strdup(text)))
         return -1;
@@ -176,14 +172,8 @@ static int add_rejected(collector *c, int line, const char *text,
 static int add_binding(collector *c, const bl_binding *b)
 {
     bl_binding_report *r = c->r;
-    if (r->count == c->cap) {
-        size_t cap = c->cap ? 2 * c->cap : 16;
-        bl_binding *p = realloc(r->items, cap * sizeof *p);
-        if (!p)
-            return -1;
-        r->items = p;
-        c->cap = cap;
-    }
+    if (bl_grow(&r->items, sizeof *r->items, r->count, &c->cap, 16) < 0)
+        return -1;
     r->items[r->count++] = *b;
     return 0;
 }

@@ -10,6 +10,7 @@
 
 #include <yaml.h>
 
+#include "grow.h"
 #include "units.h"
 
 typedef struct ctx {
@@ -17,7 +18,8 @@ typedef struct ctx {
     yaml_document_t doc;
     bl_err *err;
     char **strs;            /* every string the spec points to */
-    int nstrs, capstrs;
+    int nstrs;
+    size_t capstrs;
     bl_sweep_spec spec;
     bl_kernel_spec *kernels;
     int nkernels;
@@ -41,14 +43,9 @@ static int fail_at(ctx *c, const yaml_node_t *n, const char *fmt, ...)
 static char *keep(ctx *c, const char *s)
 {
     char *copy;
-    if (c->nstrs == c->capstrs) {
-        int cap = c->capstrs ? 2 * c->capstrs : 64;
-        char **v = realloc(c->strs, (size_t)cap * sizeof *v);
-        if (!v)
-            return NULL;
-        c->strs = v;
-        c->capstrs = cap;
-    }
+    if (bl_grow(&c->strs, sizeof *c->strs, (size_t)c->nstrs, &c->capstrs,
+                64) < 0)
+        return NULL;
     if (!(copy = strdup(s)))
         return NULL;
     c->strs[c->nstrs++] = copy;

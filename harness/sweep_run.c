@@ -8,6 +8,7 @@
 
 #include "bindreport.h"
 #include "crosscheck.h"
+#include "grow.h"
 #include "layout_hydra.h"
 #include "results_file.h"
 #include "shellquote.h"
@@ -295,23 +296,24 @@ int bl_sweep_merge(bl_sweep_ctx *c, bl_err *err)
     struct dirent *e;
     char **paths = NULL;
     size_t n = 0, cap = 0;
-    int dups, unreadable, rc;
+    int dups, unreadable, rc = 0;
     if (!d)
         return 0; /* nothing ran yet */
     while ((e = readdir(d)) != NULL) {
         if (!is_record(e->d_name))
             continue;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 64;
-            paths = realloc(paths, sizeof *paths * cap);
+        if (bl_grow(&paths, sizeof *paths, n, &cap, 64) < 0 ||
+            !(paths[n] = malloc(strlen(c->dir) + strlen(e->d_name) + 2))) {
+            rc = bl_err_set(err, "out of memory listing %s", c->dir);
+            break;
         }
-        paths[n] = malloc(strlen(c->dir) + strlen(e->d_name) + 2);
         sprintf(paths[n], "%s/%s", c->dir, e->d_name);
         n++;
     }
     closedir(d);
-    rc = bl_h5_merge(c->out, c->sweep.file, (const char *const *)paths, n,
-                     &dups, &unreadable, err);
+    if (rc == 0)
+        rc = bl_h5_merge(c->out, c->sweep.file, (const char *const *)paths,
+                         n, &dups, &unreadable, err);
     if (rc == 0 && unreadable && c->o->progress)
         fprintf(c->o->progress, "warning: %d record%s could not be read and "
                 "%s left out of %s: %s\n", unreadable,
