@@ -8,8 +8,10 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_util.h"
 #include "cpuset.h"
 #include "placement_check.h"
+#include "strbuf.h"
 
 static const char help[] =
     "usage: bindlab check [--json]\n"
@@ -136,63 +138,39 @@ static void print_text(const bl_pcheck_state *s, const bl_pcheck_findings *f)
 
 /* ---- JSON ------------------------------------------------------------- */
 
-typedef struct { char *p; size_t len, cap; } sbuf;
-
-static void sb_raw(sbuf *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 4096;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p)
-            return;
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
-static void sb_str(sbuf *b, const char *s)
-{
-    sb_raw(b, s, strlen(s));
-}
-
 /* A JSON string, or null for NULL. */
-static void sb_json(sbuf *b, const char *s)
+static void sb_json(bl_strbuf *b, const char *s)
 {
     if (!s) {
-        sb_str(b, "null");
+        bl_strbuf_puts(b, "null");
         return;
     }
-    sb_str(b, "\"");
+    bl_strbuf_puts(b, "\"");
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         char esc[8];
         if (*p == '"' || *p == '\\') {
             esc[0] = '\\';
             esc[1] = (char)*p;
-            sb_raw(b, esc, 2);
+            bl_strbuf_add(b, esc, 2);
         } else if (*p < 0x20) {
             snprintf(esc, sizeof esc, "\\u%04x", *p);
-            sb_str(b, esc);
+            bl_strbuf_puts(b, esc);
         } else {
-            sb_raw(b, (const char *)p, 1);
+            bl_strbuf_add(b, (const char *)p, 1);
         }
     }
-    sb_str(b, "\"");
+    bl_strbuf_puts(b, "\"");
 }
 
-static void sb_key(sbuf *b, const char *key, const char *value)
+static void sb_key(bl_strbuf *b, const char *key, const char *value)
 {
-    sb_str(b, ",");
+    bl_strbuf_puts(b, ",");
     sb_json(b, key);
-    sb_str(b, ":");
+    bl_strbuf_puts(b, ":");
     sb_json(b, value);
 }
 
-static void sb_set(sbuf *b, const char *key, hwloc_const_bitmap_t set)
+static void sb_set(bl_strbuf *b, const char *key, hwloc_const_bitmap_t set)
 {
     char text[1024];
     bl_cpuset_format_list(set, text, sizeof text);
@@ -201,10 +179,8 @@ static void sb_set(sbuf *b, const char *key, hwloc_const_bitmap_t set)
 
 static void print_json(const bl_pcheck_state *s, const bl_pcheck_findings *f)
 {
-    sbuf b = {0};
-    char num[64];
-    snprintf(num, sizeof num, "{\"rank\":%d,\"pid\":%ld", s->rank, s->pid);
-    sb_str(&b, num);
+    bl_strbuf b = {0};
+    bl_strbuf_printf(&b, "{\"rank\":%d,\"pid\":%ld", s->rank, s->pid);
     sb_key(&b, "host", s->host);
     sb_set(&b, "cpus", s->cpus);
     hwloc_bitmap_t cpun = hwloc_bitmap_alloc();
@@ -221,31 +197,29 @@ static void print_json(const bl_pcheck_state *s, const bl_pcheck_findings *f)
     sb_key(&b, "OMP_PROC_BIND", s->omp_proc_bind);
     sb_key(&b, "SLURM_CPU_BIND", s->slurm_cpu_bind);
     sb_key(&b, "mpirun_binding", s->mpirun_binding[0] ? s->mpirun_binding : NULL);
-    snprintf(num, sizeof num, ",\"numa_balancing\":%d", s->numa_balancing);
-    sb_str(&b, num);
+    bl_strbuf_printf(&b, ",\"numa_balancing\":%d", s->numa_balancing);
     sb_key(&b, "thp", s->thp[0] ? s->thp : NULL);
-    sb_str(&b, ",\"findings\":[");
+    bl_strbuf_puts(&b, ",\"findings\":[");
     for (int i = 0; i < f->n; i++) {
-        sb_str(&b, i ? ",{\"id\":" : "{\"id\":");
+        bl_strbuf_puts(&b, i ? ",{\"id\":" : "{\"id\":");
         sb_json(&b, f->item[i].id);
         sb_key(&b, "severity",
                f->item[i].severity == BL_PCHECK_WARNING ? "warning" : "note");
         sb_key(&b, "text", f->item[i].text);
-        sb_str(&b, "}");
+        bl_strbuf_puts(&b, "}");
     }
-    snprintf(num, sizeof num, "],\"warnings\":%d,\"misaligned\":%s}\n",
-             f->warnings, f->warnings ? "true" : "false");
-    sb_str(&b, num);
+    bl_strbuf_printf(&b, "],\"warnings\":%d,\"misaligned\":%s}\n",
+                     f->warnings, f->warnings ? "true" : "false");
     /* One write for the whole object: atomic on a pipe up to PIPE_BUF. */
-    for (size_t off = 0; b.p && off < b.len;) {
-        ssize_t w = write(STDOUT_FILENO, b.p + off, b.len - off);
+    for (size_t off = 0; b.s && off < b.len;) {
+        ssize_t w = write(STDOUT_FILENO, b.s + off, b.len - off);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0)
             break;
         off += (size_t)w;
     }
-    free(b.p);
+    free(bl_strbuf_take(&b));
 }
 
 int bl_cli_check(int argc, char **argv)
@@ -254,15 +228,14 @@ int bl_cli_check(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(help, stdout);
-            return 0;
+            return BL_EXIT_OK;
         }
         if (strcmp(argv[i], "--json") == 0) {
             json = 1;
             continue;
         }
-        fprintf(stderr, "bindlab check: unknown argument '%s' (accepted: "
-                        "--json, --help)\n", argv[i]);
-        return 2;
+        return bl_cli_usage_error("check", "unknown argument '%s' "
+                                  "(accepted: --json, --help)", argv[i]);
     }
     bl_pcheck_state s;
     bl_pcheck_findings f;
@@ -270,14 +243,14 @@ int bl_cli_check(int argc, char **argv)
     if (bl_pcheck_gather(&s, &err) < 0) {
         fprintf(stderr, "bindlab check: %s\n", err.msg);
         bl_pcheck_state_free(&s);
-        return 1;
+        return BL_EXIT_FAILED;
     }
     bl_pcheck_eval(&s, &f);
     if (json)
         print_json(&s, &f);
     else
         print_text(&s, &f);
-    int rc = f.warnings ? 1 : 0;
+    int rc = f.warnings ? BL_EXIT_FAILED : BL_EXIT_OK;
     bl_pcheck_state_free(&s);
     return rc;
 }
