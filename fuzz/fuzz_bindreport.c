@@ -1,8 +1,9 @@
 /* libFuzzer target: the binding-report parsers. Built once per format
- * (BL_FUZZ_FORMAT: Open MPI 4, Open MPI 5, Slurm, Hydra, OMP affinity, and
- * auto detection as `bindlab bindings` uses by default). The report is read
- * against one of a few topologies, chosen by the input's length so that
- * every seed meets all of them; real node XMLs come from the source tree
+ * (BL_FUZZ_FORMAT: Open MPI 4, Open MPI 5, Slurm, Hydra, Intel MPI, OMP
+ * affinity, and auto detection as `bindlab bindings` uses by default).
+ * The report is read against one of a few topologies, chosen by the
+ * input's length so that every seed meets all of them; real node XMLs come
+ * from the source tree
  * (BL_FUZZ_SOURCE_DIR). Checks the promises of bindreport.h: every binding
  * names PUs of the topology, bindings are sorted and each rank/thread
  * appears once, rejected lines carry a line number inside the input. */
