@@ -5,9 +5,12 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_util.h"
 #include "datadir.h"
 #include "sweep.h"
 #include "units.h"
+
+#define VERB "sweep"
 
 static const char usage[] =
 "usage: bindlab sweep [OPTIONS] [SWEEP.yaml]\n"
@@ -67,7 +70,7 @@ int bl_cli_sweep(int argc, char **argv)
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(usage, stdout);
-            return 0;
+            return BL_EXIT_OK;
         } else if (strcmp(a, "--dry-run") == 0) {
             o.dry_run = 1;
         } else if (strcmp(a, "--resume") == 0) {
@@ -88,28 +91,25 @@ int bl_cli_sweep(int argc, char **argv)
             o.launcher = argv[++i];
             if (strcmp(o.launcher, "mpirun") != 0 &&
                 strcmp(o.launcher, "srun") != 0) {
-                fprintf(stderr, "bindlab sweep: --launcher: '%s' is not "
-                        "accepted; use mpirun or srun\n", o.launcher);
-                return 2;
+                return bl_cli_usage_error(VERB, "--launcher: '%s' is not "
+                                          "accepted; use mpirun or srun",
+                                          o.launcher);
             }
         } else if (next && strcmp(a, "--shard") == 0) {
             if (parse_shard(argv[++i], &o.shard, &o.nshards) < 0) {
-                fprintf(stderr, "bindlab sweep: --shard: '%s' is not I/K with "
-                        "1 <= I <= K (e.g. 2/8)\n", argv[i]);
-                return 2;
+                return bl_cli_usage_error(VERB, "--shard: '%s' is not I/K "
+                                          "with 1 <= I <= K (e.g. 2/8)",
+                                          argv[i]);
             }
         } else if (next && strcmp(a, "--timeout") == 0) {
             long v;
             if (bl_parse_long(argv[++i], "--timeout", 1, 86400 * 7, &v,
                               &err) < 0) {
-                fprintf(stderr, "bindlab sweep: %s\n", err.msg);
-                return 2;
+                return bl_cli_usage_error(VERB, "%s", err.msg);
             }
             o.timeout_s = (double)v;
         } else if (a[0] == '-') {
-            fprintf(stderr, "bindlab sweep: unknown option '%s' (see bindlab "
-                    "sweep --help)\n", a);
-            return 2;
+            return bl_cli_usage_error(VERB, "unknown option '%s'", a);
         } else {
             o.file = a;
         }
@@ -121,14 +121,14 @@ int bl_cli_sweep(int argc, char **argv)
     rc = bl_sweep_run(&o, &t, &err);
     if (rc == -3) {  /* busy, not bad input: the same command works later */
         fprintf(stderr, "bindlab sweep: %s\n", err.msg);
-        return 1;
+        return BL_EXIT_FAILED;
     }
     if (rc == -1) {
         fprintf(stderr, "bindlab sweep: %s\n", err.msg);
-        return 2;
+        return BL_EXIT_USAGE;
     }
     if (o.dry_run)
-        return 0;
+        return BL_EXIT_OK;
     printf("sweep: %d run%s: %d ok, %d failed, %d timeout, %d invalid",
            t.runs, t.runs == 1 ? "" : "s", t.ok, t.failed, t.timeout,
            t.invalid);
@@ -144,5 +144,5 @@ int bl_cli_sweep(int argc, char **argv)
                 "continue with --resume\n");
         return 130;
     }
-    return (t.failed || t.timeout) ? 1 : 0;
+    return (t.failed || t.timeout) ? BL_EXIT_FAILED : BL_EXIT_OK;
 }

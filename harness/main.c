@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_util.h"
 #include "version.h"
 
 typedef struct verb {
@@ -49,15 +50,15 @@ int main(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
-        return 2;
+        return BL_EXIT_USAGE;
     }
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         usage(stdout);
-        return 0;
+        return BL_EXIT_OK;
     }
     if (strcmp(argv[1], "--version") == 0) {
         bl_version_print(stdout);
-        return 0;
+        return BL_EXIT_OK;
     }
     for (size_t i = 0; i < NVERBS; i++)
         if (strcmp(argv[1], verbs[i].name) == 0)
@@ -65,5 +66,5 @@ int main(int argc, char **argv)
     fprintf(stderr, "bindlab: unknown verb '%s' (verbs: ", argv[1]);
     verb_names(stderr);
     fprintf(stderr, ")\n");
-    return 2;
+    return BL_EXIT_USAGE;
 }
