@@ -14,7 +14,7 @@
 #include "layout_hydra.h"
 #include "shellquote.h"
 #include "sweep_lock.h"
-#include "sweep_run.h"
+#include "sweep_item.h"
 #include "sys_util.h"
 #include "topo.h"
 
@@ -172,7 +172,7 @@ static int check_fresh(bl_sweep_ctx *c, bl_err *err)
     int found = 0;
     for (int i = 0; i < c->nitems; i++) {
         char path[PATH_MAX];
-        bl_sweep_run_path(c, &c->items[i], path, sizeof path);
+        bl_sweep_item_path(c, &c->items[i], path, sizeof path);
         found += access(path, F_OK) == 0;
     }
     if (found && !c->o->resume)

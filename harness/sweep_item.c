@@ -1,4 +1,4 @@
-#include "sweep_run.h"
+#include "sweep_item.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -23,7 +23,7 @@ void bl_sweep_ctx_free(bl_sweep_ctx *c)
     c->topo = NULL;
 }
 
-void bl_sweep_run_path(const bl_sweep_ctx *c, const bl_sweep_item *it,
+void bl_sweep_item_path(const bl_sweep_ctx *c, const bl_sweep_item *it,
                        char *buf, size_t len)
 {
     bl_textf(buf, len, "%s/%s.h5", c->dir, it->run_id);
@@ -66,7 +66,7 @@ int bl_sweep_item_done(const bl_sweep_ctx *c, const bl_sweep_item *it,
     hid_t f;
     int same;
     (void)err;
-    bl_sweep_run_path(c, it, path, sizeof path);
+    bl_sweep_item_path(c, it, path, sizeof path);
     if (access(path, F_OK) != 0)
         return 0;
     f = bl_h5_open_read(path, &e);
@@ -216,7 +216,7 @@ int bl_sweep_item_run(bl_sweep_ctx *c, const bl_sweep_item *it,
     *rate = 0.0;
     unit[0] = '\0';
     describe_layout(c, it, h);
-    bl_sweep_run_path(c, it, record, sizeof record);
+    bl_sweep_item_path(c, it, record, sizeof record);
     if (!it->valid) {
         h->status = strdup("invalid");
         h->reason = strdup(it->reason);

@@ -1,7 +1,7 @@
 /* One run of a sweep: its command line, its launch, and its record (the
  * per-run sweep file). Shared by sweep.c; not a public interface. */
-#ifndef BL_SWEEP_RUN_H
-#define BL_SWEEP_RUN_H
+#ifndef BL_SWEEP_ITEM_H
+#define BL_SWEEP_ITEM_H
 
 #include <limits.h>
 
@@ -36,7 +36,7 @@ typedef struct bl_sweep_ctx {
 void bl_sweep_ctx_free(bl_sweep_ctx *c);
 
 /* DIR/<run_id>.h5: the run's record. */
-void bl_sweep_run_path(const bl_sweep_ctx *c, const bl_sweep_item *it,
+void bl_sweep_item_path(const bl_sweep_ctx *c, const bl_sweep_item *it,
                        char *buf, size_t len);
 
 /* The launcher's argv for a valid item (free with bl_argv_free). */
