@@ -24,8 +24,8 @@ for name in "${BL_MPIS[@]}"; do
         eval "$(bl_mpi_env "$name" "$prefix")"
         mkdir -p "build-mpi-$name"
         cmake -S . -B "build-mpi-$name" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-            -DMPI_C_COMPILER="$prefix/bin/mpicc" >"build-mpi-$name.configure.log" 2>&1 ||
-            { cat "build-mpi-$name.configure.log" >&2; exit 1; }
+            -DMPI_C_COMPILER="$prefix/bin/mpicc" >"build-mpi-$name/configure.log" 2>&1 ||
+            { cat "build-mpi-$name/configure.log" >&2; exit 1; }
         cmake --build "build-mpi-$name" -j"$(nproc)" --target bindlab-app >/dev/null
     ) || status=1
 done
