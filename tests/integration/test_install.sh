@@ -32,10 +32,14 @@ done
 echo "ok: installed and moved to $P"
 
 # A clean environment: the prefix's bin, the system's, nothing else (root
-# needs Open MPI's consent to run as root; that is this machine, not bindlab).
+# needs Open MPI's consent to run as root; that is this machine, not bindlab;
+# a sanitizer build keeps the suppressions ctest gives it, for the MPI's leaks).
 run() {
-    local extra=()
+    local extra=() v
     [ "$(id -u)" = 0 ] && extra=(OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1)
+    for v in ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS; do
+        [ -n "${!v:-}" ] && extra+=("$v=${!v}")
+    done
     (cd "$WORK/elsewhere" &&
         env -i HOME="$WORK/home" PATH="$P/bin:/usr/bin:/bin" LANG=C "${extra[@]}" "$@")
 }
