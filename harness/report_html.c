@@ -97,7 +97,7 @@ static const char css[] =
     "svg.bars{width:100%;min-width:600px;height:auto;max-width:900px;"
     "font-size:12px}"
     "svg.bars text{fill:#222}svg.bars a text{text-decoration:underline}"
-    ".bar{fill:#7aa6d6}.bar.best{fill:#2f6db3}"
+    ".bar{fill:#7aa6d6}.bar.best{fill:#2f6db3}.bar.tie{fill:#4f86c6}"
     ".whisker{stroke:#222;stroke-width:1.5;fill:none}"
     "dt{font-weight:bold;margin-top:.6em}"
     "@media (max-width:640px){body{padding:4px 6px;font-size:13px}"
@@ -341,7 +341,9 @@ char *bl_report_html_text(const bl_report *r, const char *input,
                              gr->nunusable);
         bl_strbuf_puts(&b, ")</h2>\n<p>Bar: the median rate of a layout over "
                            "its repetitions; whisker: min to max. The "
-                           "darkest bar is the best layout.</p>\n");
+                           "darkest bar is the best layout; a layout whose "
+                           "range overlaps the best's is a tie with it "
+                           "(the runs cannot rank them).</p>\n");
         rc = bl_report_svg_bars(&b, r, gr);
     }
     if (rc == 0) {
