@@ -12,7 +12,7 @@
 #include "cli_util.h"
 #include "config.h"
 #include "layout.h"
-#include "omp_places.h"
+#include "plan_omp.h"
 #include "plan.h"
 #include "plan_output.h"
 #include "plan_picture.h"

@@ -1,7 +1,7 @@
 /* A placement plan: where each rank and each of its OpenMP threads would
  * run on a node, possibly one bindlab is not running on (a topology file).
  * Ranks come from Open MPI's own mapper (plan_ranks.c), threads from the
- * OpenMP places model (omp_places.c); plan_output.c shows the result and
+ * OpenMP places model (plan_omp.c); plan_output.c shows the result and
  * its warnings. This header only holds the shared types. */
 #ifndef BL_PLAN_H
 #define BL_PLAN_H

@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "cpuset.h"
-#include "omp_places.h"
+#include "plan_omp.h"
 
 static hwloc_topology_t synthetic(const char *desc)
 {

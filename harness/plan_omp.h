@@ -4,8 +4,8 @@
  * actually does it. docs/openmp-model.md explains where the two differ and
  * which one the planner uses (libgomp's). Sets are hwloc bitmaps of OS PU
  * indexes, the numbers OMP_PLACES is written in. */
-#ifndef BL_OMP_PLACES_H
-#define BL_OMP_PLACES_H
+#ifndef BL_PLAN_OMP_H
+#define BL_PLAN_OMP_H
 
 #include <hwloc.h>
 

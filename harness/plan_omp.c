@@ -4,7 +4,7 @@
  * OpenMP 5.x grammar allows; the assignment follows the specification's
  * close/spread/primary rules with libgomp's choices where the specification
  * leaves one (docs/openmp-model.md). */
-#include "omp_places.h"
+#include "plan_omp.h"
 
 #include <ctype.h>
 #include <limits.h>
