@@ -231,7 +231,7 @@ static int set_value(bl_app_opts *o, const char *name, const char *v,
     if (strcmp(name, "--mem-policy") == 0)
         return bl_mempol_parse(v, name, &o->mem_policy, err);
     if (strcmp(name, "--writes") == 0)
-        return parse_int_opt(v, name, 0, 100, &o->k.write_percent, err);
+        return parse_count_opt(v, name, &o->k.write_percent, err);
     /* --out */
     if (*v == '\0')
         return bl_err_set(err, "--out: needs a file name");

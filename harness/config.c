@@ -131,7 +131,7 @@ static const struct {
     {"warmup", "--warmup", ARG_COUNT},  {"grid", "--grid", ARG_GRID},
     {"radius", "--radius", ARG_COUNT},  {"overlap", "--overlap", ARG_BOOL},
     {"n", "--n", ARG_COUNT},            {"nb", "--nb", ARG_COUNT},
-    {"seed", "--seed", ARG_COUNT},
+    {"seed", "--seed", ARG_COUNT},      {"writes", "--writes", ARG_COUNT},
 };
 #define N_KERNEL_ARGS (sizeof kernel_args / sizeof kernel_args[0])
 

@@ -7,9 +7,12 @@
 #include <string.h>
 #include <strings.h>
 
+#include "mempol.h"
+
 static const char *const field_keys[BL_F_COUNT] = {
     "kernel", "np", "map_by", "bind_to", "rank_by", "omp_places",
     "omp_proc_bind", "threads", "init", "repetitions", "timeout",
+    "mem_policy",
 };
 
 const char *bl_field_key(bl_field f)
@@ -28,7 +31,7 @@ int bl_field_from_key(const char *key)
 const char *bl_field_keys(void)
 {
     return "kernel, np, map_by, bind_to, rank_by, omp_places, "
-           "omp_proc_bind, threads, init, repetitions, timeout";
+           "omp_proc_bind, threads, init, repetitions, timeout, mem_policy";
 }
 
 /* --- resources ---------------------------------------------------------- */
@@ -324,6 +327,14 @@ int bl_layout_set(bl_layout *l, bl_field f, const char *t, bl_err *err)
                                    "than 0 and at most 604800", t);
         l->timeout_s = d;
         return 0;
+    case BL_F_MEM_POLICY: {
+        /* The app's own parser: the sweep refuses what the app would. */
+        bl_mempol p;
+        if (bl_mempol_parse(t, "mem_policy", &p, err) < 0)
+            return -1;
+        return copy_text(l->mem_policy, sizeof l->mem_policy,
+                         strcmp(t, "firsttouch") ? t : "", "mem_policy", err);
+    }
     default:
         return bl_err_set(err, "%s: not a field that can be set here",
                           bl_field_key(f));
@@ -362,6 +373,9 @@ void bl_layout_field_text(const bl_layout *l, bl_field f, char *buf, size_t len)
         break;
     case BL_F_REPETITIONS: snprintf(buf, len, "%d", l->repetitions); break;
     case BL_F_TIMEOUT: snprintf(buf, len, "%g", l->timeout_s); break;
+    case BL_F_MEM_POLICY:
+        snprintf(buf, len, "%s", l->mem_policy[0] ? l->mem_policy : "firsttouch");
+        break;
     default: buf[0] = '\0';
     }
 }
@@ -372,10 +386,11 @@ void bl_layout_make_label(bl_layout *l, const char *kernel_label)
     bl_layout_field_text(l, BL_F_THREADS, t, sizeof t);
     snprintf(l->label, sizeof l->label,
              "%s np%d map=%s bind=%s%s%s places=%s proc_bind=%s t=%s "
-             "init=%s",
+             "init=%s%s%s",
              kernel_label, l->np, l->map_by, l->bind_to,
              l->rank_by[0] ? " rank=" : "", l->rank_by,
              l->omp_places[0] ? l->omp_places : "unset",
              l->omp_proc_bind[0] ? l->omp_proc_bind : "unset", t,
-             l->serial_init ? "serial" : "parallel");
+             l->serial_init ? "serial" : "parallel",
+             l->mem_policy[0] ? " mem=" : "", l->mem_policy);
 }

@@ -28,6 +28,7 @@ typedef enum bl_field {
     BL_F_INIT,
     BL_F_REPETITIONS,
     BL_F_TIMEOUT,
+    BL_F_MEM_POLICY,
     BL_F_COUNT
 } bl_field;
 
@@ -93,6 +94,7 @@ typedef struct bl_layout {
     char omp_proc_bind[48];
     int threads;                /* > 0, or BL_THREADS_FILL */
     int serial_init;
+    char mem_policy[64];        /* app --mem-policy; "" = firsttouch */
     int repetitions;
     double timeout_s;
     char map_by_launcher[64];

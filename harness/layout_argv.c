@@ -43,6 +43,10 @@ static void app_args(bl_argv_build *b, const bl_layout *l,
         bl_argv_add(b, k->args[i]);
     bl_argv_add(b, "--init");
     bl_argv_add(b, l->serial_init ? "serial" : "parallel");
+    if (l->mem_policy[0]) {
+        bl_argv_add(b, "--mem-policy");
+        bl_argv_add(b, l->mem_policy);
+    }
     bl_argv_add(b, "--out");
     bl_argv_add(b, o->out_file);
 }

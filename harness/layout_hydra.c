@@ -270,6 +270,10 @@ char **bl_layout_hydra_argv(const bl_layout *l, const bl_kernel_spec *k,
         bl_argv_add(&b, k->args[i]);
     bl_argv_add(&b, "--init");
     bl_argv_add(&b, l->serial_init ? "serial" : "parallel");
+    if (l->mem_policy[0]) {
+        bl_argv_add(&b, "--mem-policy");
+        bl_argv_add(&b, l->mem_policy);
+    }
     bl_argv_add(&b, "--out");
     bl_argv_add(&b, o->out_file);
     return bl_argv_take(&b, err);

@@ -190,7 +190,7 @@ static void config_rejects_unknown_keys_listing_accepted(void **state)
     FMT(want, sizeof want, "%s/sweeps/broken-unknown-key.yaml:6:5: "
              "layouts: unknown key 'map-by'; accepted: kernel, np, map_by, "
              "bind_to, rank_by, omp_places, omp_proc_bind, threads, init, "
-             "repetitions, timeout, name", fixtures());
+             "repetitions, timeout, mem_policy, name", fixtures());
     assert_string_equal(err.msg, want);
     expect_error("kernels: [triad]\nsweeps: {np: 1}\n",
                  "t.yaml:2:1: sweep file: unknown key 'sweeps'; accepted: "
@@ -199,7 +199,7 @@ static void config_rejects_unknown_keys_listing_accepted(void **state)
     expect_error("kernels:\n  - {name: triad, sizes: 1GiB}\n",
                  "t.yaml:2:19: kernels entry: unknown key 'sizes'; accepted: "
                  "name, label, size, iters, warmup, grid, radius, overlap, "
-                 "n, nb, seed");
+                 "n, nb, seed, writes");
     expect_error("kernels: [triad]\nsweep:\n  np: 1\n  np: 2\n",
                  "t.yaml:4:3: sweep: key 'np' is given twice");
     expect_error("kernels: [triad]\nsweep:\n  [a]: 1\n",
@@ -292,12 +292,14 @@ static void config_rejects_keys_in_the_wrong_section(void **state)
     expect_error("kernels: [triad]\nsweep: {np: 1}\nexclude:\n  - {name: x}\n",
                  "t.yaml:4:6: exclude: 'name' cannot be given here; accepted: "
                  "kernel, np, map_by, bind_to, rank_by, omp_places, "
-                 "omp_proc_bind, threads, init, repetitions, timeout");
+                 "omp_proc_bind, threads, init, repetitions, timeout, "
+                 "mem_policy");
     expect_error("kernels: [triad]\ndefaults: {kernel: triad}\n"
                  "layouts: [{np: 1}]\n",
                  "t.yaml:2:12: defaults: 'kernel' cannot be given here; "
                  "accepted: kernel, np, map_by, bind_to, rank_by, omp_places, "
-                 "omp_proc_bind, threads, init, repetitions, timeout");
+                 "omp_proc_bind, threads, init, repetitions, timeout, "
+                 "mem_policy");
 }
 
 static void config_rejects_sweeps_that_expand_wrong(void **state)
