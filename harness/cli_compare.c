@@ -6,10 +6,11 @@
 
 #include "cli.h"
 #include "cli_util.h"
+#include "atomic_file.h"
 #include "compare.h"
 
 static const char help[] =
-    "usage: bindlab compare A.h5 B.h5 [C.h5 ...] [--csv]\n"
+    "usage: bindlab compare A.h5 B.h5 [C.h5 ...] [--csv | --html FILE.html]\n"
     "\n"
     "Puts the sweeps of several machines side by side (one sweep file per\n"
     "machine, as written by 'bindlab sweep' or 'bindlab merge'). Layouts are\n"
@@ -25,6 +26,8 @@ static const char help[] =
     "--csv: one row per layout and machine (meaning, machine, hostname,\n"
     "file, label, first_run_id, median_rate, rate_unit, ratio_to_A,\n"
     "matched_by), RFC 4180.\n"
+    "--html FILE.html: the matches, intervals and best layouts as one\n"
+    "self-contained web page (no network needed; docs/report.md).\n"
     "\n"
     "Exit status: 0 written, 1 a file is missing, truncated, not a sweep\n"
     "file or has no machine record, 2 bad usage.\n";
@@ -37,7 +40,8 @@ int bl_cli_compare(int argc, char **argv)
     const char *files[MAX_FILES];
     bl_cmp_machine ms[MAX_FILES];
     size_t n = 0, loaded = 0;
-    int csv = 0, rc = BL_EXIT_OK;
+    const char *html = NULL, *v;
+    int csv = 0, missing, rc = BL_EXIT_OK;
     bl_err err;
 
     for (int i = 1; i < argc; i++) {
@@ -48,6 +52,11 @@ int bl_cli_compare(int argc, char **argv)
         }
         if (strcmp(a, "--csv") == 0)
             csv = 1;
+        else if ((v = bl_cli_option_value("--html", argc, argv, &i,
+                                          &missing)))
+            html = v;
+        else if (missing)
+            return bl_cli_usage_error(VERB, "%s needs a value", a);
         else if (a[0] == '-' && a[1] != '\0')
             return bl_cli_usage_error(VERB, "unknown option '%s'", a);
         else if (n == MAX_FILES)
@@ -58,13 +67,27 @@ int bl_cli_compare(int argc, char **argv)
     if (n < 2)
         return bl_cli_usage_error(VERB, "give two sweep files or more (one "
                                   "per machine), e.g. epyc.h5 xeon.h5");
+    if (html && csv)
+        return bl_cli_usage_error(VERB, "--html and --csv: choose one");
+    /* a device, directory, FIFO... is never replaced, like every writer */
+    if (html && bl_atomic_check_target(html, &err) < 0) {
+        fprintf(stderr, "bindlab compare: --html %s\n", err.msg);
+        return BL_EXIT_USAGE;
+    }
     for (; loaded < n; loaded++)
         if (bl_cmp_load(files[loaded], &ms[loaded], &err) < 0) {
             fprintf(stderr, "bindlab compare: %s\n", err.msg);
             rc = BL_EXIT_FAILED;
             break;
         }
-    if (rc == BL_EXIT_OK) {
+    if (rc == BL_EXIT_OK && html) {
+        if (bl_cmp_write_html(html, ms, n, &err) < 0) {
+            fprintf(stderr, "bindlab compare: %s\n", err.msg);
+            rc = BL_EXIT_FAILED;
+        } else {
+            printf("%s: %zu machines\n", html, n);
+        }
+    } else if (rc == BL_EXIT_OK) {
         int w = csv ? bl_cmp_write_csv(stdout, ms, n)
                     : bl_cmp_write_text(stdout, ms, n);
         if (fflush(stdout) != 0 || w < 0) {

@@ -194,25 +194,35 @@ static size_t layout_rates(const bl_cmp_machine *m, const bl_cmp_layout *x,
     return n;
 }
 
-/* Is the difference real? With 2 repetitions or more on each side: the
- * 95% bootstrap interval of the ratio of medians and the rank test's p. */
+int bl_cmp_stats(const bl_cmp_machine *ref, const bl_cmp_layout *r,
+                 const bl_cmp_machine *om, const bl_cmp_layout *o,
+                 bl_cmp_stat *st)
+{
+    double *a = malloc((ref->nrows + 1) * sizeof *a);
+    double *b = malloc((om->nrows + 1) * sizeof *b);
+    int rc = -1;
+    if (a && b && (st->na = layout_rates(ref, r, a)) >= 2 &&
+        (st->nb = layout_rates(om, o, b)) >= 2 &&
+        bl_stats_boot_ratio(a, st->na, b, st->nb, 2000, 14, 0.95, &st->lo,
+                            &st->hi) == 0) {
+        st->p = bl_stats_mann_whitney_p(a, st->na, b, st->nb);
+        rc = 0;
+    }
+    free(a);
+    free(b);
+    return rc;
+}
+
+/* Is the difference real? (with 2 repetitions or more on each side) */
 static void stats_line(FILE *f, const bl_cmp_machine *ref,
                        const bl_cmp_layout *r, const bl_cmp_machine *om,
                        const bl_cmp_layout *o)
 {
-    double *a = malloc((ref->nrows + 1) * sizeof *a);
-    double *b = malloc((om->nrows + 1) * sizeof *b);
-    double lo, hi;
-    size_t na, nb;
-    if (a && b && (na = layout_rates(ref, r, a)) >= 2 &&
-        (nb = layout_rates(om, o, b)) >= 2 &&
-        bl_stats_boot_ratio(a, na, b, nb, 2000, 14, 0.95, &lo, &hi) == 0)
+    bl_cmp_stat st;
+    if (bl_cmp_stats(ref, r, om, o, &st) == 0)
         fprintf(f, "    95%% interval of the ratio [%.2f, %.2f], rank test "
-                "p=%.2g (%zu vs %zu runs)%s\n", lo, hi,
-                bl_stats_mann_whitney_p(a, na, b, nb), na, nb,
-                lo <= 1 && hi >= 1 ? ": a tie" : "");
-    free(a);
-    free(b);
+                "p=%.2g (%zu vs %zu runs)%s\n", st.lo, st.hi, st.p, st.na,
+                st.nb, st.lo <= 1 && st.hi >= 1 ? ": a tie" : "");
 }
 
 static char tag(size_t i)

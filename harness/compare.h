@@ -56,6 +56,22 @@ const bl_cmp_layout *bl_cmp_match(const bl_cmp_layout *r,
  * bind=core places=cores proc_bind=close init=parallel". */
 void bl_cmp_meaning(const bl_cmp_layout *c, char *buf, size_t len);
 
+/* With 2 repetitions or more on both sides: the 95% bootstrap interval
+ * [lo, hi] of median(o) / median(r), the rank test's p and the run
+ * counts; else -1. */
+typedef struct bl_cmp_stat {
+    double lo, hi, p;
+    size_t na, nb;
+} bl_cmp_stat;
+int bl_cmp_stats(const bl_cmp_machine *ref, const bl_cmp_layout *r,
+                 const bl_cmp_machine *om, const bl_cmp_layout *o,
+                 bl_cmp_stat *st);
+
+/* The same as one self-contained HTML page (no network; like report
+ * --html), written atomically to path. */
+int bl_cmp_write_html(const char *path, const bl_cmp_machine *ms, size_t n,
+                      bl_err *err);
+
 /* The side-by-side table (text), or CSV (one row per layout and machine). */
 int bl_cmp_write_text(FILE *f, const bl_cmp_machine *ms, size_t n);
 int bl_cmp_write_csv(FILE *f, const bl_cmp_machine *ms, size_t n);

@@ -75,6 +75,22 @@ assert b["x3"]["ratio_to_A"] == "" and b["x3"]["matched_by"] == ""
 assert "4/NUMA" in b["x3"]["meaning"], b["x3"]["meaning"]
 EOF
 
+# --html: the same matches as one self-contained page
+"$BINDLAB" compare "$T/vm.h5" "$T/xeon.h5" --html "$T/c.html" > "$T/hout" || fail "--html"
+expect_line "$T/hout" "$T/c.html: 2 machines"
+[ "$(grep -c '^<tr><td>' "$T/c.html")" = 8 ] || fail "html rows: $(grep -c '^<tr><td>' "$T/c.html")"
+for r in 2.74 3.64 3.43; do
+    grep -q "<td class=\"n\">$r</td>" "$T/c.html" || fail "html ratio $r"
+done
+grep -Eiq 'https?:|//[a-z]|src=|@import|url\(' "$T/c.html" && fail "the compare page names an outside resource"
+"$BINDLAB" compare "$T/m.h5" "$T/m.h5" --html "$T/self.html" > /dev/null || fail "--html self"
+grep -Eq '<td class="tie">\[[0-9.]+, [0-9.]+\], p=1: a tie</td>' "$T/self.html" || fail "html statistics"
+if command -v chromium > /dev/null; then
+    timeout 120 chromium --headless --no-sandbox --disable-gpu --user-data-dir="$T/profile" \
+        --dump-dom "file://$T/c.html" > "$T/c.dom" 2>/dev/null || fail "chromium on the compare page"
+    [ "$(grep -c '<tr><td>' "$T/c.dom")" = 8 ] || fail "rows in the browser"
+fi
+
 # errors
 exit_of() { local rc=0; "$@" 2>"$T/err" >/dev/null || rc=$?; echo "$rc"; }
 [ "$(exit_of "$BINDLAB" compare "$T/vm.h5")" = 2 ] || fail "one file not 2"
@@ -85,6 +101,9 @@ grep -q "missing.h5: No such file" "$T/err" || fail "missing message: $(cat "$T/
 "$BINDLAB" merge -o "$T/failed.h5" "$T/vm.d/r0006.h5" > /dev/null || fail "merge failed run"
 [ "$(exit_of "$BINDLAB" compare "$T/vm.h5" "$T/failed.h5")" = 1 ] || fail "no machine not 1"
 grep -q "failed.h5: no /machine" "$T/err" || fail "no machine message: $(cat "$T/err")"
+[ "$(exit_of "$BINDLAB" compare "$T/vm.h5" "$T/xeon.h5" --html /dev/null)" = 2 ] || fail "--html /dev/null not 2"
+[ -c /dev/null ] || fail "/dev/null is no longer a device"
+[ "$(exit_of "$BINDLAB" compare "$T/vm.h5" "$T/xeon.h5" --html "$T/x.html" --csv)" = 2 ] || fail "--html --csv not 2"
 "$BINDLAB" compare --help | grep -q '^usage: bindlab compare' || fail "--help"
 "$BINDLAB" --help | grep -q '^  compare ' || fail "compare missing from bindlab --help"
 echo "ok: compare"

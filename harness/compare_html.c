@@ -1,0 +1,129 @@
+/* `bindlab compare --html FILE.html`: the comparison as one self-contained
+ * page (inline CSS, no script, no network), like `report --html`. */
+#include "compare.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "atomic_file.h"
+
+static const char css[] =
+    "body{font:14px/1.4 system-ui,sans-serif;margin:0 auto;max-width:1280px;"
+    "padding:8px 16px;color:#222;background:#fff}"
+    "h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}"
+    ".wrap{overflow-x:auto}table{border-collapse:collapse;font-size:13px}"
+    "th,td{padding:2px 6px;border-bottom:1px solid #ddd;text-align:left;"
+    "vertical-align:top}th{background:#f0f0f0}"
+    "td.n{text-align:right;font-variant-numeric:tabular-nums}"
+    ".tie{color:#666}"
+    "@media (max-width:640px){body{padding:4px 6px}table{font-size:11px}}";
+
+static char tag(size_t i)
+{
+    return (char)('A' + (i < 26 ? i : 25));
+}
+
+static void rate_cell(bl_strbuf *b, const bl_cmp_layout *x)
+{
+    bl_strbuf_printf(b, "<td class=\"n\">%.4g %s</td><td>", x->l->median,
+                     x->unit);
+    bl_html_escape(b, x->l->label);
+    bl_strbuf_puts(b, "</td>");
+}
+
+static void page(bl_strbuf *b, const bl_cmp_machine *ms, size_t n)
+{
+    char meaning[512];
+    const bl_cmp_machine *ref = &ms[0];
+
+    bl_strbuf_printf(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta "
+                     "charset=\"utf-8\">\n<meta name=\"viewport\" content="
+                     "\"width=device-width,initial-scale=1\">\n<title>bindlab "
+                     "compare</title>\n<style>%s</style>\n</head><body>\n"
+                     "<h1>bindlab compare</h1>\n<h2>Machines</h2>\n<ul>\n",
+                     css);
+    for (size_t j = 0; j < n; j++) {
+        const bl_h5_machine *m = &ms[j].m;
+        bl_strbuf_printf(b, "<li id=\"machine-%c\"><b>%c</b>: ", tag(j),
+                         tag(j));
+        bl_html_escape(b, m->hostname);
+        bl_strbuf_puts(b, " (");
+        bl_html_escape(b, m->cpu_model);
+        bl_strbuf_printf(b, "), %d package%s, %d NUMA node%s, %d L3, %d "
+                         "cores: ", m->packages, m->packages == 1 ? "" : "s",
+                         m->numa_nodes, m->numa_nodes == 1 ? "" : "s",
+                         m->l3_domains, m->cores);
+        bl_html_escape(b, ms[j].path);
+        bl_strbuf_puts(b, "</li>\n");
+    }
+    bl_strbuf_puts(b, "</ul>\n<h2>Layouts matched by meaning</h2>\n<p>Rate: "
+                      "the median over a layout's ok and verified "
+                      "repetitions; ratio: to machine A; interval: 95% "
+                      "bootstrap interval of the ratio, p: rank test (with "
+                      "2 runs or more on each side).</p>\n<div class=\"wrap\">"
+                      "<table id=\"compare\"><thead><tr><th>meaning</th>"
+                      "<th>A rate</th><th>A layout</th>");
+    for (size_t j = 1; j < n; j++)
+        bl_strbuf_printf(b, "<th>%c rate</th><th>%c layout</th><th>%c/A</th>"
+                         "<th>interval, p</th>", tag(j), tag(j), tag(j));
+    bl_strbuf_puts(b, "</tr></thead>\n<tbody>\n");
+    for (size_t i = 0; i < ref->nlayouts; i++) {
+        const bl_cmp_layout *r = &ref->layouts[i];
+        bl_cmp_meaning(r, meaning, sizeof meaning);
+        bl_strbuf_puts(b, "<tr><td>");
+        bl_html_escape(b, meaning);
+        bl_strbuf_puts(b, "</td>");
+        rate_cell(b, r);
+        for (size_t j = 1; j < n; j++) {
+            const char *by;
+            const bl_cmp_layout *o = bl_cmp_match(r, &ms[j], &by);
+            bl_cmp_stat st;
+            if (!o) {
+                bl_strbuf_puts(b, "<td>-</td><td>-</td><td>-</td><td></td>");
+                continue;
+            }
+            rate_cell(b, o);
+            bl_strbuf_printf(b, "<td class=\"n\">%.2f</td>",
+                             o->l->median / r->l->median);
+            if (bl_cmp_stats(ref, r, &ms[j], o, &st) == 0)
+                bl_strbuf_printf(b, "<td%s>[%.2f, %.2f], p=%.2g%s</td>",
+                                 st.lo <= 1 && st.hi >= 1 ? " class=\"tie\""
+                                                          : "",
+                                 st.lo, st.hi, st.p,
+                                 st.lo <= 1 && st.hi >= 1 ? ": a tie" : "");
+            else
+                bl_strbuf_puts(b, "<td></td>");
+        }
+        bl_strbuf_puts(b, "</tr>\n");
+    }
+    bl_strbuf_puts(b, "</tbody></table></div>\n<h2>Best per machine</h2>\n"
+                      "<ul>\n");
+    for (size_t j = 0; j < n; j++)
+        for (size_t g = 0; g < ms[j].report.ngroups; g++) {
+            const bl_report_group *gr = &ms[j].report.groups[g];
+            if (!gr->best)
+                continue;
+            bl_strbuf_printf(b, "<li>%c ", tag(j));
+            bl_html_escape(b, gr->kernel);
+            bl_strbuf_puts(b, ": ");
+            bl_html_escape(b, gr->best->label);
+            bl_strbuf_printf(b, " %.4g ", gr->best->rate);
+            bl_html_escape(b, gr->rate_unit);
+            bl_strbuf_puts(b, "</li>\n");
+        }
+    bl_strbuf_puts(b, "</ul>\n</body></html>\n");
+}
+
+int bl_cmp_write_html(const char *path, const bl_cmp_machine *ms, size_t n,
+                      bl_err *err)
+{
+    bl_strbuf b = {0};
+    char *text;
+    int rc;
+    page(&b, ms, n);
+    if (!(text = bl_strbuf_take(&b)))
+        return bl_err_set(err, "%s: out of memory building the page", path);
+    rc = bl_atomic_write(path, text, strlen(text), err);
+    free(text);
+    return rc;
+}
