@@ -24,11 +24,11 @@ static hid_t string_type(void)
 static hid_t field_type(bl_h5_ftype type)
 {
     switch (type) {
-    case BL_F_I8: return H5Tcopy(H5T_NATIVE_INT8);
-    case BL_F_I32: return H5Tcopy(H5T_NATIVE_INT32);
-    case BL_F_I64: return H5Tcopy(H5T_NATIVE_INT64);
-    case BL_F_F64: return H5Tcopy(H5T_NATIVE_DOUBLE);
-    case BL_F_STR: return string_type();
+    case BL_H5_I8: return H5Tcopy(H5T_NATIVE_INT8);
+    case BL_H5_I32: return H5Tcopy(H5T_NATIVE_INT32);
+    case BL_H5_I64: return H5Tcopy(H5T_NATIVE_INT64);
+    case BL_H5_F64: return H5Tcopy(H5T_NATIVE_DOUBLE);
+    case BL_H5_STR: return string_type();
     }
     return H5I_INVALID_HID;
 }
@@ -130,7 +130,7 @@ static void own_strings(const bl_h5_table_def *def, void *rows, size_t n)
 {
     for (size_t r = 0; r < n; r++)
         for (size_t f = 0; f < def->nfields; f++)
-            if (def->fields[f].type == BL_F_STR) {
+            if (def->fields[f].type == BL_H5_STR) {
                 char **s = (char **)((char *)rows + r * def->row_size +
                                      def->fields[f].offset);
                 *s = *s ? strdup(*s) : NULL;
@@ -203,7 +203,7 @@ void bl_h5_table_free(const bl_h5_table_def *def, void *rows, size_t n)
         return;
     for (size_t r = 0; r < n; r++)
         for (size_t f = 0; f < def->nfields; f++)
-            if (def->fields[f].type == BL_F_STR)
+            if (def->fields[f].type == BL_H5_STR)
                 free(*(char **)((char *)rows + r * def->row_size +
                                 def->fields[f].offset));
     free(rows);

@@ -27,11 +27,11 @@
 
 /* Member types of a table row, and the HDF5 column type each is stored as. */
 typedef enum {
-    BL_F_I8,    /* int8_t, H5T_NATIVE_INT8 */
-    BL_F_I32,   /* int32_t, H5T_NATIVE_INT32 */
-    BL_F_I64,   /* int64_t, H5T_NATIVE_INT64 */
-    BL_F_F64,   /* double, H5T_NATIVE_DOUBLE */
-    BL_F_STR    /* char *, variable-length UTF-8 string */
+    BL_H5_I8,    /* int8_t, H5T_NATIVE_INT8 */
+    BL_H5_I32,   /* int32_t, H5T_NATIVE_INT32 */
+    BL_H5_I64,   /* int64_t, H5T_NATIVE_INT64 */
+    BL_H5_F64,   /* double, H5T_NATIVE_DOUBLE */
+    BL_H5_STR    /* char *, variable-length UTF-8 string */
 } bl_h5_ftype;
 
 typedef struct bl_h5_field {
@@ -47,7 +47,7 @@ typedef struct bl_h5_table_def {
     size_t nfields;
 } bl_h5_table_def;
 
-/* One field of a table def: BL_H5_COLUMN(bl_h5_rank, rank, BL_F_I32). */
+/* One field of a table def: BL_H5_COLUMN(bl_h5_rank, rank, BL_H5_I32). */
 #define BL_H5_COLUMN(type, member, kind) {#member, offsetof(type, member), kind}
 #define BL_H5_TABLE(dset, type, fields) \
     {dset, sizeof(type), fields, sizeof fields / sizeof fields[0]}

@@ -179,11 +179,11 @@ static void csv_summary_field(FILE *f, const bl_h5_summary *s,
 {
     const char *p = (const char *)s + fd->offset;
     switch (fd->type) {
-    case BL_F_I8: fprintf(f, "%d", (int)*(const int8_t *)p); break;
-    case BL_F_I32: fprintf(f, "%ld", (long)*(const int32_t *)p); break;
-    case BL_F_I64: fprintf(f, "%lld", (long long)*(const int64_t *)p); break;
-    case BL_F_F64: fprintf(f, "%.17g", *(const double *)p); break;
-    case BL_F_STR: bl_report_csv_field(f, *(char *const *)p); break;
+    case BL_H5_I8: fprintf(f, "%d", (int)*(const int8_t *)p); break;
+    case BL_H5_I32: fprintf(f, "%ld", (long)*(const int32_t *)p); break;
+    case BL_H5_I64: fprintf(f, "%lld", (long long)*(const int64_t *)p); break;
+    case BL_H5_F64: fprintf(f, "%.17g", *(const double *)p); break;
+    case BL_H5_STR: bl_report_csv_field(f, *(char *const *)p); break;
     }
 }
 

@@ -90,11 +90,11 @@ static void cell_put(const bl_h5_field *f, void *row, cell c)
     static char empty[] = "";
     char *p = (char *)row + f->offset;
     switch (f->type) {
-    case BL_F_I8: *(int8_t *)p = (int8_t)c.i; break;
-    case BL_F_I32: *(int32_t *)p = (int32_t)c.i; break;
-    case BL_F_I64: *(int64_t *)p = c.i; break;
-    case BL_F_F64: *(double *)p = c.d; break;
-    case BL_F_STR: *(char **)p = c.s ? c.s : empty; break;
+    case BL_H5_I8: *(int8_t *)p = (int8_t)c.i; break;
+    case BL_H5_I32: *(int32_t *)p = (int32_t)c.i; break;
+    case BL_H5_I64: *(int64_t *)p = c.i; break;
+    case BL_H5_F64: *(double *)p = c.d; break;
+    case BL_H5_STR: *(char **)p = c.s ? c.s : empty; break;
     }
 }
 

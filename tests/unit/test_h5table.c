@@ -25,11 +25,11 @@ typedef struct row {
 } row;
 
 static const bl_h5_field row_fields[] = {
-    BL_H5_COLUMN(row, flag, BL_F_I8),
-    BL_H5_COLUMN(row, count, BL_F_I32),
-    BL_H5_COLUMN(row, big, BL_F_I64),
-    BL_H5_COLUMN(row, x, BL_F_F64),
-    BL_H5_COLUMN(row, label, BL_F_STR),
+    BL_H5_COLUMN(row, flag, BL_H5_I8),
+    BL_H5_COLUMN(row, count, BL_H5_I32),
+    BL_H5_COLUMN(row, big, BL_H5_I64),
+    BL_H5_COLUMN(row, x, BL_H5_F64),
+    BL_H5_COLUMN(row, label, BL_H5_STR),
 };
 static const bl_h5_table_def row_def = BL_H5_TABLE("rows", row, row_fields);
 
@@ -228,10 +228,10 @@ static void table_of_other_schema_reads_by_name(void **state)
 static void table_with_none_of_the_columns_is_an_error(void **state)
 {
     static const bl_h5_field only_flag[] = {
-        BL_H5_COLUMN(row, flag, BL_F_I8)};
+        BL_H5_COLUMN(row, flag, BL_H5_I8)};
     static const bl_h5_table_def flag_def = BL_H5_TABLE("rows", row,
                                                         only_flag);
-    static const bl_h5_field only_x[] = {BL_H5_COLUMN(row, x, BL_F_F64)};
+    static const bl_h5_field only_x[] = {BL_H5_COLUMN(row, x, BL_H5_F64)};
     static const bl_h5_table_def x_def = BL_H5_TABLE("rows", row, only_x);
     row in[1] = {{1, 0, 0, 0, NULL}};
     row *out = NULL;
