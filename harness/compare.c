@@ -213,6 +213,77 @@ int bl_cmp_stats(const bl_cmp_machine *ref, const bl_cmp_layout *r,
     return rc;
 }
 
+/* The iteration times of a layout's usable runs: per timed iteration the
+ * slowest rank's time (the iteration ends when every rank is done), read
+ * from /runs/<id>/run timings. *out is malloc'ed; returns the count (0
+ * when no run recorded timings). */
+static size_t layout_iteration_times(const bl_cmp_machine *m,
+                                     const bl_cmp_layout *x, double **out)
+{
+    bl_err e;
+    size_t n = 0, cap = 0;
+    double *v = NULL;
+    hid_t f = bl_h5_open_read(m->path, &e);
+    *out = NULL;
+    if (f < 0)
+        return 0;
+    for (size_t i = 0; i < m->report.nrows; i++) {
+        const bl_report_row *row = &m->report.rows[i];
+        char group[600];
+        bl_h5_run run;
+        if (!row->usable ||
+            strcmp(str(row->s->label), str(x->l->label)) != 0 ||
+            strcmp(str(row->s->kernel), str(x->l->first->kernel)) != 0)
+            continue;
+        bl_h5_run_path(str(row->s->run_id), group, sizeof group);
+        if (bl_h5_read_run(f, group, &run, &e) < 0)
+            continue;
+        if (run.timings && run.iterations > 0 && run.ranks > 0) {
+            size_t want = n + (size_t)run.iterations;
+            if (want > cap) {
+                double *p = realloc(v, 2 * want * sizeof *v);
+                if (!p) {
+                    bl_h5_run_free(&run);
+                    break;
+                }
+                v = p;
+                cap = 2 * want;
+            }
+            for (int it = 0; it < run.iterations; it++) {
+                double t = 0;
+                for (int r = 0; r < run.ranks; r++) {
+                    double y = run.timings[(size_t)it * run.ranks + r];
+                    if (y > t)
+                        t = y;
+                }
+                v[n++] = t;
+            }
+        }
+        bl_h5_run_free(&run);
+    }
+    H5Fclose(f);
+    *out = v;
+    return n;
+}
+
+/* The tails: p90, p99 and max of the iteration times on both sides. */
+static void tails_line(FILE *f, const bl_cmp_machine *ref,
+                       const bl_cmp_layout *r, const bl_cmp_machine *om,
+                       const bl_cmp_layout *o, char btag)
+{
+    double *a, *b;
+    size_t na = layout_iteration_times(ref, r, &a);
+    size_t nb = layout_iteration_times(om, o, &b);
+    if (na > 0 && nb > 0)
+        fprintf(f, "    iteration times p90/p99/max: A %.4g/%.4g/%.4g s, "
+                "%c %.4g/%.4g/%.4g s\n", bl_stats_quantile(a, na, 0.9),
+                bl_stats_quantile(a, na, 0.99), bl_stats_quantile(a, na, 1),
+                btag, bl_stats_quantile(b, nb, 0.9),
+                bl_stats_quantile(b, nb, 0.99), bl_stats_quantile(b, nb, 1));
+    free(a);
+    free(b);
+}
+
 /* Is the difference real? (with 2 repetitions or more on each side) */
 static void stats_line(FILE *f, const bl_cmp_machine *ref,
                        const bl_cmp_layout *r, const bl_cmp_machine *om,
@@ -258,6 +329,7 @@ int bl_cmp_write_text(FILE *f, const bl_cmp_machine *ms, size_t n)
                         "%s)\n", tag(j), o->l->median, o->unit, o->l->label,
                         o->l->median / r->l->median, by);
                 stats_line(f, ref, r, &ms[j], o);
+                tails_line(f, ref, r, &ms[j], o, tag(j));
             } else
                 fprintf(f, "  %c -\n", tag(j));
         }
