@@ -177,6 +177,7 @@ trap 'rm -rf "$ctl"' EXIT
     printf '\n'
 } >"$ctl/job.sh"
 printf '%s\n' "$share" >"$ctl/share-path"
+printf '%s\n' "$root" >"$ctl/project-path"
 
 # --- QEMU ----------------------------------------------------------------
 qemu=(qemu-system-x86_64 -accel "$accel" -cpu max,vendor=GenuineIntel
@@ -186,6 +187,7 @@ qemu=(qemu-system-x86_64 -accel "$accel" -cpu max,vendor=GenuineIntel
     -append "console=ttyS0 loglevel=5 panic=-1 bindlab_shape=$shape"
     -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
     -virtfs "local,path=$ctl,mount_tag=ctl,security_model=none"
+    -virtfs "local,path=$root,mount_tag=project,security_model=none,readonly=on,multidevs=remap"
     -virtfs "local,path=$share,mount_tag=share,security_model=none,multidevs=remap")
 for i in "${!node_mem[@]}"; do
     qemu+=(-object "memory-backend-ram,size=${node_mem[$i]},id=m$i")
