@@ -67,6 +67,13 @@ int bl_plan_topology_load(const char *spec, hwloc_topology_t *out,
             return bl_err_set(err, "topology '%s': not a readable hwloc XML "
                                    "file (make one with lstopo --of xml)",
                               spec);
+        if (!strchr(spec, ':') && bl_data_dir(shipped, sizeof shipped,
+                                              NULL) == 0)
+            return bl_err_set(err, "topology '%s': not a file, not a shipped "
+                                   "topology (their names: ls %s/topologies), "
+                                   "and not an hwloc synthetic description "
+                                   "(e.g. \"pack:2 numa:4 l3:2 core:8 pu:2\")",
+                              spec, shipped);
         return bl_err_set(err, "topology '%s': not a file, and not an hwloc "
                                "synthetic description (e.g. \"pack:2 numa:4 "
                                "l3:2 core:8 pu:2\")", spec);
