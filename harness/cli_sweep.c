@@ -55,16 +55,10 @@ static int parse_shard(const char *text, int *i, int *k)
                : -1;
 }
 
-int bl_cli_sweep(int argc, char **argv)
+/* Returns -1 to go on, or an exit status. */
+static int parse_args(int argc, char **argv, bl_sweep_opts *o)
 {
-    bl_sweep_opts o = {0};
-    bl_sweep_totals t;
-    bl_err err = {""};
-    char shipped_file[PATH_MAX];
-    int rc;
-
-    o.file = BL_DEFAULT_SWEEP;
-    o.progress = stdout;
+    bl_err err;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *next = i + 1 < argc ? argv[i + 1] : NULL;
@@ -72,31 +66,31 @@ int bl_cli_sweep(int argc, char **argv)
             fputs(usage, stdout);
             return BL_EXIT_OK;
         } else if (strcmp(a, "--dry-run") == 0) {
-            o.dry_run = 1;
+            o->dry_run = 1;
         } else if (strcmp(a, "--resume") == 0) {
-            o.resume = 1;
+            o->resume = 1;
         } else if (strcmp(a, "--skip-invalid") == 0) {
-            o.skip_invalid = 1;
+            o->skip_invalid = 1;
         } else if (strcmp(a, "--oversubscribe") == 0) {
-            o.oversubscribe = 1;
+            o->oversubscribe = 1;
         } else if (next && (strcmp(a, "-o") == 0 || strcmp(a, "--out") == 0)) {
-            o.out = argv[++i];
+            o->out = argv[++i];
         } else if (next && strcmp(a, "--results") == 0) {
-            o.results = argv[++i];
+            o->results = argv[++i];
         } else if (next && strcmp(a, "--app") == 0) {
-            o.app = argv[++i];
+            o->app = argv[++i];
         } else if (next && strcmp(a, "--mpirun") == 0) {
-            o.launcher_path = argv[++i];
+            o->launcher_path = argv[++i];
         } else if (next && strcmp(a, "--launcher") == 0) {
-            o.launcher = argv[++i];
-            if (strcmp(o.launcher, "mpirun") != 0 &&
-                strcmp(o.launcher, "srun") != 0) {
+            o->launcher = argv[++i];
+            if (strcmp(o->launcher, "mpirun") != 0 &&
+                strcmp(o->launcher, "srun") != 0) {
                 return bl_cli_usage_error(VERB, "--launcher: '%s' is not "
                                           "accepted; use mpirun or srun",
-                                          o.launcher);
+                                          o->launcher);
             }
         } else if (next && strcmp(a, "--shard") == 0) {
-            if (parse_shard(argv[++i], &o.shard, &o.nshards) < 0) {
+            if (parse_shard(argv[++i], &o->shard, &o->nshards) < 0) {
                 return bl_cli_usage_error(VERB, "--shard: '%s' is not I/K "
                                           "with 1 <= I <= K (e.g. 2/8)",
                                           argv[i]);
@@ -107,13 +101,28 @@ int bl_cli_sweep(int argc, char **argv)
                               &err) < 0) {
                 return bl_cli_usage_error(VERB, "%s", err.msg);
             }
-            o.timeout_s = (double)v;
+            o->timeout_s = (double)v;
         } else if (a[0] == '-') {
             return bl_cli_usage_error(VERB, "unknown option '%s'", a);
         } else {
-            o.file = a;
+            o->file = a;
         }
     }
+    return -1;
+}
+
+int bl_cli_sweep(int argc, char **argv)
+{
+    bl_sweep_opts o = {0};
+    bl_sweep_totals t;
+    bl_err err = {""};
+    char shipped_file[PATH_MAX];
+    int rc;
+
+    o.file = BL_DEFAULT_SWEEP;
+    o.progress = stdout;
+    if ((rc = parse_args(argc, argv, &o)) >= 0)
+        return rc;
     o.file = bl_data_sweep(o.file, shipped_file, sizeof shipped_file);
     if (o.launcher && strcmp(o.launcher, "srun") == 0 && !o.launcher_path)
         o.launcher_path = "srun";

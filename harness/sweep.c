@@ -248,6 +248,45 @@ static int execute(bl_sweep_ctx *c, bl_sweep_totals *t, bl_err *err)
     return stop_requested ? -2 : 0;
 }
 
+/* What a sweep needs, after its sweep file, before its runs are planned:
+ * this node, the launcher and its version, the paths. 0, or -1 with err
+ * set (the caller frees c). */
+static int setup(bl_sweep_ctx *c, const bl_sweep_opts *o, bl_err *err)
+{
+    int rc = bl_topo_load(NULL, &c->topo, err);
+    /* srun answers --version as Slurm; the layouts' Open MPI spelling
+     * then only labels the record (srun's argv is built from the parsed
+     * layout). */
+    if (rc == 0 && o->launcher && strcmp(o->launcher, "srun") == 0)
+        rc = bl_launcher_detect_srun(
+            o->launcher_path ? o->launcher_path : "srun", 30.0, &c->launcher,
+            err);
+    else if (rc == 0)
+        rc = bl_launcher_detect_mpirun(
+            o->launcher_path ? o->launcher_path : "mpirun", 30.0, &c->launcher,
+            err);
+    if (rc < 0)
+        return -1;
+    /* Every path below is DIR/ plus a short name: check the lengths once. */
+    if (bl_textf(c->results, sizeof c->results, "%s",
+                 o->results ? o->results : "results") < 0 ||
+        bl_textf(c->dir, sizeof c->dir, "%s/%s.d", c->results,
+                 c->sweep.name) < 0 ||
+        strlen(c->dir) > sizeof c->dir - 64 ||
+        (o->out ? bl_textf(c->out, sizeof c->out, "%s", o->out)
+                : bl_textf(c->out, sizeof c->out, "%s/%s.h5", c->results,
+                           c->sweep.name)) < 0 ||
+        (o->app && bl_textf(c->app, sizeof c->app, "%s", o->app) < 0)) {
+        return bl_err_set(err, "results directory, -o or --app path is too "
+                          "long (over %d characters)", PATH_MAX - 64);
+    }
+    if (!o->app)
+        default_app(c->app, sizeof c->app);
+    c->is_root = bl_launcher_is_root();
+    drop_inherited_openmp_env();
+    return 0;
+}
+
 int bl_sweep_run(const bl_sweep_opts *o, bl_sweep_totals *t, bl_err *err)
 {
     bl_sweep_ctx c;
@@ -263,39 +302,10 @@ int bl_sweep_run(const bl_sweep_opts *o, bl_sweep_totals *t, bl_err *err)
     bl_launch_clear_interrupt();
     if (bl_config_load(o->file, &c.sweep, err) < 0)
         return -1;
-    rc = bl_topo_load(NULL, &c.topo, err);
-    /* srun answers --version as Slurm; the layouts' Open MPI spelling
-     * then only labels the record (srun's argv is built from the parsed
-     * layout). */
-    if (rc == 0 && o->launcher && strcmp(o->launcher, "srun") == 0)
-        rc = bl_launcher_detect_srun(
-            o->launcher_path ? o->launcher_path : "srun", 30.0, &c.launcher,
-            err);
-    else if (rc == 0)
-        rc = bl_launcher_detect_mpirun(
-            o->launcher_path ? o->launcher_path : "mpirun", 30.0, &c.launcher,
-            err);
-    if (rc < 0) {
+    if (setup(&c, o, err) < 0) {
         bl_sweep_ctx_free(&c);
         return -1;
     }
-    /* Every path below is DIR/ plus a short name: check the lengths once. */
-    if (bl_textf(c.results, sizeof c.results, "%s",
-                 o->results ? o->results : "results") < 0 ||
-        bl_textf(c.dir, sizeof c.dir, "%s/%s.d", c.results, c.sweep.name) < 0 ||
-        strlen(c.dir) > sizeof c.dir - 64 ||
-        (o->out ? bl_textf(c.out, sizeof c.out, "%s", o->out)
-                : bl_textf(c.out, sizeof c.out, "%s/%s.h5", c.results,
-                           c.sweep.name)) < 0 ||
-        (o->app && bl_textf(c.app, sizeof c.app, "%s", o->app) < 0)) {
-        bl_sweep_ctx_free(&c);
-        return bl_err_set(err, "results directory, -o or --app path is too "
-                          "long (over %d characters)", PATH_MAX - 64);
-    }
-    if (!o->app)
-        default_app(c.app, sizeof c.app);
-    c.is_root = bl_launcher_is_root();
-    drop_inherited_openmp_env();
 
     rc = plan_runs(&c, err);
     if (rc == 0)
