@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "sweep_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     memcpy(text, data, size);
     text[size] = '\0';
-    if (bl_config_load_string(text, "fuzz.yaml", &s, &err) == 0) {
+    if (bl_sweep_file_load_string(text, "fuzz.yaml", &s, &err) == 0) {
         if (!bl_sweep_name_ok(s.name) || s.nlayouts < 1 || s.nkernels < 1)
             abort();
         bl_sweep_free(&s);

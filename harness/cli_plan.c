@@ -10,7 +10,7 @@
 
 #include "cli.h"
 #include "cli_util.h"
-#include "config.h"
+#include "sweep_file.h"
 #include "layout.h"
 #include "plan_omp.h"
 #include "plan.h"
@@ -432,7 +432,7 @@ static int plan_sweep(const options *o, hwloc_topology_t topo)
     int rc = BL_EXIT_OK, shown = 0;
     char (*keys)[512];
 
-    if (bl_config_load(o->sweep, &s, &err) < 0) {
+    if (bl_sweep_file_load(o->sweep, &s, &err) < 0) {
         fprintf(stderr, "bindlab plan: %s\n", err.msg);
         return BL_EXIT_USAGE;
     }

@@ -6,7 +6,7 @@
 #include "cli.h"
 #include "cli_util.h"
 #include "results_file.h"
-#include "report.h"
+#include "results_report.h"
 #include "report_html.h"
 #include "atomic_file.h"
 

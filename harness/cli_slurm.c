@@ -11,7 +11,7 @@
 #include "atomic_file.h"
 #include "cli.h"
 #include "cli_util.h"
-#include "config.h"
+#include "sweep_file.h"
 #include "datadir.h"
 #include "shellquote.h"
 #include "slurm.h"
@@ -314,7 +314,7 @@ int bl_cli_slurm(int argc, char **argv)
     c.nodes = 1;
     if ((rc = parse_args(argc, argv, &c)) >= 0)
         return rc;
-    if (bl_config_load(c.file, &s, &err) < 0) {
+    if (bl_sweep_file_load(c.file, &s, &err) < 0) {
         fprintf(stderr, "bindlab slurm: %s\n", err.msg);
         return BL_EXIT_USAGE;
     }

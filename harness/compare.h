@@ -16,7 +16,7 @@
 #include <stdio.h>
 
 #include "h5schema.h"
-#include "report.h"
+#include "results_report.h"
 #include "report_html.h"
 
 /* A fraction p/q in lowest terms (q > 0). */

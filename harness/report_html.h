@@ -13,7 +13,7 @@
 #define BL_REPORT_HTML_H
 
 #include "h5schema.h"
-#include "report.h"
+#include "results_report.h"
 #include "strbuf.h"
 
 /* Appends s with &, <, >, " and ' escaped (text and attribute values). */

@@ -12,7 +12,7 @@
 
 #include <hwloc.h>
 
-#include "config.h"
+#include "sweep_file.h"
 #include "err.h"
 
 /* What the layouts of a sweep need from each node of the allocation. */

@@ -300,7 +300,7 @@ int bl_sweep_run(const bl_sweep_opts *o, bl_sweep_totals *t, bl_err *err)
     c.o = o;
     stop_requested = 0;
     bl_launch_clear_interrupt();
-    if (bl_config_load(o->file, &c.sweep, err) < 0)
+    if (bl_sweep_file_load(o->file, &c.sweep, err) < 0)
         return -1;
     if (setup(&c, o, err) < 0) {
         bl_sweep_ctx_free(&c);

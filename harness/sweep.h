@@ -7,7 +7,7 @@
 
 #include <stdio.h>
 
-#include "config.h"
+#include "sweep_file.h"
 #include "err.h"
 
 typedef struct bl_sweep_opts {

@@ -7,7 +7,7 @@
 
 #include <hwloc.h>
 
-#include "config.h"
+#include "sweep_file.h"
 #include "h5schema.h"
 #include "launch.h"
 #include "launcher_info.h"

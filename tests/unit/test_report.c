@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "results_file.h"
-#include "report.h"
+#include "results_report.h"
 
 /* cmocka 1.1 (Debian 12) has no assert_double_equal */
 #define assert_near(a, b, eps) assert_true(fabs((a) - (b)) <= (eps))

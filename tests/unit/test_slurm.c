@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "config.h"
+#include "sweep_file.h"
 #include "launch.h"
 #include "slurm.h"
 #include "topo.h"
@@ -22,7 +22,7 @@
 static void load(const char *yaml, bl_sweep *s)
 {
     bl_err err = {""};
-    int rc = bl_config_load_string(yaml, "test.yaml", s, &err);
+    int rc = bl_sweep_file_load_string(yaml, "test.yaml", s, &err);
     if (rc < 0)
         fail_msg("%s", err.msg);
 }
@@ -315,7 +315,7 @@ static void slurm_script_quotes_hostile_values(void **state)
     snprintf(sweepfile, sizeof sweepfile, "%s/s\"w;.yaml", sweepdir);
     /* A name that is code or a path is refused by the sweep file, and by
      * the script writer when a sweep made in code carries one. */
-    assert_int_equal(bl_config_load_string(
+    assert_int_equal(bl_sweep_file_load_string(
                          "name: \"x'$(touch $M)`touch $M`\\\"\\n; touch $M #\"\n"
                          "kernels: [triad]\nlayouts:\n  - {np: 1}\n",
                          "test.yaml", &s, &err), -1);

@@ -1,12 +1,10 @@
-#include "config.h"
+#include "sweep_file.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <yaml.h>
 
@@ -411,14 +409,6 @@ static int parse_axes(ctx *c, const yaml_node_t *n)
     "with '.' or '-' (the name becomes a file name under the results "     \
     "directory, so no '/')"
 
-int bl_sweep_name_ok(const char *name)
-{
-    size_t n = strlen(name);
-    return n >= 1 && n <= 63 && name[0] != '.' && name[0] != '-' &&
-           strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                        "0123456789._-") == n;
-}
-
 static int parse_top(ctx *c, const yaml_node_t *root)
 {
     static const char *const keys[] = {"name", "description", "kernels",
@@ -564,72 +554,6 @@ done:
     return rc;
 }
 
-/* Refuses text with a line over BL_SWEEP_LINE_MAX, at that line. */
-static int check_lines(const char *text, size_t len, const char *file,
-                       bl_err *err)
-{
-    size_t line = 1, col = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (text[i] == '\n') {
-            line++;
-            col = 0;
-        } else if (++col > BL_SWEEP_LINE_MAX) {
-            return bl_err_set(err, "%s:%zu:%zu: line longer than %d "
-                              "characters, the most a sweep file line may "
-                              "have (is this a sweep file?)", file, line,
-                              col, BL_SWEEP_LINE_MAX);
-        }
-    }
-    return 0;
-}
-
-/* The whole file, at most BL_SWEEP_FILE_MAX bytes, NUL-terminated. */
-static char *read_capped(const char *path, size_t *len, bl_err *err)
-{
-    FILE *f = fopen(path, "rb");
-    struct stat st;
-    char *buf;
-    size_t n = 0, got;
-    if (!f) {
-        bl_err_set(err, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
-    /* Devices (/dev/zero) and directories are not files to read; a pipe
-     * (<(generate-sweep)) is, within the size limit. */
-    if (fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode) &&
-        !S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode)) {
-        fclose(f);
-        bl_err_set(err, "%s: not a regular file; give the path of a sweep "
-                   "file (YAML)", path);
-        return NULL;
-    }
-    if (!(buf = malloc((size_t)BL_SWEEP_FILE_MAX + 2))) {
-        fclose(f);
-        bl_err_set(err, "%s: out of memory", path);
-        return NULL;
-    }
-    while (n <= (size_t)BL_SWEEP_FILE_MAX &&
-           (got = fread(buf + n, 1, (size_t)BL_SWEEP_FILE_MAX + 1 - n, f)) > 0)
-        n += got;
-    if (ferror(f)) {
-        bl_err_set(err, "%s: cannot read: %s", path, strerror(errno));
-        n = 0;
-        free(buf);
-        buf = NULL;
-    } else if (n > (size_t)BL_SWEEP_FILE_MAX) {
-        bl_err_set(err, "%s: larger than %ld bytes (1 MiB), the most a sweep "
-                   "file may have (is this a sweep file?)", path,
-                   BL_SWEEP_FILE_MAX);
-        free(buf);
-        buf = NULL;
-    } else {
-        buf[n] = '\0';
-        *len = n;
-    }
-    fclose(f);
-    return buf;
-}
-
 static int load_text(const char *text_in, size_t len, const char *name,
                      bl_sweep *out, bl_err *err)
 {
@@ -639,7 +563,7 @@ static int load_text(const char *text_in, size_t len, const char *name,
     if (len > (size_t)BL_SWEEP_FILE_MAX)
         return bl_err_set(err, "%s: larger than %ld bytes (1 MiB), the most "
                           "a sweep file may have", name, BL_SWEEP_FILE_MAX);
-    if (check_lines(text_in, len, name, err) < 0)
+    if (bl_sweep_file_check_lines(text_in, len, name, err) < 0)
         return -1;
     if (!yaml_parser_initialize(&parser))
         return bl_err_set(err, "%s: cannot start the YAML parser", name);
@@ -650,30 +574,21 @@ static int load_text(const char *text_in, size_t len, const char *name,
     return rc;
 }
 
-int bl_config_load(const char *path, bl_sweep *out, bl_err *err)
+int bl_sweep_file_load(const char *path, bl_sweep *out, bl_err *err)
 {
     size_t len = 0;
     char *text_in;
     int rc;
     memset(out, 0, sizeof *out);
-    if (!(text_in = read_capped(path, &len, err)))
+    if (!(text_in = bl_sweep_file_read(path, &len, err)))
         return -1;
     rc = load_text(text_in, len, path, out, err);
     free(text_in);
     return rc;
 }
 
-int bl_config_load_string(const char *text_in, const char *name,
+int bl_sweep_file_load_string(const char *text_in, const char *name,
                           bl_sweep *out, bl_err *err)
 {
     return load_text(text_in, strlen(text_in), name, out, err);
-}
-
-void bl_sweep_free(bl_sweep *s)
-{
-    for (int i = 0; i < s->nkernels; i++)
-        bl_kernel_spec_clear(&s->kernels[i]);
-    free(s->kernels);
-    free(s->layouts);
-    memset(s, 0, sizeof *s);
 }

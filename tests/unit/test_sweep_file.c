@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "bl_test.h"
-#include "config.h"
+#include "sweep_file.h"
 #include "topo.h"
 
 /* The source tree: from CTest's environment, else from this file's path
@@ -60,7 +60,7 @@ static void load_fixture(const char *name, bl_sweep *s, int want_rc,
 {
     char path[1024];
     FMT(path, sizeof path, "%s/sweeps/%s", fixtures(), name);
-    if (bl_config_load(path, s, err) != want_rc)
+    if (bl_sweep_file_load(path, s, err) != want_rc)
         fail_msg("%s: expected %d: %s", name, want_rc,
                  want_rc ? "success" : err->msg);
 }
@@ -70,7 +70,7 @@ static void expect_error(const char *text, const char *msg)
 {
     bl_sweep s;
     bl_err err;
-    if (bl_config_load_string(text, "t.yaml", &s, &err) == 0) {
+    if (bl_sweep_file_load_string(text, "t.yaml", &s, &err) == 0) {
         bl_sweep_free(&s);
         fail_msg("accepted: %s", text);
     }
@@ -360,7 +360,7 @@ static void config_names_a_missing_file(void **state)
     bl_sweep s;
     bl_err err;
     (void)state;
-    assert_int_equal(bl_config_load("/nonexistent/x.yaml", &s, &err), -1);
+    assert_int_equal(bl_sweep_file_load("/nonexistent/x.yaml", &s, &err), -1);
     assert_string_equal(err.msg, "/nonexistent/x.yaml: cannot open: No such "
                                  "file or directory");
 }
@@ -379,7 +379,7 @@ static int shipped(const char *name, const char *topo_spec, int nlayouts,
     int bad = 0;
     FMT(path, sizeof path, "%s/configs/sweeps/%s.yaml", source_dir(),
              name);
-    if (bl_config_load(path, &s, &err) < 0)
+    if (bl_sweep_file_load(path, &s, &err) < 0)
         fail_msg("%s", err.msg);
     assert_string_equal(s.name, name);
     assert_int_equal(s.nlayouts, nlayouts);
@@ -456,7 +456,7 @@ static int sweep_takes(const char *kernel, const char *key, const char *value)
     FMT(text, sizeof text,
         "kernels:\n  - {name: %s, %s: \"%s\"}\nlayouts: [{np: 1}]\n", kernel,
         key, value);
-    if (bl_config_load_string(text, "t.yaml", &s, &err) < 0)
+    if (bl_sweep_file_load_string(text, "t.yaml", &s, &err) < 0)
         return -1;
     bl_sweep_free(&s);
     return 0;
@@ -506,7 +506,7 @@ static void config_refuses_names_that_are_paths(void **state)
             "layouts: [{np: 1}]\n", bad[i]);
         FMT(want, sizeof want, "t.yaml:2:7: name '%s': accepted: 1 to 63 "
             "letters, digits, '.', '_' or '-'", bad[i]);
-        if (bl_config_load_string(text, "t.yaml", &s, &err) == 0) {
+        if (bl_sweep_file_load_string(text, "t.yaml", &s, &err) == 0) {
             bl_sweep_free(&s);
             fail_msg("name '%s' accepted", bad[i]);
         }
@@ -520,7 +520,7 @@ static void config_refuses_names_that_are_paths(void **state)
                  ": accepted: 1 to 63 letters, digits, '.', '_' or '-', not "
                  "starting with '.' or '-' (the name becomes a file name "
                  "under the results directory, so no '/')");
-    assert_int_equal(bl_config_load_string("kernels: [triad]\nname: "
+    assert_int_equal(bl_sweep_file_load_string("kernels: [triad]\nname: "
                                            "My_sweep-2.v1\nlayouts: [{np: 1}]\n",
                                            "t.yaml", &s, &err), 0);
     assert_string_equal(s.name, "My_sweep-2.v1");
@@ -540,7 +540,7 @@ static void config_refuses_an_unsafe_name_taken_from_the_file(void **state)
     assert_non_null(f = fopen(path, "w"));
     fputs("kernels: [triad]\nlayouts: [{np: 1}]\n", f);
     fclose(f);
-    assert_int_equal(bl_config_load(path, &s, &err), -1);
+    assert_int_equal(bl_sweep_file_load(path, &s, &err), -1);
     assert_non_null(strstr(err.msg, ":1:1: the sweep takes its name from "
                                     "the file name, and 'my sweep' cannot "
                                     "be one; give name:"));
@@ -555,10 +555,10 @@ static void config_refuses_devices_and_oversized_files(void **state)
     bl_err err;
     FILE *f;
     (void)state;
-    assert_int_equal(bl_config_load("/dev/zero", &s, &err), -1);
+    assert_int_equal(bl_sweep_file_load("/dev/zero", &s, &err), -1);
     assert_string_equal(err.msg, "/dev/zero: not a regular file; give the "
                                  "path of a sweep file (YAML)");
-    assert_int_equal(bl_config_load("/", &s, &err), -1);
+    assert_int_equal(bl_sweep_file_load("/", &s, &err), -1);
     assert_non_null(strstr(err.msg, "not a regular file"));
 
     assert_non_null(mkdtemp(dir));
@@ -570,7 +570,7 @@ static void config_refuses_devices_and_oversized_files(void **state)
               "23\n", f);
     fputs("x", f);
     fclose(f);
-    assert_int_equal(bl_config_load(path, &s, &err), -1);
+    assert_int_equal(bl_sweep_file_load(path, &s, &err), -1);
     assert_non_null(strstr(err.msg, "big.yaml: larger than 1048576 bytes "
                                     "(1 MiB), the most a sweep file may "
                                     "have"));

@@ -1,6 +1,6 @@
 /* Ranking of a sweep's /summary rows: order, best run and bind_to none
  * baseline per kernel+unit, ratios. Writing the table is report_write.c. */
-#include "report.h"
+#include "results_report.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,0 +1,35 @@
+/* Sweep files (the YAML under configs/sweeps/, see docs/sweep-files.md):
+ * YAML read with libyaml into a sweep, i.e. its kernels and the expanded
+ * list of layouts. Every error names FILE:LINE:COLUMN, what is wrong and
+ * what is accepted; unknown keys are errors. Nothing here checks a layout
+ * against a node: that is bl_layout_validate. */
+#ifndef BL_SWEEP_FILE_H
+#define BL_SWEEP_FILE_H
+
+#include <stddef.h>
+
+#include "err.h"
+#include "sweep_spec.h"
+
+/* Limits on a sweep file, so that a wrong file (a log, /dev/zero, a
+ * generated monster) is refused at once instead of eating memory. */
+#define BL_SWEEP_FILE_MAX (1L << 20)  /* bytes */
+#define BL_SWEEP_LINE_MAX 4096        /* characters in one line */
+
+/* Reads and expands the sweep file at path (a regular file or a pipe). On
+ * success fills *out, to be released with bl_sweep_free; on failure *out is
+ * left empty. */
+int bl_sweep_file_load(const char *path, bl_sweep *out, bl_err *err);
+
+/* The same from text in memory; name stands for the file in messages. */
+int bl_sweep_file_load_string(const char *text, const char *name,
+                              bl_sweep *out, bl_err *err);
+
+/* sweep_file_read.c: the file's text (a regular file or a pipe, at most
+ * BL_SWEEP_FILE_MAX bytes, NUL-terminated, *len set; NULL with err on
+ * failure), and the refusal of a line over BL_SWEEP_LINE_MAX at that line. */
+char *bl_sweep_file_read(const char *path, size_t *len, bl_err *err);
+int bl_sweep_file_check_lines(const char *text, size_t len, const char *file,
+                              bl_err *err);
+
+#endif
