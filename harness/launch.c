@@ -1,4 +1,5 @@
 #include "launch.h"
+#include "launch_priv.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -71,140 +72,6 @@ int bl_launch_adopt_orphans(bl_err *err)
                           "processes (prctl PR_SET_CHILD_SUBREAPER): %s",
                           strerror(errno));
     return 0;
-}
-
-/* --- captured output ------------------------------------------------------ */
-
-static void output_init(bl_launch_output *o, size_t head_max, size_t tail_max)
-{
-    memset(o, 0, sizeof *o);
-    o->head_max = head_max;
-    o->tail_max = tail_max;
-}
-
-static void output_add(bl_launch_output *o, const char *p, size_t n)
-{
-    o->total += n;
-    if (o->head_len < o->head_max) {
-        size_t k = o->head_max - o->head_len;
-        if (k > n)
-            k = n;
-        if (o->head_len + k + 1 > o->head_alloc) {
-            size_t want = o->head_alloc ? o->head_alloc : 4096;
-            while (want < o->head_len + k + 1)
-                want *= 2;
-            if (want > o->head_max + 1)
-                want = o->head_max + 1;
-            char *h = realloc(o->head, want);
-            if (!h)
-                return;  /* out of memory: the bytes count as dropped */
-            o->head = h;
-            o->head_alloc = want;
-        }
-        memcpy(o->head + o->head_len, p, k);
-        o->head_len += k;
-        p += k;
-        n -= k;
-    }
-    if (n == 0 || o->tail_max == 0)
-        return;
-    if (!o->tail && !(o->tail = malloc(o->tail_max + 1)))
-        return;
-    if (n >= o->tail_max) {  /* only the last tail_max bytes survive */
-        memcpy(o->tail, p + n - o->tail_max, o->tail_max);
-        o->tail_pos = 0;
-        o->tail_len = o->tail_max;
-        return;
-    }
-    size_t first = o->tail_max - o->tail_pos;  /* room before wrapping */
-    if (first > n)
-        first = n;
-    memcpy(o->tail + o->tail_pos, p, first);
-    memcpy(o->tail, p + first, n - first);
-    o->tail_pos = (o->tail_pos + n) % o->tail_max;
-    o->tail_len = o->tail_len + n > o->tail_max ? o->tail_max : o->tail_len + n;
-}
-
-/* Puts the tail ring in order and terminates both strings. */
-static void output_finish(bl_launch_output *o)
-{
-    if (!o->head)
-        o->head = calloc(1, 1);
-    else
-        o->head[o->head_len] = '\0';
-    if (o->tail && o->tail_len == o->tail_max && o->tail_pos != 0) {
-        char *lin = malloc(o->tail_max + 1);
-        if (lin) {
-            size_t a = o->tail_max - o->tail_pos;
-            memcpy(lin, o->tail + o->tail_pos, a);
-            memcpy(lin + a, o->tail, o->tail_pos);
-            free(o->tail);
-            o->tail = lin;
-        }
-    }
-    o->tail_pos = 0;
-    if (!o->tail)
-        o->tail = calloc(1, 1);
-    else
-        o->tail[o->tail_len] = '\0';
-    o->dropped = o->total - o->head_len - o->tail_len;
-}
-
-int bl_launch_require_success(const bl_launch_result *res,
-                              const bl_launch_opts *opts, const char *what,
-                              int lines, bl_err *err)
-{
-    char how[160], last[512];
-    if (res->exited && res->exit_status == 0 && !res->timed_out)
-        return 0;
-    bl_launch_describe(res, opts, how, sizeof how);
-    bl_launch_last_lines(&res->errs, lines, last, sizeof last);
-    return bl_err_set(err, "%s: %s%s%s", what, how, *last ? ": " : "", last);
-}
-
-char *bl_launch_output_text(const bl_launch_output *o)
-{
-    char gap[80] = "";
-    if (o->dropped)
-        snprintf(gap, sizeof gap, "\n[... %zu bytes not kept ...]\n",
-                 o->dropped);
-    size_t glen = strlen(gap);
-    char *s = malloc(o->head_len + glen + o->tail_len + 1);
-    if (!s)
-        return NULL;
-    if (o->head_len)
-        memcpy(s, o->head, o->head_len);
-    memcpy(s + o->head_len, gap, glen);
-    if (o->tail_len)
-        memcpy(s + o->head_len + glen, o->tail, o->tail_len);
-    s[o->head_len + glen + o->tail_len] = '\0';
-    return s;
-}
-
-size_t bl_launch_last_lines(const bl_launch_output *o, int n, char *buf,
-                            size_t len)
-{
-    const char *s = o->tail_len ? o->tail : o->head;
-    size_t end = o->tail_len ? o->tail_len : o->head_len;
-    if (len == 0)
-        return 0;
-    buf[0] = '\0';
-    if (!s || n <= 0)
-        return 0;
-    while (end > 0 && (s[end - 1] == '\n' || s[end - 1] == '\r'))
-        end--;
-    size_t start = end;
-    int lines = 0;
-    while (start > 0) {
-        if (s[start - 1] == '\n' && ++lines == n)
-            break;
-        start--;
-    }
-    if (end - start > len - 1)  /* keep the end: the last words matter */
-        start = end - (len - 1);
-    memcpy(buf, s + start, end - start);
-    buf[end - start] = '\0';
-    return end - start;
 }
 
 /* --- the session's processes ---------------------------------------------- */
@@ -474,62 +341,6 @@ static int spawn_child(char *const *argv, char **envp, int out_w, int err_w,
     return -1;
 }
 
-/* --- log files ------------------------------------------------------------ */
-
-typedef struct logfile {
-    const char *path;
-    char *part;
-    int fd;
-} logfile;
-
-static int log_open(logfile *l, const char *path, bl_err *err)
-{
-    l->path = path;
-    l->fd = -1;
-    l->part = NULL;
-    if (!path)
-        return 0;
-    size_t n = strlen(path) + sizeof ".part";
-    if (!(l->part = malloc(n)))
-        return bl_err_set(err, "out of memory");
-    snprintf(l->part, n, "%s.part", path);
-    l->fd = open(l->part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (l->fd < 0)
-        return bl_err_set(err, "log file '%s': %s", l->part, strerror(errno));
-    return 0;
-}
-
-static void log_write(int fd, const char *p, size_t n, int *log_errno)
-{
-    while (fd >= 0 && n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            if (!*log_errno)
-                *log_errno = w < 0 ? errno : EIO;
-            return;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-}
-
-static void log_close(logfile *l, int keep, int *log_errno)
-{
-    if (l->fd >= 0) {
-        if (close(l->fd) != 0 && !*log_errno)
-            *log_errno = errno;
-        if (keep && rename(l->part, l->path) != 0 && !*log_errno)
-            *log_errno = errno;
-        if (!keep)
-            unlink(l->part);
-    }
-    free(l->part);
-    l->part = NULL;
-    l->fd = -1;
-}
-
 /* --- the run -------------------------------------------------------------- */
 
 typedef struct run_state {
@@ -560,8 +371,8 @@ static void read_pipe(run_state *st, int i)
     for (;;) {
         ssize_t n = read(st->fd[i], buf, sizeof buf);
         if (n > 0) {
-            output_add(st->cap[i], buf, (size_t)n);
-            log_write(st->logfd[i], buf, (size_t)n, st->log_errno);
+            bl_launch_output_add(st->cap[i], buf, (size_t)n);
+            bl_launch_log_write(st->logfd[i], buf, (size_t)n, st->log_errno);
             continue;
         }
         if (n < 0 && errno == EINTR)
@@ -693,9 +504,10 @@ static void close_fd(int *fd)
 int bl_launch_run(const bl_launch_opts *o, bl_launch_result *res, bl_err *err)
 {
     memset(res, 0, sizeof *res);
-    output_init(&res->out, o->head_max ? o->head_max : BL_LAUNCH_HEAD_MAX,
-                o->tail_max ? o->tail_max : BL_LAUNCH_TAIL_MAX);
-    output_init(&res->errs, res->out.head_max, res->out.tail_max);
+    bl_launch_output_init(&res->out,
+                          o->head_max ? o->head_max : BL_LAUNCH_HEAD_MAX,
+                          o->tail_max ? o->tail_max : BL_LAUNCH_TAIL_MAX);
+    bl_launch_output_init(&res->errs, res->out.head_max, res->out.tail_max);
     if (!o->argv || !o->argv[0] || !o->argv[0][0])
         return bl_err_set(err, "launch: empty command line");
     if (g_interrupt) {
@@ -707,11 +519,11 @@ int bl_launch_run(const bl_launch_opts *o, bl_launch_result *res, bl_err *err)
         return -1;
     int same = o->stdout_path && o->stderr_path &&
                strcmp(o->stdout_path, o->stderr_path) == 0;
-    logfile lo, le;
+    bl_launch_logfile lo, le;
     int out[2] = {-1, -1}, errp[2] = {-1, -1}, rc = -1;
-    log_open(&le, NULL, NULL);
-    if (log_open(&lo, o->stdout_path, err) != 0 ||
-        (!same && log_open(&le, o->stderr_path, err) != 0) ||
+    bl_launch_log_open(&le, NULL, NULL);
+    if (bl_launch_log_open(&lo, o->stdout_path, err) != 0 ||
+        (!same && bl_launch_log_open(&le, o->stderr_path, err) != 0) ||
         open_pipes(out, errp, err) != 0)
         goto done;
     pid_t pid = 0;
@@ -750,14 +562,14 @@ int bl_launch_run(const bl_launch_opts *o, bl_launch_result *res, bl_err *err)
     close_fd(&st.pidfd);
     rc = 0;
 done:
-    log_close(&lo, rc == 0, &res->log_errno);
-    log_close(&le, rc == 0, &res->log_errno);
+    bl_launch_log_close(&lo, rc == 0, &res->log_errno);
+    bl_launch_log_close(&le, rc == 0, &res->log_errno);
     close_fd(&out[0]);
     close_fd(&out[1]);
     close_fd(&errp[0]);
     close_fd(&errp[1]);
-    output_finish(&res->out);
-    output_finish(&res->errs);
+    bl_launch_output_finish(&res->out);
+    bl_launch_output_finish(&res->errs);
     free(envp);
     return rc;
 }
@@ -769,22 +581,4 @@ void bl_launch_result_free(bl_launch_result *res)
     free(res->errs.head);
     free(res->errs.tail);
     res->out.head = res->out.tail = res->errs.head = res->errs.tail = NULL;
-}
-
-int bl_launch_describe(const bl_launch_result *r, const bl_launch_opts *o,
-                       char *buf, size_t len)
-{
-    const char *how = r->killed ? "killed with SIGKILL after the grace period"
-                                : "ended by SIGTERM";
-    if (r->timed_out)
-        return snprintf(buf, len, "timed out after %g s (%s)", o->timeout_s,
-                        how);
-    if (r->interrupted)
-        return snprintf(buf, len, "interrupted (%s)", how);
-    if (r->exited)
-        return snprintf(buf, len, "exit status %d", r->exit_status);
-    if (r->term_signal)
-        return snprintf(buf, len, "killed by signal %d (%s)", r->term_signal,
-                        strsignal(r->term_signal));
-    return snprintf(buf, len, "ended in an unknown way");
 }
