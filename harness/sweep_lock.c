@@ -13,6 +13,7 @@
 #include "sys_util.h"
 
 #define POLL_MS 20
+#define UNLISTED_TRIES 50 /* x POLL_MS */
 
 static int alive(pid_t pid)
 {
@@ -55,6 +56,7 @@ static int take_one(int *out, const char *path, int exclusive, double wait_s,
     int op = (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB;
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOCTTY, 0644);
     double until = 0.0;
+    int unlisted = 0;
     if (fd < 0)
         return bl_err_set(err, "%s: cannot open the sweep lock: %s", path,
                           strerror(errno));
@@ -68,6 +70,13 @@ static int take_one(int *out, const char *path, int exclusive, double wait_s,
             return -1;
         }
         pid = holder(fd, exclusive);
+        /* No holder listed: it let go between the flock and the read of
+         * /proc/locks; try again a little before calling it a mystery. */
+        if (pid == 0 && ++unlisted < UNLISTED_TRIES) {
+            struct timespec ts = {0, POLL_MS * 1000 * 1000};
+            nanosleep(&ts, NULL);
+            continue;
+        }
         if (alive(pid) || pid == 0) {
             char who[32] = "another process";
             if (pid > 0)

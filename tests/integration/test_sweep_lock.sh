@@ -68,7 +68,10 @@ echo "ok: a second sweep on the same results is refused, naming PID $first"
 kill -9 "$first"
 wait "$first" 2>/dev/null || true
 wait_until "no process of the killed sweep is left" none_left
-flock -n "$DIR/.lock" true || fail "the lock is still held with no process of the sweep left"
+# A process leaves pgrep's sight (its memory released) a moment before its
+# descriptors close: poll the lock too.
+lock_free() { flock -n "$DIR/.lock" true; }
+wait_until "the lock is free with no process of the sweep left" lock_free
 echo "ok: SIGKILL of the harness: mpirun and its ranks are gone, the lock is free"
 
 # The next sweep runs (the killed run left no record: it ran again).
