@@ -4,9 +4,10 @@ set -u
 : "${BINDLAB:?BINDLAB not set (is the bindlab target built?)}"
 : "${BINDLAB_SOURCE_DIR:?}" "${BINDLAB_FIXTURES:?}"
 G=$BINDLAB_FIXTURES/plan/golden
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/common.sh"
+# These checks run on after a failed command (they test exit statuses):
+set +e +o pipefail
+T=$WORK
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # Paths in the output are relative to the source tree, as users type them.
 cd "$BINDLAB_SOURCE_DIR" || fail "no source dir"

@@ -6,9 +6,10 @@ set -u
 : "${BINDLAB:?BINDLAB not set (is the bindlab target built?)}"
 : "${BINDLAB_FIXTURES:?}"
 F=$BINDLAB_FIXTURES/bindreport
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/common.sh"
+# These checks run on after a failed command (they test exit statuses):
+set +e +o pipefail
+T=$WORK
 
 # Golden: Open MPI 5 report of the PRRTE docs on a synthetic node.
 "$BINDLAB" bindings "$F/ompi5-prrte-docs.txt" --topology "pack:2 core:10 pu:8" \

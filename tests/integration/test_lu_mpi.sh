@@ -9,8 +9,10 @@ set -u
 : "${BINDLAB_APP:?}"
 command -v mpirun > /dev/null || { echo "SKIP: no mpirun in PATH"; exit 77; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/common.sh"
+# These checks run on after a failed command (they test exit statuses):
+set +e +o pipefail
+tmp=$WORK
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 

@@ -10,9 +10,10 @@ FIXTURE=$BINDLAB_BUILD_DIR/tests/report_fixture
 # report_fixture is built with the tests (tests/CMakeLists.txt): missing
 # means a broken build, which is a failure, not a skip.
 [ -x "$FIXTURE" ] || { echo "FAIL: $FIXTURE not built (it is part of every build)" >&2; exit 1; }
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/common.sh"
+# These checks run on after a failed command (they test exit statuses):
+set +e +o pipefail
+T=$WORK
 
 mkdir "$T/sweep.d" "$T/other.d"
 "$FIXTURE" "$T/sweep.d" || fail "report_fixture"

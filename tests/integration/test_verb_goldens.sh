@@ -19,9 +19,10 @@ set -u
 : "${BINDLAB_SOURCE_DIR:?}" "${BINDLAB_FIXTURES:?}"
 G=$BINDLAB_FIXTURES/golden
 FIXTURE=$BINDLAB_BUILD_DIR/tests/report_fixture
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "$0")/common.sh"
+# These checks run on after a failed command (they test exit statuses):
+set +e +o pipefail
+T=$WORK
 [ -x "$FIXTURE" ] || fail "$FIXTURE not built (tests/CMakeLists.txt builds it)"
 command -v h5ls >/dev/null || { echo "SKIP: no h5ls (hdf5-tools) for the merged file's list"; exit 77; }
 
