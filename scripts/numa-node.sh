@@ -178,6 +178,13 @@ trap 'rm -rf "$ctl"' EXIT
 } >"$ctl/job.sh"
 printf '%s\n' "$share" >"$ctl/share-path"
 printf '%s\n' "$root" >"$ctl/project-path"
+# The build tree holding the cache (and the guest build beside it) again at
+# its own path when it is outside the project, e.g. under /tmp.
+buildtree=$(dirname "$cache")
+case $buildtree/ in
+"$root"/*) buildtree= ;;
+*) printf '%s\n' "$buildtree" >"$ctl/build-path" ;;
+esac
 
 # --- QEMU ----------------------------------------------------------------
 qemu=(qemu-system-x86_64 -accel "$accel" -cpu max,vendor=GenuineIntel
@@ -188,6 +195,7 @@ qemu=(qemu-system-x86_64 -accel "$accel" -cpu max,vendor=GenuineIntel
     -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
     -virtfs "local,path=$ctl,mount_tag=ctl,security_model=none"
     -virtfs "local,path=$root,mount_tag=project,security_model=none,readonly=on,multidevs=remap"
+    -virtfs "local,path=${buildtree:-$root},mount_tag=buildtree,security_model=none,readonly=on,multidevs=remap"
     -virtfs "local,path=$share,mount_tag=share,security_model=none,multidevs=remap")
 for i in "${!node_mem[@]}"; do
     qemu+=(-object "memory-backend-ram,size=${node_mem[$i]},id=m$i")
