@@ -8,8 +8,15 @@
  *   /run         attrs (kernel, args, ...) + tables env, placement, counters,
  *                memory, ranks, metrics, dataset timings[iterations][ranks],
  *                group result (attrs)
- * A sweep file (written by bindlab) holds /machine, /runs/<run-id> (each a
+ * A sweep file (written by bindlab) holds /nodes, /runs/<run-id> (each a
  * /run group plus the harness's attributes) and /summary.
+ *
+ * Machines: every file holds its machine records as /nodes/<k> (k = 0, 1,
+ * ...; bl_h5_machine each, hostname included), and /machine is an HDF5
+ * hard link to /nodes/0, so readers of files written before /nodes (only
+ * /machine) and of new ones read /machine alike. A rank row names its
+ * node by index; a run of a sweep file lists its nodes ("nodes"). Files
+ * written before /nodes have /machine only: it reads as node 0.
  *
  * The layout is data: each record below has one description of its members
  * (tables: bl_h5_table_def, attributes: bl_h5_attrs_def, in h5schema.c), and
@@ -63,6 +70,8 @@ typedef struct bl_h5_memory {
 typedef struct bl_h5_rank {
     int32_t rank;
     char *host;
+    int32_t node;              /* index into /nodes (the machine of host);
+                                * 0 in files written before /nodes */
     double median_s, min_s, rate, local_page_fraction;
     int64_t pages_local, pages_total;
     char *mem_policy;          /* get_mempolicy after --mem-policy */
@@ -148,6 +157,8 @@ typedef struct bl_h5_harness {
     int exit_status, term_signal, timed_out;
     double wall_s, app_s;           /* launcher wall time; app's own time */
     char *stderr_tail, *binding_report, *flags, *reason;
+    char *nodes;                    /* the /nodes/<k> the run ran on: "0",
+                                     * "0,2"; "" none (never ran) */
     bl_h5_check *checks;
     size_t nchecks;
 } bl_h5_harness;
@@ -164,6 +175,7 @@ typedef struct bl_h5_summary {
     char *flags;
     double wall_s;
     int32_t exit_status;
+    char *nodes;               /* as the harness record's */
 } bl_h5_summary;
 
 extern const bl_h5_table_def bl_h5_check_def, bl_h5_summary_def;
@@ -173,10 +185,46 @@ extern const bl_h5_table_def bl_h5_check_def, bl_h5_summary_def;
 extern const bl_h5_attrs_def bl_h5_machine_attrs, bl_h5_run_attrs,
     bl_h5_result_attrs, bl_h5_harness_attrs;
 
-/* Writes /machine under file. */
+/* Writes m as /nodes/0 and /machine (a hard link to it). */
 int bl_h5_write_machine(hid_t file, const bl_h5_machine *m, bl_err *err);
+/* Reads /machine (= /nodes/0). */
 int bl_h5_read_machine(hid_t file, bl_h5_machine *m, bl_err *err);
 void bl_h5_machine_free(bl_h5_machine *m);
+
+/* ---- several machines: /nodes/<k> ------------------------------------- */
+
+/* "nodes/<k>" */
+void bl_h5_node_path(size_t k, char *buf, size_t len);
+/* Writes m as /nodes/<k>; for k 0 also the hard link /machine. */
+int bl_h5_write_node(hid_t file, size_t k, const bl_h5_machine *m,
+                     bl_err *err);
+/* Writes n machines as /nodes/0 .. /nodes/<n-1> (and /machine). */
+int bl_h5_write_nodes(hid_t file, const bl_h5_machine *m, size_t n,
+                      bl_err *err);
+/* How many machine records file holds: the /nodes/<k> present from 0 up;
+ * a file written before /nodes that has /machine holds 1; none 0. */
+size_t bl_h5_count_nodes(hid_t file);
+/* The object path of node k in file ("nodes/<k>", or "machine" for node 0
+ * of a file written before /nodes); NULL when there is no such node. */
+const char *bl_h5_node_object(hid_t file, size_t k, char *buf, size_t len);
+/* Reads node k (see bl_h5_node_object). */
+int bl_h5_read_node(hid_t file, size_t k, bl_h5_machine *m, bl_err *err);
+/* Reads every node: *m malloc'ed (n may be 0); free with bl_h5_nodes_free. */
+int bl_h5_read_nodes(hid_t file, bl_h5_machine **m, size_t *n, bl_err *err);
+void bl_h5_nodes_free(bl_h5_machine *m, size_t n);
+
+/* A node's identity, for merging: two records are the same node when
+ * hostname, CPU model, topology XML (by its digest), MPI library version
+ * and OS kernel release are equal. */
+typedef struct bl_h5_node_key {
+    char *hostname, *cpu_model, *mpi_library_version, *kernel_release;
+    uint64_t topology_digest;  /* FNV-1a 64 of topology_xml */
+} bl_h5_node_key;
+uint64_t bl_h5_topology_digest(const char *xml);
+/* Fills k from m (strings copied; -1 out of memory). */
+int bl_h5_node_key_of(const bl_h5_machine *m, bl_h5_node_key *k);
+int bl_h5_node_key_eq(const bl_h5_node_key *a, const bl_h5_node_key *b);
+void bl_h5_node_key_free(bl_h5_node_key *k);
 
 /* Writes a run as group `name` under loc (the app: "/run"; the harness:
  * "/runs/<id>"), and reads it back. */
@@ -202,6 +250,10 @@ int bl_h5_write_run_file(const char *path, const char *command,
 hid_t bl_h5_open_read(const char *path, bl_err *err);
 int bl_h5_read_run_file(const char *path, bl_h5_machine *m, bl_h5_run *r,
                         bl_err *err);
+/* The same with every machine record of the file (*m freed with
+ * bl_h5_nodes_free; *n 1 for a file written before /nodes). */
+int bl_h5_read_run_file_nodes(const char *path, bl_h5_machine **m, size_t *n,
+                              bl_h5_run *r, bl_err *err);
 
 /* Atomic HDF5 writes: a new file held in memory (path only names it in
  * messages; nothing is opened or created on disk), then, when rc is 0,

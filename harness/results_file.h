@@ -28,14 +28,25 @@ void bl_h5_harness_free(bl_h5_harness *h);
 void bl_h5_summary_row(const bl_h5_run *app, const bl_h5_harness *h,
                        bl_h5_summary *row);
 
-/* Writes one run's sweep file atomically (temp + rename). machine and app
- * may be NULL (the app never wrote its file: failed, timed out, invalid). */
+/* Writes one run's sweep file atomically (temp + rename): the nmachines
+ * machine records as /nodes/<k>, the app's run and the harness record.
+ * machines and app may be NULL (the app never wrote its file: failed,
+ * timed out, invalid). When h->nodes is NULL or "", the run's "nodes" are
+ * the node indexes of app's rank rows ("0" for a run on one machine), or
+ * "" without machines. */
 int bl_h5_write_sweep_run(const char *path, const char *command,
-                          const bl_h5_machine *machine, const bl_h5_run *app,
-                          const bl_h5_harness *h, bl_err *err);
+                          const bl_h5_machine *machines, size_t nmachines,
+                          const bl_h5_run *app, const bl_h5_harness *h,
+                          bl_err *err);
 
-/* Merges sweep files (per-run or merged) into out, atomically. A run id
- * that appears twice is kept once (the first) and counted in *duplicates.
+/* Merges sweep files (per-run or merged) into out, atomically. Machine
+ * records are kept once per distinct node (bl_h5_node_key_eq) as
+ * /nodes/<k> of out, and every run's "nodes", summary "nodes" and rank
+ * rows' "node" are renumbered to them; a run of a file written before
+ * /nodes that has a result ran on that file's /machine. A run id that
+ * appears twice on the same nodes is kept once (the first) and counted in
+ * *duplicates; the same id on other nodes (two machines' sweeps) is kept
+ * under "<run_id>@<hostname>" (or "@n<k>" when that is taken too).
  * Inputs that cannot be read are skipped and counted in *unreadable, with
  * the first message in err; the merge still succeeds. */
 int bl_h5_merge(const char *out, const char *command,
@@ -45,6 +56,11 @@ int bl_h5_merge(const char *out, const char *command,
 /* Reads /summary of a sweep file (rows freed with bl_h5_table_free). */
 int bl_h5_read_summary(const char *path, bl_h5_summary **rows, size_t *n,
                        bl_err *err);
+
+/* "0,2" from the distinct node indexes of r's rank rows ("0" when it has
+ * none); buf holds "" when nmachines is 0. */
+void bl_h5_run_nodes(const bl_h5_run *r, size_t nmachines, char *buf,
+                     size_t len);
 
 /* Group path of a run: "runs/<run_id>". */
 void bl_h5_run_path(const char *run_id, char *buf, size_t len);

@@ -206,7 +206,8 @@ int bl_sweep_item_run(bl_sweep_ctx *c, const bl_sweep_item *it,
     char flags[256] = "";
     bl_launch_opts lo = {0};
     bl_launch_result res;
-    bl_h5_machine m, *mp = NULL;
+    bl_h5_machine *mp = NULL;
+    size_t nm = 0;
     bl_h5_run app, *ap = NULL;
     bl_binding_report rep = {0};
     char **argv;
@@ -221,7 +222,8 @@ int bl_sweep_item_run(bl_sweep_ctx *c, const bl_sweep_item *it,
         h->status = strdup("invalid");
         h->reason = strdup(it->reason);
         h->exit_status = -1;
-        return bl_h5_write_sweep_run(record, c->sweep.file, NULL, NULL, h, err);
+        return bl_h5_write_sweep_run(record, c->sweep.file, NULL, 0, NULL, h,
+                                     err);
     }
     argv = bl_sweep_item_argv(c, it, err);
     if (!argv)
@@ -243,10 +245,8 @@ int bl_sweep_item_run(bl_sweep_ctx *c, const bl_sweep_item *it,
 
     if (access(appfile, F_OK) == 0) {
         bl_err e;
-        if (bl_h5_read_run_file(appfile, &m, &app, &e) == 0) {
-            mp = &m;
+        if (bl_h5_read_run_file_nodes(appfile, &mp, &nm, &app, &e) == 0)
             ap = &app;
-        }
     }
     judge(&res, &lo, ap, h);
     {
@@ -271,14 +271,13 @@ int bl_sweep_item_run(bl_sweep_ctx *c, const bl_sweep_item *it,
         bl_textf(unit, unit_len, "%s",
                  ap->result.rate_unit ? ap->result.rate_unit : "");
     }
-    rc = bl_h5_write_sweep_run(record, c->sweep.file, mp, ap, h, err);
+    rc = bl_h5_write_sweep_run(record, c->sweep.file, mp, nm, ap, h, err);
     if (rc == 0)
         unlink(appfile); /* its content now lives in the record */
     bl_bindreport_free(&rep);
     if (ap)
         bl_h5_run_free(&app);
-    if (mp)
-        bl_h5_machine_free(&m);
+    bl_h5_nodes_free(mp, nm);
     bl_launch_result_free(&res);
     return rc;
 }

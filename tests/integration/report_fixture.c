@@ -153,7 +153,7 @@ static int write_one(const char *dir, const spec *s, const char *label_text)
     snprintf(path, sizeof path, "%s/%s.h5", dir, s->run_id);
     if (bl_h5_write_sweep_run(path, "bindlab sweep configs/sweeps/test.yaml",
                               s->rate > 0 ? (g_machine ? g_machine : &m) : NULL,
-                              s->rate > 0 ? &app : NULL,
+                              1, s->rate > 0 ? &app : NULL,
                               &h, &err) < 0) {
         fprintf(stderr, "report_fixture: %s\n", err.msg);
         return -1;

@@ -482,7 +482,7 @@ static void write_run_file(const spec *s, const char *path, const char *label)
         app.result.verified = s->verified;
         app.result.local_page_fraction = 1.0;
     }
-    assert_int_equal(bl_h5_write_sweep_run(path, "test", NULL,
+    assert_int_equal(bl_h5_write_sweep_run(path, "test", NULL, 0,
                                            s->rate > 0 ? &app : NULL, &h,
                                            &err), 0);
 }
