@@ -179,32 +179,16 @@ static int check_inputs(const strlist *in, strlist *good)
     return bad;
 }
 
-/* Names run ids that two inputs hold with different labels: not a resumed
- * run seen twice but two sweeps whose ids collide. */
-static void warn_conflicts(const strlist *good)
+/* Names a run id that two inputs hold on the same machine with different
+ * labels: not a resumed run seen twice but two sweeps whose ids collide. */
+static void warn_conflict(void *ctx, const char *run_id,
+                          const char *kept_file, const char *kept_label,
+                          const char *dropped_file, const char *dropped_label)
 {
-    bl_h5_summary **rows = calloc(good->n ? good->n : 1, sizeof *rows);
-    size_t *n = calloc(good->n ? good->n : 1, sizeof *n);
-    bl_err err;
-    for (size_t f = 0; rows && n && f < good->n; f++) {
-        if (bl_h5_read_summary(good->items[f], &rows[f], &n[f], &err) < 0)
-            continue;
-        for (size_t i = 0; i < n[f]; i++)
-            for (size_t g = 0; g < f; g++)
-                for (size_t j = 0; j < n[g]; j++)
-                    if (strcmp(nz(rows[f][i].run_id),
-                               nz(rows[g][j].run_id)) == 0 &&
-                        strcmp(nz(rows[f][i].label), nz(rows[g][j].label)))
-                        fprintf(stderr, "bindlab merge: run id %s is '%s' in "
-                                "%s but '%s' in %s: kept the first\n",
-                                nz(rows[f][i].run_id), nz(rows[g][j].label),
-                                good->items[g], nz(rows[f][i].label),
-                                good->items[f]);
-    }
-    for (size_t f = 0; rows && n && f < good->n; f++)
-        bl_h5_table_free(&bl_h5_summary_def, rows[f], n[f]);
-    free(rows);
-    free(n);
+    (void)ctx;
+    fprintf(stderr, "bindlab merge: run id %s is '%s' in %s but '%s' in %s: "
+            "kept the first\n", run_id, kept_label, kept_file, dropped_label,
+            dropped_file);
 }
 
 /* "12 runs (10 ok, 1 failed, 1 timeout)" from OUT's /summary. */
@@ -281,11 +265,10 @@ int bl_cli_merge(int argc, char **argv)
         strlist_free(&o.inputs);
         return BL_EXIT_FAILED;
     }
-    warn_conflicts(&good);
     command = command_line(argc, argv);
-    rc = bl_h5_merge(o.out, command ? command : "bindlab merge",
-                     (const char *const *)good.items, good.n, &dup,
-                     &unreadable, &err);
+    rc = bl_h5_merge_ex(o.out, command ? command : "bindlab merge",
+                        (const char *const *)good.items, good.n,
+                        warn_conflict, NULL, &dup, &unreadable, &err);
     free(command);
     if (rc < 0) {
         fprintf(stderr, "bindlab merge: %s\n", err.msg);

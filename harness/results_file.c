@@ -207,7 +207,12 @@ typedef struct merge_state {
                                * without nodes "@" and the nodes of the
                                * file it came from (what tells two
                                * machines' failed r0003 apart) */
-    size_t nall, cap, capwhere;
+    size_t *source;           /* per row of all: its input's index */
+    size_t nall, cap, capwhere, capsource;
+    const char *const *inputs;
+    size_t input;             /* the input being merged */
+    bl_h5_merge_conflict_fn *conflict;
+    void *ctx;
     bl_h5_node_key *keys;     /* of out's /nodes/<k> */
     size_t nkeys, capkeys;
     int duplicates;
@@ -326,31 +331,63 @@ static int remap_rank_rows(hid_t out, const char *group, const size_t *map,
 }
 
 /* The id under which a run found at `where` (see merge_state) is kept:
- * its own, or, when a run elsewhere holds it, "<id>@<hostname>" or
- * "<id>@n<nodes>". -1 for a duplicate (same id, same place). */
+ * its own, or, when another run holds it, "<id>@<hostname>" (a run on
+ * another machine), else "<id>@2", "<id>@3"... -1 for a duplicate (same
+ * id, same place). */
 static int keep_as(merge_state *st, const bl_h5_summary *row,
                    const char *where, char *id, size_t len)
 {
+    unsigned long k = strtoul(where, NULL, 10);
+    const char *host = where[0] != '@' && k < st->nkeys
+                           ? st->keys[k].hostname : "";
     snprintf(id, len, "%s", nz(row->run_id));
-    for (int attempt = 0; attempt < 3; attempt++) {
-        const char *nodes = where[0] == '@' ? where + 1 : where;
-        unsigned long k = strtoul(nodes, NULL, 10);
-        const char *host = *nodes && k < st->nkeys ? st->keys[k].hostname
-                                                   : "";
+    for (int attempt = 0; attempt < 1000; attempt++) {
         size_t j;
         for (j = 0; j < st->nall && strcmp(st->all[j].run_id, id); j++)
             ;
         if (j == st->nall)
             return 0;
-        if (strcmp(st->where[j], where) == 0)
+        if (strcmp(st->where[j], where) == 0) {
+            if (st->conflict && strcmp(nz(st->all[j].label), nz(row->label)))
+                st->conflict(st->ctx, id, st->inputs[st->source[j]],
+                             nz(st->all[j].label), st->inputs[st->input],
+                             nz(row->label));
             return -1;
+        }
         if (attempt == 0 && *host)
             snprintf(id, len, "%s@%s", nz(row->run_id), host);
         else
-            snprintf(id, len, "%s@n%s", nz(row->run_id),
-                     *nodes ? nodes : "-");
+            snprintf(id, len, "%s@%d", nz(row->run_id), attempt + 2);
     }
     return -1;
+}
+
+/* Where a run that never ran (no nodes) is: it has no machine, so it is
+ * told apart by what its record says about why: status, reason and stderr
+ * tail (an invalid r0002 of a Xeon sweep and of an EPYC sweep give other
+ * reasons; the same run found twice gives the same). The label is left
+ * out, as for runs with nodes: a label conflict is reported, not kept. */
+static char *where_nodeless(hid_t in, const char *from,
+                            const bl_h5_summary *row)
+{
+    char *reason = NULL, *tail = NULL, *w;
+    size_t len;
+    if (H5Lexists(in, from, H5P_DEFAULT) > 0) {
+        hid_t g = H5Gopen2(in, from, H5P_DEFAULT);
+        if (g >= 0) {
+            reason = bl_h5_attr_get_str(g, "reason");
+            tail = bl_h5_attr_get_str(g, "stderr_tail");
+            H5Gclose(g);
+        }
+    }
+    len = strlen(nz(row->status)) + strlen(nz(reason)) + strlen(nz(tail)) +
+          8;
+    if ((w = malloc(len)))
+        snprintf(w, len, "@%s\x1f%s\x1f%s", nz(row->status), nz(reason),
+                 nz(tail));
+    free(reason);
+    free(tail);
+    return w;
 }
 
 /* Copies /runs/<id> of `in` into st->out for each summary row not seen
@@ -360,14 +397,9 @@ static int merge_one(hid_t in, merge_state *st, bl_err *err)
     bl_h5_summary *rows;
     size_t n, *map = NULL, nmap = 0;
     int rc = 0, old = H5Lexists(in, "nodes", H5P_DEFAULT) <= 0;
-    char file_nodes[256] = "@";
     if (bl_h5_table_read(in, &bl_h5_summary_def, (void **)&rows, &n, err) < 0)
         return -1;
     rc = map_nodes(in, st, &map, &nmap, err);
-    for (size_t k = 0; k < nmap; k++)
-        snprintf(file_nodes + strlen(file_nodes),
-                 sizeof file_nodes - strlen(file_nodes), "%s%zu",
-                 k ? "," : "", map[k]);
     for (size_t i = 0; rc == 0 && i < n; i++) {
         char group[512], from[512], id[400], nodes[256];
         char *where;
@@ -388,8 +420,13 @@ static int merge_one(hid_t in, merge_state *st, bl_err *err)
             if (remap_list(given, map, nmap, nodes, sizeof nodes) < 0)
                 nodes[0] = '\0';
         }
-        if (keep_as(st, row, nodes[0] ? nodes : file_nodes, id,
-                    sizeof id) < 0) {
+        where = nodes[0] ? strdup(nodes) : where_nodeless(in, from, row);
+        if (!where) {
+            rc = bl_err_set(err, "out of memory merging the summaries");
+            break;
+        }
+        if (keep_as(st, row, where, id, sizeof id) < 0) {
+            free(where);
             st->duplicates++;
             continue;
         }
@@ -412,13 +449,15 @@ static int merge_one(hid_t in, merge_state *st, bl_err *err)
                 H5Gclose(g);
             if (rc == 0 && !identity(map, nmap))
                 rc = remap_rank_rows(st->out, group, map, nmap, err);
-            if (rc < 0)
+            if (rc < 0) {
+                free(where);
                 break;
+            }
         }
-        where = strdup(nodes[0] ? nodes : file_nodes);
-        if (!where ||
-            bl_grow(&st->where, sizeof *st->where, st->nall, &st->capwhere,
+        if (bl_grow(&st->where, sizeof *st->where, st->nall, &st->capwhere,
                     64) < 0 ||
+            bl_grow(&st->source, sizeof *st->source, st->nall,
+                    &st->capsource, 64) < 0 ||
             bl_grow(&st->all, sizeof *st->all, st->nall, &st->cap, 64) < 0 ||
             !(row->run_id = (free(row->run_id), strdup(id))) ||
             !(row->nodes = (free(row->nodes), strdup(nodes)))) {
@@ -427,6 +466,7 @@ static int merge_one(hid_t in, merge_state *st, bl_err *err)
             break;
         }
         st->where[st->nall] = where;
+        st->source[st->nall] = st->input;
         st->all[st->nall++] = *row;
         memset(row, 0, sizeof *row); /* now owned by st->all */
     }
@@ -439,6 +479,15 @@ int bl_h5_merge(const char *out, const char *command,
                 const char *const *inputs, size_t ninputs, int *duplicates,
                 int *unreadable, bl_err *err)
 {
+    return bl_h5_merge_ex(out, command, inputs, ninputs, NULL, NULL,
+                          duplicates, unreadable, err);
+}
+
+int bl_h5_merge_ex(const char *out, const char *command,
+                   const char *const *inputs, size_t ninputs,
+                   bl_h5_merge_conflict_fn *conflict, void *ctx,
+                   int *duplicates, int *unreadable, bl_err *err)
+{
     merge_state st = {0};
     int rc = 0;
     hid_t file, lcpl;
@@ -450,6 +499,9 @@ int bl_h5_merge(const char *out, const char *command,
         (file = bl_h5_mem_create(out, err)) < 0)
         return -1;
     st.out = file;
+    st.inputs = inputs;
+    st.conflict = conflict;
+    st.ctx = ctx;
     rc = bl_h5_write_root(file, "sweep", command, err);
     lcpl = H5Pcreate(H5P_LINK_CREATE);
     H5Pset_create_intermediate_group(lcpl, 1);
@@ -464,6 +516,7 @@ int bl_h5_merge(const char *out, const char *command,
     for (size_t i = 0; rc == 0 && i < ninputs; i++) {
         bl_err e;
         hid_t in = bl_h5_open_read(inputs[i], &e);
+        st.input = i;
         if (in < 0 || merge_one(in, &st, &e) < 0) {
             if (!(*unreadable)++)
                 snprintf(first.msg, sizeof first.msg, "%s", e.msg);
@@ -482,6 +535,7 @@ int bl_h5_merge(const char *out, const char *command,
     for (size_t i = 0; i < st.nall; i++)
         free(st.where[i]);
     free(st.where);
+    free(st.source);
     for (size_t k = 0; k < st.nkeys; k++)
         bl_h5_node_key_free(&st.keys[k]);
     free(st.keys);

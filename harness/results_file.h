@@ -49,9 +49,23 @@ int bl_h5_write_sweep_run(const char *path, const char *command,
  * under "<run_id>@<hostname>" (or "@n<k>" when that is taken too).
  * Inputs that cannot be read are skipped and counted in *unreadable, with
  * the first message in err; the merge still succeeds. */
+/* Called for a run id kept once whose two copies have different labels
+ * (two sweeps whose ids collide on the same machine): the kept copy's
+ * input and label, then the dropped one's. */
+typedef void bl_h5_merge_conflict_fn(void *ctx, const char *run_id,
+                                     const char *kept_file,
+                                     const char *kept_label,
+                                     const char *dropped_file,
+                                     const char *dropped_label);
+
 int bl_h5_merge(const char *out, const char *command,
                 const char *const *inputs, size_t ninputs, int *duplicates,
                 int *unreadable, bl_err *err);
+/* The same, calling conflict (may be NULL) for each label conflict. */
+int bl_h5_merge_ex(const char *out, const char *command,
+                   const char *const *inputs, size_t ninputs,
+                   bl_h5_merge_conflict_fn *conflict, void *ctx,
+                   int *duplicates, int *unreadable, bl_err *err);
 
 /* Reads /summary of a sweep file (rows freed with bl_h5_table_free). */
 int bl_h5_read_summary(const char *path, bl_h5_summary **rows, size_t *n,
