@@ -53,3 +53,4 @@ awk -v n="$rounds" -v s="$size" -v t="$threads" \
     -v on="$(median 1 <"$work/ab")" -v off="$(median 2 <"$work/ab")" \
     -v ratio="$(median 3 <"$work/ab")" 'BEGIN {
     printf "triad %s, %d threads, %d interleaved rounds: median iteration %.6f s with counters, %.6f s with BINDLAB_COUNTERS=off; median ratio of the pairs %.3f (target <= 1.01)\n", s, t, n, on, off, ratio }'
+echo "bench-result counters.on_vs_off $(median 3 <"$work/ab")"   # for bench/all.sh

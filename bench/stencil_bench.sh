@@ -1,19 +1,33 @@
 #!/usr/bin/env bash
 # Side-by-side benchmark of bindlab-app's stencil (not a test: nothing here
-# is asserted). Two ratios, each from interleaved A B A B ... runs and the
-# median of each side:
-#   roofline  = stencil MLUP/s x 24 B / triad GB/s   (same ranks x threads)
-#   vs PRK    = stencil LUP/s / PRK MPIOPENMP stencil LUP/s (same grid,
-#               radius 2, ranks, threads; each program's own timing)
-# PRK is built from a ParRes/Kernels checkout given on the command line,
-# in a scratch copy under ${TMPDIR:-/tmp}; nothing of it enters this repo.
+# is asserted). Runs, interleaved in each round: stencil, triad, stencil,
+# PRK; then the median of each side and three ratios:
+#   honest roofline = stencil bytes that really move / triad bytes that
+#       really move, per second. The stencil moves 16 B/point when it writes
+#       its output with streaming stores (the run file's bytes_per_point
+#       says which), else 24 (read, write, write-allocate). The app's triad
+#       stores normally: 32 B/element really move (read b, c; write-allocate
+#       and write a), not the 24 it reports as GB/s; a triad with streaming
+#       stores would move 24.
+#   old roofline    = stencil MLUP/s x 24 B / triad GB/s at 24 B/element (the
+#       count before issue 16: kept for comparison with older figures)
+#   vs PRK          = stencil LUP/s / PRK MPIOPENMP stencil LUP/s (same grid,
+#       radius, ranks, threads; each program's own timing)
+# The goals are in bench/all.sh; the last lines are "bench-result KEY VALUE"
+# for it.
 #
-# usage: bench/stencil_bench.sh PRK_DIR [BINDLAB_APP] 
-#   env: NP (2) THREADS (1) GRID (8000) ITERS (20) PAIRS (5)
+# PRK is built from a ParRes/Kernels checkout given on the command line, in
+# a scratch copy under ${TMPDIR:-/tmp}; nothing of it enters this repo and
+# nothing is downloaded (offline machines: clone it elsewhere and copy it
+# over). Without one ('-' or nothing), the PRK column is skipped.
+#
+# usage: bench/stencil_bench.sh [PRK_DIR|-] [BINDLAB_APP]
+#   env: NP (2) THREADS (1) GRID (8000) RADIUS (2) ITERS (20) PAIRS (5)
 #        TRIAD_SIZE (512MiB per rank) MPIRUN_FLAGS (--bind-to core)
+#        STENCIL_ARGS (extra options for the app's stencil, e.g. --overlap)
 set -euo pipefail
 
-prk_src=${1:?usage: $0 PRK_DIR [BINDLAB_APP]}
+prk_src=${1:--}
 here=$(cd "$(dirname "$0")/.." && pwd)
 app=${2:-$here/build/bindlab-app}
 np=${NP:-2}
@@ -22,48 +36,72 @@ grid=${GRID:-8000}
 iters=${ITERS:-20}
 pairs=${PAIRS:-5}
 triad_size=${TRIAD_SIZE:-512MiB}
-radius=2
+radius=${RADIUS:-2}
 read -r -a mpirun_flags <<< "${MPIRUN_FLAGS:---bind-to core}"
+read -r -a stencil_args <<< "${STENCIL_ARGS:-}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMP_NUM_THREADS=$threads
 
 [ -x "$app" ] || { echo "stencil_bench: no bindlab-app at $app" >&2; exit 2; }
-[ -f "$prk_src/MPIOPENMP/Stencil/stencil.c" ] ||
-    { echo "stencil_bench: $prk_src is not a ParRes/Kernels checkout" >&2; exit 2; }
+if [ "$prk_src" != - ] && [ ! -f "$prk_src/MPIOPENMP/Stencil/stencil.c" ]; then
+    echo "stencil_bench: $prk_src is not a ParRes/Kernels checkout" >&2; exit 2
+fi
+py=
+for p in python3 /usr/bin/python3; do
+    "$p" -c 'import h5py' 2> /dev/null && { py=$p; break; }
+done
 
-# --- build PRK's MPI+OpenMP stencil (radius 2, star, double) ------------------
-work=$(mktemp -d "${TMPDIR:-/tmp}/bindlab-prk.XXXXXX")
+work=$(mktemp -d "${TMPDIR:-/tmp}/bindlab-stencil.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-cp -r "$prk_src/common" "$prk_src/include" "$work/"
-mkdir -p "$work/MPIOPENMP"
-cp -r "$prk_src/MPIOPENMP/Stencil" "$work/MPIOPENMP/"
-# Same optimisation flags as bindlab's own build (-O3 -march=native).
-cat > "$work/common/make.defs" <<'EOF'
+
+# --- build PRK's MPI+OpenMP stencil (star, double) ---------------------------
+prk=
+if [ "$prk_src" != - ]; then
+    cp -r "$prk_src/common" "$prk_src/include" "$work/"
+    mkdir -p "$work/MPIOPENMP"
+    cp -r "$prk_src/MPIOPENMP/Stencil" "$work/MPIOPENMP/"
+    # Same optimisation flags as bindlab's own build (-O3 -march=native).
+    cat > "$work/common/make.defs" <<'EOF'
 CC=gcc -std=c11
 MPICC=mpicc -std=c11
 DEFAULT_OPT_FLAGS=-O3 -march=native
 OPENMPFLAG=-fopenmp
 EOF
-make -s -C "$work/MPIOPENMP/Stencil" stencil RADIUS=$radius > "$work/build.log" 2>&1 ||
-    { cat "$work/build.log" >&2; exit 1; }
-prk=$work/MPIOPENMP/Stencil/stencil
+    make -s -C "$work/MPIOPENMP/Stencil" stencil RADIUS="$radius" > "$work/build.log" 2>&1 ||
+        { cat "$work/build.log" >&2; exit 1; }
+    prk=$work/MPIOPENMP/Stencil/stencil
+fi
 
 # --- one run of each program, printing its rate ------------------------------
+bytes_per_point=
 run_stencil() {  # MLUP/s from the app's result line
-    mpirun -np "$np" "${mpirun_flags[@]}" "$app" --kernel stencil \
-        --grid "$grid" --radius $radius --iters "$iters" |
-        sed -n 's/^bindlab-app: result .*verified=yes.* rate=\([^ ]*\) unit=MLUP\/s.*/\1/p'
+    local out
+    out=$(mpirun -np "$np" "${mpirun_flags[@]}" "$app" --kernel stencil \
+              --grid "$grid" --radius "$radius" --iters "$iters" \
+              ${stencil_args[@]+"${stencil_args[@]}"} --out "$work/st.h5") || return 0
+    sed -n 's/^bindlab-app: result .*verified=yes.* rate=\([^ ]*\) unit=MLUP\/s.*/\1/p' <<< "$out"
 }
-run_triad() {    # GB/s
+run_triad() {    # GB/s at 24 B/element, as the app reports it
     mpirun -np "$np" "${mpirun_flags[@]}" "$app" --kernel triad \
         --size "$triad_size" --iters "$iters" |
         sed -n 's/^bindlab-app: result .*verified=yes.* rate=\([^ ]*\) unit=GB\/s.*/\1/p'
 }
 run_prk() {      # MLUP/s: interior points / PRK's average iteration time
     mpirun -np "$np" "${mpirun_flags[@]}" "$prk" "$threads" "$iters" "$grid" |
-        awk -v n="$grid" -v r=$radius '/Solution validates/ {ok = 1}
+        awk -v n="$grid" -v r="$radius" '/Solution validates/ {ok = 1}
             /Avg time/ {t = $NF}
             END {if (ok && t > 0) printf "%.3f\n", (n - 2*r)^2 / t / 1e6}'
+}
+# The stencil's own count of bytes per point (16 with streaming stores, 24
+# without), from its run file's metrics.
+stencil_bytes() {
+    [ -n "$py" ] || { echo 24; return; }
+    "$py" - "$work/st.h5" <<'EOF'
+import sys, h5py
+m = h5py.File(sys.argv[1], "r")["/run/metrics"][()]
+name = lambda v: v.decode() if isinstance(v, bytes) else v
+print("%g" % [r["value"] for r in m if name(r["name"]) == "bytes_per_point"][0])
+EOF
 }
 median() { sort -g | awk '{v[NR] = $1} END {if (NR % 2) print v[(NR+1)/2];
                             else print (v[NR/2] + v[NR/2+1]) / 2}'; }
@@ -71,20 +109,35 @@ median() { sort -g | awk '{v[NR] = $1} END {if (NR % 2) print v[(NR+1)/2];
 s_file=$work/stencil.txt; t_file=$work/triad.txt; p_file=$work/prk.txt
 : > "$s_file"; : > "$t_file"; : > "$p_file"
 echo "stencil_bench: np=$np threads=$threads grid=$grid radius=$radius" \
-     "iters=$iters pairs=$pairs triad --size $triad_size"
+     "iters=$iters pairs=$pairs triad --size $triad_size" \
+     "${stencil_args[*]+stencil options: ${stencil_args[*]}}"
+echo "# $(uptime)"
 for ((k = 1; k <= pairs; k++)); do
-    s=$(run_stencil); t=$(run_triad); s2=$(run_stencil); p=$(run_prk)
+    s=$(run_stencil); t=$(run_triad); s2=$(run_stencil)
+    p=-; [ -z "$prk" ] || p=$(run_prk)
     for v in "$s" "$t" "$s2" "$p"; do
         [ -n "$v" ] || { echo "stencil_bench: a run failed to verify" >&2; exit 1; }
     done
     printf '%s\n%s\n' "$s" "$s2" >> "$s_file"
-    echo "$t" >> "$t_file"; echo "$p" >> "$p_file"
-    echo "  round $k: stencil $s, $s2 MLUP/s  triad $t GB/s  PRK $p MLUP/s"
+    echo "$t" >> "$t_file"; [ "$p" = - ] || echo "$p" >> "$p_file"
+    echo "  round $k: stencil $s, $s2 MLUP/s  triad $t GB/s (24 B)  PRK $p MLUP/s"
 done
-sm=$(median < "$s_file"); tm=$(median < "$t_file"); pm=$(median < "$p_file")
-awk -v s="$sm" -v t="$tm" -v p="$pm" 'BEGIN {
-    printf "median: stencil %.1f MLUP/s (%.2f GB/s at 24 B/point)," \
-           " triad %.2f GB/s, PRK %.1f MLUP/s\n", s, s * 24 / 1e3, t, p
-    printf "roofline ratio (stencil x 24 B / triad) = %.2f   (target >= 0.80)\n",
+bytes_per_point=$(stencil_bytes) ||
+    { echo "stencil_bench: cannot read bytes_per_point from the run file" >&2; exit 1; }
+[ -n "$py" ] || echo "stencil_bench: no python3 h5py: assuming 24 B/point" >&2
+sm=$(median < "$s_file"); tm=$(median < "$t_file")
+pm=-; [ -z "$prk" ] || pm=$(median < "$p_file")
+awk -v s="$sm" -v t="$tm" -v p="$pm" -v b="$bytes_per_point" 'BEGIN {
+    st = s * b / 1e3; tt = t * 32 / 24
+    printf "median: stencil %.1f MLUP/s = %.2f GB/s at %g B/point;" \
+           " triad %.2f GB/s at 24 B/element = %.2f GB/s at the 32 B that move\n",
+           s, st, b, t, tt
+    printf "honest roofline ratio (stencil %g B/point / triad 32 B/element) = %.3f\n",
+           b, st / tt
+    printf "old roofline ratio (stencil 24 B/point / triad 24 B/element)  = %.3f\n",
            s * 24 / 1e3 / t
-    printf "stencil / PRK = %.2fx   (target >= 1.5)\n", s / p }'
+    if (p != "-") printf "stencil / PRK = %.3fx (PRK %.1f MLUP/s)\n", s / p, p
+    else print "stencil / PRK: not run (no PRK checkout given)"
+    printf "bench-result stencil.roofline_honest %.4f\n", st / tt
+    printf "bench-result stencil.roofline_old %.4f\n", s * 24 / 1e3 / t
+    if (p != "-") printf "bench-result stencil.vs_prk %.4f\n", s / p }'

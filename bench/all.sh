@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# Runs every side-by-side benchmark of bench/ and prints one table: work,
+# reference, figure (a ratio unless the unit says otherwise), goal, met or
+# not. Not a test: nothing fails on a missed goal. The goals live HERE and
+# nowhere else (not in the scripts, never in tests).
+#
+# usage: bench/all.sh [--quick] [--only GROUP[,GROUP...]] [--list] [--log DIR]
+#   --quick   fewer rounds and smaller sizes (a smoke run: the figures are
+#             only indicative)
+#   --only    run these groups (see --list), e.g. --only stencil,lu
+#   --list    print the groups and rows and exit
+#   --log DIR keep each group's full output in DIR/GROUP.log (default: a
+#             temporary directory, removed at the end)
+#   env: BUILD (default <repo>/build), PRK_DIR (a ParRes/Kernels checkout for
+#        the stencil's PRK reference; without it that row says "not run"),
+#        LU_SIZES (default "4000"; e.g. "4000 10000")
+#
+# How a row gets here. A benchmark script prints, among its own output, one
+# line per figure:
+#     bench-result KEY VALUE
+# (KEY: [a-z0-9_.]+, VALUE: a number). This script runs each GROUP's command,
+# collects those lines, and prints one table row per ROW below whose KEY it
+# saw ("not run" when the group did not run or did not print it). To add a
+# benchmark: make the script print its bench-result lines, add one BENCH_GROUPS
+# entry (name | command) and one BENCH_ROWS entry per key (key | work | reference
+# | goal). A goal is "OP NUMBER" with OP one of >= <=, or "-" for a figure
+# shown without a goal.
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$here/build}
+quick=0 only= list=0 logdir=
+lu_sizes=${LU_SIZES:-4000}
+
+while [ $# -gt 0 ]; do
+    case $1 in
+        --quick) quick=1; shift ;;
+        --only) [ $# -ge 2 ] || { echo "all.sh: --only needs GROUP[,GROUP]" >&2; exit 2; }
+                only=$2; shift 2 ;;
+        --list) list=1; shift ;;
+        --log) [ $# -ge 2 ] || { echo "all.sh: --log needs a directory" >&2; exit 2; }
+               logdir=$2; shift 2 ;;
+        -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "all.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+    esac
+done
+
+# ---- groups: name | command (run from the repo's top directory) ------------
+# Arguments are split on spaces (no quoting inside a command). $Q-style
+# choices for --quick are made here, before the table.
+if [ "$quick" = 1 ]; then
+    triad_args="--rounds 3 --size 256MiB"
+    stencil_env="PAIRS=2 ITERS=10"
+    lu_env="ROUNDS=1 DGEMM_N=3000"
+    counters_args="3 64MiB 2"
+else
+    triad_args="--rounds 7 --size 1GiB"
+    stencil_env="PAIRS=5 ITERS=20"
+    lu_env="ROUNDS=3 DGEMM_N=6000"
+    counters_args="7 64MiB 2"
+fi
+BENCH_GROUPS=(
+    "triad|env BINDLAB_APP=$build/bindlab-app bench/triad.sh $triad_args"
+    "stencil|env $stencil_env bench/stencil_bench.sh ${PRK_DIR:--} $build/bindlab-app"
+    "lu|env $lu_env bench/lu_vs_dgemm.sh $build $lu_sizes"
+    "counters|env BINDLAB_APP=$build/bindlab-app bench/counters_overhead.sh $counters_args"
+)
+
+# ---- rows: key | work | reference | goal -----------------------------------
+BENCH_ROWS=(
+    "triad.app_vs_likwid|triad, 1 thread, 1 GiB|likwid-bench stream_avx, same threads and elements|>= 0.95"
+    "stencil.roofline_honest|stencil r=2, grid 8000, 2 ranks x 1 thread|triad GB/s, bytes that move (16 B/point with streaming stores, else 24; triad 32 B/element, 24 with streaming stores)|>= 0.85"
+    "stencil.roofline_old|same stencil|triad GB/s at 24 B/element, stencil at 24 B/point (the old count)|-"
+    "stencil.vs_prk|same stencil|PRK MPI+OpenMP stencil (r=2, same grid, ranks, threads)|>= 2.0"
+)
+for n in $lu_sizes; do
+    BENCH_ROWS+=("lu.n$n.1x2|LU n=$n, 1 rank x 2 threads|OpenBLAS DGEMM on the same threads|>= 0.88"
+           "lu.n$n.2x1|LU n=$n, 2 ranks x 1 thread (grid 1x2)|OpenBLAS DGEMM on the same ranks|>= 0.88")
+done
+BENCH_ROWS+=("counters.on_vs_off|triad iteration time with counters|the same with BINDLAB_COUNTERS=off|<= 1.01")
+
+if [ "$list" = 1 ]; then
+    echo "groups:"; for g in "${BENCH_GROUPS[@]}"; do echo "  ${g%%|*}: ${g#*|}"; done
+    echo "rows (key | work | reference | goal):"; printf '  %s\n' "${BENCH_ROWS[@]}"
+    exit 0
+fi
+[ -x "$build/bindlab-app" ] || { echo "all.sh: no $build/bindlab-app: build first (scripts/build.sh)" >&2; exit 2; }
+
+if [ -n "$logdir" ]; then
+    mkdir -p "$logdir" || exit 2
+else
+    logdir=$(mktemp -d "${TMPDIR:-/tmp}/bindlab-bench.XXXXXX")
+    trap 'rm -rf "$logdir"' EXIT
+fi
+wanted() { [ -z "$only" ] || [[ ",$only," == *",$1,"* ]]; }
+
+results=$logdir/results
+: > "$results"
+cd "$here"
+echo "# bench/all.sh $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname): $(uptime | sed 's/.*load/load/')"
+for g in "${BENCH_GROUPS[@]}"; do
+    name=${g%%|*}; cmd=${g#*|}
+    wanted "$name" || continue
+    read -r -a argv <<< "$cmd"
+    echo "# $name: $cmd  (log: $logdir/$name.log)"
+    start=$(date +%s)
+    "${argv[@]}" > "$logdir/$name.log" 2>&1
+    rc=$?
+    echo "#   exit $rc after $(( $(date +%s) - start )) s"
+    [ "$rc" = 0 ] || tail -n 5 "$logdir/$name.log" | sed 's/^/#   | /'
+    awk '$1 == "bench-result" && NF >= 3 {print $2, $3}' "$logdir/$name.log" >> "$results"
+done
+
+# ---- the table ---------------------------------------------------------------
+printf '\n%-24s %-44s %-10s %-9s %s\n' key work figure goal met
+for row in "${BENCH_ROWS[@]}"; do
+    IFS='|' read -r key work ref goal <<< "$row"
+    value=$(awk -v k="$key" '$1 == k {v = $2} END {print v}' "$results")
+    if [ -z "$value" ]; then
+        met="not run"; value=-
+    elif [ "$goal" = - ]; then
+        met="(no goal)"
+    else
+        met=$(awk -v v="$value" -v g="$goal" 'BEGIN {
+            split(g, p, " "); ok = (p[1] == ">=") ? v >= p[2] : v <= p[2]
+            print ok ? "met" : "NOT met" }')
+    fi
+    printf '%-24s %-44s %-10s %-9s %s\n' "$key" "${work:0:44}" "$value" "$goal" "$met"
+    printf '%-24s   vs %s\n' "" "$ref"
+done
