@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define SHIFT (BL_STENCIL_COEF_X + BL_STENCIL_COEF_Y)
 /* Checksum cells in units of 2^-10: an integer sum does not depend on the
@@ -47,6 +48,49 @@ static void set_rects(bl_stencil *s)
     s->inner = in;
 }
 
+/* Streaming stores when the arrays of this node's ranks do not fit in the
+ * last-level cache (a line the next step reads from cache is better not
+ * sent to memory); column strips when 2R + 1 rows do not fit in L2.
+ * BINDLAB_STENCIL_STORES=streaming|normal and BINDLAB_STENCIL_BLOCK=COLS
+ * (0: none) override the choice, for A/B benchmarks and tests. */
+static int choose_sweep(const bl_kernel_ctx *ctx, bl_stencil *s, bl_err *err)
+{
+    const char *stores = getenv("BINDLAB_STENCIL_STORES");
+    const char *block = getenv("BINDLAB_STENCIL_BLOCK");
+    long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    double node_bytes = 2.0 * (double)s->bytes *
+                        (ctx->local_ranks > 0 ? ctx->local_ranks : 1);
+    if (l3 <= 0)
+        l3 = 32L << 20;
+    s->cfg.streaming = bl_stencil_streaming_available() &&
+                       node_bytes > (double)l3;
+    s->cfg.block_cols = bl_stencil_block_cols(s->radius,
+                                              s->update.i1 - s->update.i0);
+    if (stores && *stores && strcmp(stores, "auto") != 0) {
+        if (strcmp(stores, "streaming") == 0 &&
+            bl_stencil_streaming_available())
+            s->cfg.streaming = 1;
+        else if (strcmp(stores, "normal") == 0)
+            s->cfg.streaming = 0;
+        else
+            return bl_err_set(err, "BINDLAB_STENCIL_STORES='%s': accepted "
+                              "are auto, normal%s", stores,
+                              bl_stencil_streaming_available()
+                                  ? ", streaming" : " (no streaming stores "
+                                  "in this build)");
+    }
+    if (block && *block && strcmp(block, "auto") != 0) {
+        char *end;
+        long w = strtol(block, &end, 10);
+        if (*end || w < 0 || (w > 0 && w < 8))
+            return bl_err_set(err, "BINDLAB_STENCIL_BLOCK='%s': give auto, "
+                              "0 (no column strips) or a strip width of at "
+                              "least 8 cells", block);
+        s->cfg.block_cols = w;
+    }
+    return 0;
+}
+
 static int make_tile(bl_kernel_ctx *ctx, bl_stencil *s, bl_err *err)
 {
     const int periods[2] = {0, 0};
@@ -72,7 +116,7 @@ static int make_tile(bl_kernel_ctx *ctx, bl_stencil *s, bl_err *err)
     s->rows = (size_t)(s->ly + 2L * s->radius);
     s->bytes = s->rows * (size_t)s->ld * sizeof(double);
     set_rects(s);
-    return 0;
+    return choose_sweep(ctx, s, err);
 }
 
 static void stencil_teardown(bl_kernel_ctx *ctx);
@@ -177,7 +221,7 @@ static void stencil_first_touch(bl_kernel_ctx *ctx)
 
 static void sweep(bl_stencil *s, bl_stencil_rect r)
 {
-    bl_stencil_sweep(s->cur, s->next, s->ld, s->radius, r);
+    bl_stencil_sweep_ex(s->cur, s->next, s->ld, s->radius, r, &s->cfg);
 }
 
 /* The update minus the inner rectangle: what reads ghost cells. */
@@ -305,6 +349,13 @@ static double updated_points(const bl_stencil *s)
            (double)(s->update.j1 - s->update.j0);
 }
 
+/* The bytes that really move per point: the output written with
+ * streaming stores is not read first. */
+static double bytes_per_point(const bl_stencil *s)
+{
+    return s->cfg.streaming ? 16.0 : 24.0;
+}
+
 static void stencil_work(const bl_kernel_ctx *ctx, bl_work *w)
 {
     const bl_stencil *s = ctx->state;
@@ -312,11 +363,15 @@ static void stencil_work(const bl_kernel_ctx *ctx, bl_work *w)
     w->amount = pts;
     w->scale = 1e6;
     w->rate_unit = "MLUP/s";
-    w->bytes = 24.0 * pts;
+    w->bytes = bytes_per_point(s) * pts;
     w->flops = 5.0 * s->radius * pts;
-    w->model = "per updated point: 24 bytes (read input, write output, "
-               "write-allocate of output; halos and edge strips not "
-               "counted), 5R flops";
+    w->model = s->cfg.streaming
+                   ? "per updated point: 16 bytes (read input, write output "
+                     "with streaming stores: no write-allocate; halos and "
+                     "edge strips not counted), 5R flops"
+                   : "per updated point: 24 bytes (read input, write output, "
+                     "write-allocate of output; halos and edge strips not "
+                     "counted), 5R flops";
 }
 
 static size_t stencil_regions(const bl_kernel_ctx *ctx, bl_region *out,
@@ -360,13 +415,16 @@ static size_t stencil_metrics(bl_kernel_ctx *ctx, bl_metric *out, size_t max)
     put(out, max, &k, "compute_fraction", c / t, "1");
     put(out, max, &k, "halo_s_per_step", n ? h / (double)n : 0.0, "s");
     put(out, max, &k, "flops_per_point", 5.0 * s->radius, "flop");
-    put(out, max, &k, "bytes_per_point", 24.0, "B");
+    put(out, max, &k, "bytes_per_point", bytes_per_point(s), "B");
     put(out, max, &k, "gflops", 5.0 * s->radius * pts * (double)n / t / 1e9,
         "GFLOP/s");
-    put(out, max, &k, "gbytes", 24.0 * pts * (double)n / t / 1e9, "GB/s");
+    put(out, max, &k, "gbytes", bytes_per_point(s) * pts * (double)n / t / 1e9,
+        "GB/s");
     put(out, max, &k, "mlups", pts * (double)n / t / 1e6, "MLUP/s");
     put(out, max, &k, "tile_x", (double)s->lx, "cells");
     put(out, max, &k, "tile_y", (double)s->ly, "cells");
+    put(out, max, &k, "streaming_stores", s->cfg.streaming, "bool");
+    put(out, max, &k, "block_cols", (double)s->cfg.block_cols, "cells");
     return k < max ? k : max;
 }
 

@@ -43,6 +43,15 @@ typedef struct bl_stencil_rect {
     long i0, i1, j0, j1;
 } bl_stencil_rect;
 
+/* Narrower rects (the R-wide borders of --overlap) store normally. */
+#define BL_STENCIL_STREAM_MIN_WIDTH 64
+
+typedef struct bl_stencil_sweep_cfg {
+    int streaming;     /* write rows of at least BL_STENCIL_STREAM_MIN_WIDTH
+                        * points with streaming (non-temporal) stores */
+    long block_cols;   /* sweep in column strips this wide (0: whole rows) */
+} bl_stencil_sweep_cfg;
+
 typedef struct bl_stencil {
     long nx, ny;          /* global grid */
     int radius;
@@ -60,6 +69,7 @@ typedef struct bl_stencil {
     bl_stencil_rect inner;   /* of those, the ones that read no ghost */
     bl_stencil_rect edge[4]; /* owned global-boundary strips */
     MPI_Datatype row_strip, col_strip;
+    bl_stencil_sweep_cfg cfg; /* streaming stores, column blocking */
     long steps;           /* steps done since first_touch */
     int hook;
     /* Per-step times of the last `ring` steps, for the metrics. */
@@ -83,9 +93,22 @@ int bl_stencil_grid_from_opts(const bl_kernel_opts *o, int nranks, long *nx,
                               long *ny, bl_err *err);
 
 /* u' = u + S u over rect r; rows split among threads by schedule(static).
- * Radius 1..4. */
+ * Radius 1..4. Normal stores, no blocking. */
 void bl_stencil_sweep(const double *in, double *out, long ld, int radius,
                       bl_stencil_rect r);
+
+/* bl_stencil_sweep with streaming stores and/or column blocking; the same
+ * rows per thread as schedule(static), the same answer. cfg NULL: plain. */
+void bl_stencil_sweep_ex(const double *in, double *out, long ld, int radius,
+                         bl_stencil_rect r, const bl_stencil_sweep_cfg *cfg);
+
+/* 1 when this build has streaming stores (x86 SSE2 or wider), else 0. */
+int bl_stencil_streaming_available(void);
+
+/* The strip width that keeps the 2R + 1 input rows of a strip in half of
+ * the core's L2 (sysconf; 1 MiB if unknown), or 0 when rows of `width`
+ * points already fit and no blocking is needed. */
+long bl_stencil_block_cols(int radius, long width);
 
 /* out = in + shift over rect r (the moving boundary). */
 void bl_stencil_shift(const double *in, double *out, long ld, double shift,

@@ -5,7 +5,8 @@
 # sizes; deliberate faults (--test-hook: wrong halo cell, wrong
 # decomposition, borders computed before the halos arrive) fail
 # verification with exit 1; the run file's per-rank metrics agree with
-# hand-worked tile and point counts.
+# hand-worked tile and point counts; streaming stores and column strips
+# (forced on through BINDLAB_STENCIL_STORES/BLOCK) verify for radius 1..4.
 set -u
 : "${BINDLAB_APP:?}"
 command -v mpirun > /dev/null || { echo "SKIP: no mpirun in PATH"; exit 77; }
@@ -54,6 +55,32 @@ for np in 2 4; do
     [ "$rc" = 0 ] && [ "$(field verified)" = yes ] || fail "--overlap np=$np: $out"
     [ "$(field checksum)" = "$ref" ] || fail "--overlap np=$np checksum differs"
 done
+# Streaming stores and 64-column strips forced on (this grid is far too
+# small for the automatic choice), radius 1..4, with halo exchange between
+# 2 and 4 ranks: every run verifies, radius 3 gives the same checksum as
+# above, and the run file counts 16 bytes per point.
+for r in 1 2 3 4; do
+    for np in 2 4; do
+        out=$(BINDLAB_STENCIL_STORES=streaming BINDLAB_STENCIL_BLOCK=64 \
+              OMP_NUM_THREADS=2 mpirun -np "$np" --oversubscribe --bind-to none \
+              "$BINDLAB_APP" --kernel stencil --grid 211x157 --radius "$r" \
+              --iters 3 --warmup 1 --overlap --out "$tmp/nt$r-$np.h5" 2>&1)
+        rc=$?
+        [ "$rc" = 0 ] && [ "$(field verified)" = yes ] ||
+            fail "streaming r=$r np=$np: exit $rc: $out"
+        [ "$r" != 3 ] || [ "$(field checksum)" = "$ref" ] ||
+            fail "streaming r=3 np=$np checksum $(field checksum) != $ref"
+    done
+done
+"$BINDLAB_BUILD_DIR/tests/runfile_results" "$tmp/nt2-4.h5" |
+    awk '$1 == "metric" && $3 == "bytes_per_point" && $4 != 16 {bad = 1}
+         $1 == "metric" && $3 == "streaming_stores" {seen++}
+         END {exit bad || seen != 4}' ||
+    fail "streaming run: bytes_per_point not 16 on every rank"
+out=$(BINDLAB_STENCIL_STORES=fast "$BINDLAB_APP" --kernel stencil --grid 100 2>&1)
+rc=$?
+[ "$rc" = 2 ] && grep -q 'BINDLAB_STENCIL_STORES=.fast.' <<< "$out" ||
+    fail "BINDLAB_STENCIL_STORES=fast: exit $rc, expected 2 naming it: $out"
 
 # Per-rank metrics in the run file, read with runfile_results, against
 # values worked out by hand for 211x157, R=3 on 4 ranks (a 2x2 rank grid,

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <mpi.h>
@@ -384,6 +385,120 @@ static void stencil_metrics_from_known_step_times(void **st)
     bl_kernel_stencil.teardown(&ctx);
 }
 
+/* The streaming and blocked sweeps against the exact answer, radius 1..4:
+ * a rect 203 points wide starting at an odd column (so the scalar head,
+ * the vector body with streaming stores and the scalar tail all run),
+ * strips of 64 columns (the last one partial), 2 threads. Input
+ * i + 2j + 3*3 everywhere; after one step i + 2j + 3*4 on the rect
+ * (stencil.h), and the cells outside the rect untouched. */
+static void sweep_ex_case(int r, int streaming, long block_cols)
+{
+    const long nx = 203 + 2 * r + 5, ny = 40, ld = (nx + 7) / 8 * 8;
+    double *in = aligned_alloc(64, sizeof(double) * (size_t)(ld * ny));
+    double *out = aligned_alloc(64, sizeof(double) * (size_t)(ld * ny));
+    bl_stencil_rect rect = {r + 1, r + 1 + 203, r, ny - r};
+    bl_stencil_sweep_cfg cfg = {.streaming = streaming,
+                                .block_cols = block_cols};
+    long wrong = 0, touched = 0;
+    assert_non_null(in);
+    assert_non_null(out);
+    for (long j = 0; j < ny; j++)
+        for (long i = 0; i < ld; i++) {
+            in[j * ld + i] = bl_stencil_exact(i, j, 3);
+            out[j * ld + i] = -7.0;
+        }
+    omp_set_num_threads(2);
+    bl_stencil_sweep_ex(in, out, ld, r, rect, &cfg);
+    for (long j = 0; j < ny; j++)
+        for (long i = 0; i < ld; i++) {
+            int inside = i >= rect.i0 && i < rect.i1 && j >= rect.j0 &&
+                         j < rect.j1;
+            double want = inside ? bl_stencil_exact(i, j, 4) : -7.0;
+            wrong += fabs(out[j * ld + i] - want) > 1e-9;
+            touched += inside;
+        }
+    free(in);
+    free(out);
+    assert_int_equal(touched, 203 * (ny - 2 * r));
+    assert_int_equal(wrong, 0);
+}
+
+static void stencil_sweep_streaming_is_exact_for_radius_1_to_4(void **st)
+{
+    (void)st;
+#if defined(__x86_64__)
+    /* SSE2 at least: every x86-64 build has streaming stores */
+    assert_int_equal(bl_stencil_streaming_available(), 1);
+#endif
+    for (int r = 1; r <= 4; r++)
+        sweep_ex_case(r, 1, 0);
+}
+
+static void stencil_sweep_blocked_is_exact_for_radius_1_to_4(void **st)
+{
+    (void)st;
+    for (int r = 1; r <= 4; r++) {
+        sweep_ex_case(r, 0, 64);
+        sweep_ex_case(r, 1, 64);
+    }
+}
+
+/* The strip width from the machine's own L2 (sysconf): the 2R + 1 rows of
+ * a strip fit in half of it, in whole cache lines; rows that fit already
+ * need no strips. */
+static void stencil_block_cols_fits_half_of_l2(void **st)
+{
+    long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    (void)st;
+    if (l2 <= 0)
+        l2 = 1L << 20;
+    for (int r = 1; r <= 4; r++) {
+        long w = bl_stencil_block_cols(r, 1L << 24);
+        assert_true(w >= 512);
+        assert_int_equal(w % 64, 0);
+        assert_true(w == 512 || (2 * r + 1) * w * 8 <= l2 / 2);
+        assert_true((2 * r + 1) * (w + 64) * 8 > l2 / 2 || w == 512);
+        assert_int_equal(bl_stencil_block_cols(r, w), 0);
+        assert_int_equal(bl_stencil_block_cols(r, w + 1), w);
+    }
+}
+
+/* Whole runs with streaming stores and 64-column strips forced on (a grid
+ * this small would use neither): every radius verifies, the checksum is
+ * bit-identical to the plain sweep's, and the work model counts 16 B. */
+static void stencil_streaming_blocked_runs_verify_for_radius_1_to_4(void **st)
+{
+    (void)st;
+    for (int r = 1; r <= 4; r++) {
+        bl_kernel_opts o = {.grid = {301, 45}, .grid_dims = 2, .radius = r,
+                            .iters = 3};
+        bl_kernel_ctx ctx = {.comm = MPI_COMM_WORLD, .nranks = 1,
+                             .nthreads = 2, .local_ranks = 1, .opts = &o};
+        bl_err err = {{0}};
+        bl_verify plain, fast = {0};
+        bl_work w = {0};
+        bl_stencil *s;
+        run(&o, 2, 6, &plain);
+        omp_set_num_threads(2);
+        assert_int_equal(bl_kernel_stencil.setup(&ctx, &err), 0);
+        s = ctx.state;
+        assert_int_equal(s->cfg.streaming, 0);   /* fits in cache */
+        s->cfg.streaming = 1;
+        s->cfg.block_cols = 64;
+        bl_kernel_stencil.first_touch(&ctx);
+        for (int i = 0; i < 6; i++)
+            assert_int_equal(bl_kernel_stencil.step(&ctx, &err), 0);
+        bl_kernel_stencil.verify(&ctx, &fast);
+        bl_kernel_stencil.work(&ctx, &w);
+        bl_kernel_stencil.teardown(&ctx);
+        assert_int_equal(plain.verified, 1);
+        assert_int_equal(fast.verified, 1);
+        assert_memory_equal(&plain.checksum, &fast.checksum, sizeof(double));
+        assert_true(w.bytes == 16.0 * w.amount);
+        assert_non_null(strstr(w.model, "16 bytes"));
+    }
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -405,6 +520,11 @@ int main(int argc, char **argv)
         cmocka_unit_test(stencil_setup_rejects_grid_too_small_for_radius),
         cmocka_unit_test(stencil_work_and_metrics_state_the_model),
         cmocka_unit_test(stencil_metrics_from_known_step_times),
+        cmocka_unit_test(stencil_sweep_streaming_is_exact_for_radius_1_to_4),
+        cmocka_unit_test(stencil_sweep_blocked_is_exact_for_radius_1_to_4),
+        cmocka_unit_test(stencil_block_cols_fits_half_of_l2),
+        cmocka_unit_test(
+            stencil_streaming_blocked_runs_verify_for_radius_1_to_4),
     };
     int rc, provided;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
