@@ -48,6 +48,11 @@ const char *bl_app_usage(void)
 "                       or socket is refused)\n"
 "  --show-placement     print an xthi-like table: host rank thread cpu core l3\n"
 "                       numa package cpuset, one line per thread\n"
+"  --check              judge each rank's placement as `bindlab check` does\n"
+"                       (CPU vs memory nodes, memory policy, OpenMP and\n"
+"                       launcher settings), after --mem-policy and before the\n"
+"                       first touch; findings go to stderr and to the run\n"
+"                       file's findings table. The run goes on either way\n"
 "  --help, --version\n"
 "\n"
 "Threads come from OMP_NUM_THREADS, their binding from OMP_PLACES and\n"
@@ -248,6 +253,8 @@ static int set_flag(bl_app_opts *o, const char *arg)
         o->version = 1;
     else if (strcmp(arg, "--show-placement") == 0)
         o->show_placement = 1;
+    else if (strcmp(arg, "--check") == 0)
+        o->check = 1;
     else if (strcmp(arg, "--overlap") == 0)
         o->k.overlap = 1;
     else

@@ -16,6 +16,7 @@ typedef struct bl_app_opts {
     int iters, warmup;
     const char *out;          /* --out FILE.h5, NULL: no file */
     int show_placement;
+    int check;                /* --check: placement findings in the file */
     bl_mempol mem_policy;     /* --mem-policy, default firsttouch */
     int help, version;
 } bl_app_opts;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "app_check.h"
 #include "app_machine.h"
 #include "app_mempolicy.h"
 #include "app_print.h"
@@ -142,6 +143,7 @@ typedef struct app_run {
     int kernel_set_up;
     bl_rank_record rec;
     char mem_policy[BL_MEMPOL_TEXT]; /* as the kernel reports it */
+    bl_pcheck_findings findings;      /* --check, before the first touch */
     double total_amount;       /* rank 0: the work of all ranks */
     bl_err err;
 } app_run;
@@ -190,6 +192,8 @@ static int apply_mem_policy(app_run *a)
     int rc = bl_mempol_apply(&a->o->mem_policy, a->topo, a->rank_set,
                              &a->err);
     bl_mempol_kernel_text(a->mem_policy, sizeof a->mem_policy);
+    if (rc == 0 && a->o->check)
+        bl_app_check_local(a->rank_set, &a->findings);
     return failed_somewhere(a, rc, "");
 }
 
@@ -350,6 +354,10 @@ static int report(app_run *a, int argc, char **argv, int status)
         bl_mempol_gather(a->comm, a->mem_policy,
                          a->rank == 0 && rc == 0 ? run.rank_rows : NULL,
                          run.nrank_rows);
+        if (a->o->check &&
+            bl_app_check_gather(a->comm, &a->findings, &run.findings,
+                                &run.nfindings, &a->err) < 0)
+            fprintf(stderr, "bindlab-app: %s\n", a->err.msg);
         if (a->rank == 0 && rc == 0)
             rc = describe_run(a, command, status, iter_max, &run, &a->err);
         if (a->rank == 0 && rc == 0)

@@ -71,6 +71,14 @@ static const bl_h5_field env_fields[] = {
     F(bl_h5_env, value, BL_H5_STR),
 };
 
+static const bl_h5_field finding_fields[] = {
+    F(bl_h5_finding, rank, BL_H5_I32),
+    F(bl_h5_finding, host, BL_H5_STR),
+    F(bl_h5_finding, id, BL_H5_STR),
+    F(bl_h5_finding, severity, BL_H5_STR),
+    F(bl_h5_finding, text, BL_H5_STR),
+};
+
 static const bl_h5_field check_fields[] = {
     F(bl_h5_check, rank, BL_H5_I32),
     F(bl_h5_check, host, BL_H5_STR),
@@ -114,6 +122,7 @@ DEF(bl_h5_memory_def, "memory", bl_h5_memory, memory_fields);
 DEF(bl_h5_rank_def, "ranks", bl_h5_rank, rank_fields);
 DEF(bl_h5_metric_def, "metrics", bl_h5_metric, metric_fields);
 DEF(bl_h5_env_def, "env", bl_h5_env, env_fields);
+DEF(bl_h5_finding_def, "findings", bl_h5_finding, finding_fields);
 DEF(bl_h5_check_def, "checks", bl_h5_check, check_fields);
 DEF(bl_h5_summary_def, "summary", bl_h5_summary, summary_fields);
 
@@ -217,6 +226,7 @@ static const run_table run_tables[] = {
     RT(bl_h5_memory_def, memory, nmemory),
     RT(bl_h5_rank_def, rank_rows, nrank_rows),
     RT(bl_h5_metric_def, metrics, nmetrics),
+    RT(bl_h5_finding_def, findings, nfindings),
 };
 #define NRUN_TABLES (sizeof run_tables / sizeof run_tables[0])
 

@@ -88,8 +88,19 @@ typedef struct bl_h5_env {
     char *name, *value;
 } bl_h5_env;
 
+/* One finding of the app's --check (common/placement_check.h) in one rank:
+ * what `bindlab check` would have said inside that rank at the start. */
+typedef struct bl_h5_finding {
+    int32_t rank;
+    char *host;
+    char *id;                  /* stable name, e.g. "cpu-mem-nodes" */
+    char *severity;            /* "warning" (misaligned) or "note" */
+    char *text;
+} bl_h5_finding;
+
 extern const bl_h5_table_def bl_h5_placement_def, bl_h5_counter_def,
-    bl_h5_memory_def, bl_h5_rank_def, bl_h5_metric_def, bl_h5_env_def;
+    bl_h5_memory_def, bl_h5_rank_def, bl_h5_metric_def, bl_h5_env_def,
+    bl_h5_finding_def;
 
 /* ---- machine and run ---------------------------------------------------- */
 
@@ -127,6 +138,8 @@ typedef struct bl_h5_run {
     bl_h5_memory *memory;      size_t nmemory;
     bl_h5_rank *rank_rows;     size_t nrank_rows;
     bl_h5_metric *metrics;     size_t nmetrics;
+    /* --check: empty when the app was not asked (or found nothing) */
+    bl_h5_finding *findings;   size_t nfindings;
 } bl_h5_run;
 
 /* ---- the harness's view of a run (sweep files) ----------------------- */

@@ -27,7 +27,7 @@ static void app_cli_reads_every_option(void **state)
     bl_app_opts o;
     bl_err err;
     (void)state;
-    assert_int_equal(parse(&o, &err, "--kernel triad --size=1.5GiB --iters 7 --warmup=0 --init serial --out x.h5 --show-placement"),
+    assert_int_equal(parse(&o, &err, "--kernel triad --size=1.5GiB --iters 7 --warmup=0 --init serial --out x.h5 --show-placement --check"),
                      0);
     assert_string_equal(o.kernel->name, "triad");
     assert_int_equal(o.k.size_bytes, 1610612736ULL);
@@ -37,6 +37,7 @@ static void app_cli_reads_every_option(void **state)
     assert_int_equal(o.k.serial_init, 1);
     assert_string_equal(o.out, "x.h5");
     assert_int_equal(o.show_placement, 1);
+    assert_int_equal(o.check, 1);
     assert_int_equal(parse(&o, &err, "--kernel=stencil --grid 64x32 --radius 3 --overlap --size 1MiB"),
                      0);
     assert_string_equal(o.kernel->name, "stencil");
@@ -69,6 +70,7 @@ static void app_cli_defaults(void **state)
     assert_int_equal(o.warmup, 2);
     assert_int_equal(o.k.size_bytes, 0); /* 0: the kernel's own default */
     assert_int_equal(o.k.serial_init, 0);
+    assert_int_equal(o.check, 0);
     assert_null(o.out);
 }
 
