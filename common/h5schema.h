@@ -164,6 +164,7 @@ typedef struct bl_h5_harness {
     char *kernel, *kernel_args;
     char *map_by, *map_by_launcher, *bind_to, *bind_to_launcher, *rank_by,
         *omp_places, *omp_proc_bind, *init;
+    char *mem_policy;               /* the layout's, "firsttouch" default */
     char *launcher;                 /* "mpirun" or "srun" */
     char *launcher_version;         /* "Open MPI 5.0.11", from --version */
     char *argv;                     /* the command, shell-quoted to read */
@@ -181,6 +182,7 @@ typedef struct bl_h5_summary {
     char *run_id, *label, *name, *kernel, *status;
     int32_t repetition, np, threads;
     char *map_by, *bind_to, *rank_by, *omp_places, *omp_proc_bind, *init;
+    char *mem_policy;          /* NULL in files written before it */
     double median_s, min_s, rate;
     char *rate_unit;
     int8_t verified;

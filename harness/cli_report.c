@@ -109,10 +109,53 @@ static int parse_args(int argc, char **argv, options *o)
     return -1;
 }
 
-/* Runs made on an emulated machine (QEMU without KVM, see
- * docs/numa-node.md) keep real placement and page locations, but their
- * rates say nothing about speed: the table says so under itself. */
-static void note_emulated(FILE *out, const char *path)
+static const char *policy_of(const bl_h5_summary *s)
+{
+    return s->mem_policy && s->mem_policy[0] ? s->mem_policy : "firsttouch";
+}
+
+/* On one NUMA node every memory policy puts every page on that node, so
+ * layouts that differ only in mem_policy measure the same thing twice: the
+ * table says so under itself instead of letting their order suggest a
+ * winner. Names the policies seen among the usable runs of each kernel. */
+static void note_one_numa_node(FILE *out, const bl_report *r)
+{
+    for (size_t g = 0; g < r->ngroups; g++) {
+        const char *seen[8];
+        size_t nseen = 0;
+        for (size_t i = 0; i < r->nrows; i++) {
+            const bl_h5_summary *s = r->rows[i].s;
+            size_t k = 0;
+            if (!r->rows[i].usable ||
+                strcmp(s->kernel ? s->kernel : "", r->groups[g].kernel) != 0)
+                continue;
+            /* kept in alphabetical order, each once */
+            while (k < nseen && strcmp(seen[k], policy_of(s)) < 0)
+                k++;
+            if ((k < nseen && strcmp(seen[k], policy_of(s)) == 0) ||
+                nseen == 8)
+                continue;
+            memmove(seen + k + 1, seen + k, (nseen - k) * sizeof *seen);
+            seen[k] = policy_of(s);
+            nseen++;
+        }
+        if (nseen < 2)
+            continue;
+        fprintf(out, "note: %s: this machine has one NUMA node, so every "
+                "memory policy (", r->groups[g].kernel);
+        for (size_t k = 0; k < nseen; k++)
+            fprintf(out, "%s%s", k ? ", " : "", seen[k]);
+        fprintf(out, ") puts every page on it: runs that differ only in "
+                "mem_policy are equal, and their order above is noise\n");
+    }
+}
+
+/* Notes under the table from the file's machine record: runs made on an
+ * emulated machine (QEMU without KVM, see docs/numa-node.md) keep real
+ * placement and page locations, but their rates say nothing about speed;
+ * on one NUMA node the memory policies cannot differ. */
+static void notes_from_machine(FILE *out, const char *path,
+                               const bl_report *r)
 {
     bl_h5_machine m;
     bl_err e;
@@ -124,6 +167,8 @@ static void note_emulated(FILE *out, const char *path)
             fprintf(out, "note: rates are not meaningful for speed: these runs "
                     "ran on an emulated machine (%s); placement and pages "
                     "are real\n", m.virtualization);
+        if (m.numa_nodes == 1)
+            note_one_numa_node(out, r);
         bl_h5_machine_free(&m);
     }
     H5Fclose(f);
@@ -169,7 +214,7 @@ int bl_cli_report(int argc, char **argv)
     rc = o.csv ? bl_report_write_csv(stdout, &r)
                : bl_report_write_table(stdout, &r);
     if (!o.csv && rc >= 0)
-        note_emulated(stdout, o.input);
+        notes_from_machine(stdout, o.input, &r);
     if (fflush(stdout) != 0 || rc < 0) {
         perror("bindlab report: writing the table");
         rc = BL_EXIT_FAILED;

@@ -110,6 +110,7 @@ static void describe_layout(const bl_sweep_ctx *c, const bl_sweep_item *it,
     h->omp_places = strdup(l->omp_places);
     h->omp_proc_bind = strdup(l->omp_proc_bind);
     h->init = strdup(l->serial_init ? "serial" : "parallel");
+    h->mem_policy = strdup(l->mem_policy[0] ? l->mem_policy : "firsttouch");
     h->launcher = strdup(c->o->launcher ? c->o->launcher : "mpirun");
     /* which MPI ran it: the app records its library, this the launcher */
     char v[96];

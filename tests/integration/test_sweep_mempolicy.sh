@@ -66,3 +66,29 @@ for label, pol in seen.items():
     assert (" mem=interleave" in label) == (pol == "interleave"), (label, pol)
 print("ok: runs recorded", seen)
 PY
+
+# The report: on one NUMA node the two policies cannot differ, and the
+# table says so instead of ranking them; on several nodes it does not.
+# (The node count is the machine's, from /sys.)
+"$BINDLAB" report "$WORK/run.h5" >"$WORK/report.txt" || fail "report failed"
+nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
+note="note: triad: this machine has one NUMA node, so every memory policy (firsttouch, interleave) puts every page on it"
+if [ "$nodes" -le 1 ]; then
+    grep -qF "$note" "$WORK/report.txt" || { cat "$WORK/report.txt" >&2; fail "no one-NUMA-node note"; }
+else
+    grep -q "one NUMA node" "$WORK/report.txt" && fail "one-NUMA-node note on a $nodes-node machine"
+fi
+"$PY" - "$WORK/run.h5" <<'PY'
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    pols = sorted(v.decode() if isinstance(v, bytes) else v for v in f["summary"]["mem_policy"])
+assert pols == ["firsttouch", "interleave"], pols
+print("ok: /summary has each run's mem_policy", pols)
+PY
+# One policy only: nothing to say.
+sed 's/\[firsttouch, interleave, "bind:local-to-rank"\]/[firsttouch]/' "$WORK/mp.yaml" >"$WORK/one.yaml"
+"$BINDLAB" sweep --results "$WORK/res1" -o "$WORK/one.h5" "$WORK/one.yaml" >"$WORK/one.out" 2>&1 ||
+    { tail -n 20 "$WORK/one.out" >&2; fail "one-policy sweep failed"; }
+"$BINDLAB" report "$WORK/one.h5" >"$WORK/one.txt" || fail "report failed"
+grep -q "one NUMA node" "$WORK/one.txt" && fail "one-NUMA-node note with a single policy"
+echo "ok: report says when memory policies cannot differ"

@@ -274,6 +274,55 @@ def check_runs():
             check("remote-pages" not in flags, f"{rid} {name}: parallel first touch not flagged")
 
 
+    check_memory()
+
+
+def check_memory():
+    """configs/sweeps/numa-memory.yaml: first touch against interleave for
+    triad and the shared table, one unbound rank with a thread on every PU."""
+    fm, runs = sweep("numa-memory")
+    seen = set()
+    for layout_kernel, (rid, g) in sorted(((attr(g, "name"), attr(g, "kernel")), (rid, g))
+                                          for rid, g in fm["runs"].items()):
+        name, kernel = layout_kernel
+        seen.add(layout_kernel)
+        what = f"numa-memory {rid} {name} {kernel}"
+        check(attr(g, "status") == "ok", f"{what}: status {attr(g, 'status')}")
+        c = pages_by_rank(g).get(0, {})
+        total = present(c)
+        per_node = [c.get(n, 0) for n in range(nnodes)]
+        check(total > 0, f"{what}: pages recorded ({c})")
+        if total == 0:
+            continue
+        ranks = rows(g, "ranks")
+        kpol = ranks[0].get("mem_policy", "") if ranks else ""
+        if name == "interleave":
+            # Round robin page by page over every node: equal shares, up to
+            # one page per array and node.
+            check(kpol.startswith("interleave"), f"{what}: kernel reports {kpol!r}")
+            check(min(per_node) > 0 and max(per_node) - min(per_node) <= max(4, total // 100),
+                  f"{what}: interleave spreads pages evenly: {per_node}")
+        elif name == "firsttouch-serial":
+            # The master thread touched everything: one node holds it all.
+            master = next(p for p in rows(g, "placement") if p["rank"] == 0 and p["thread"] == 0)
+            home = node_of_cpu(master["cpu_first"])
+            check(c.get(home, 0) / total >= 0.99,
+                  f"{what}: serial first touch puts the table on the master's node {home}: {per_node}")
+        else:
+            # Parallel first touch: each thread's block on its node, so
+            # every node holds about a quarter and the pages are local.
+            check(min(per_node) >= total / nnodes * 0.8,
+                  f"{what}: parallel first touch spreads the blocks over every node: {per_node}")
+            lpf = g["result"].attrs["local_page_fraction"]
+            check(lpf >= 0.99, f"{what}: parallel first touch local pages {lpf:.4f} >= 0.99")
+    want = {(n, k) for n in ("firsttouch-parallel", "firsttouch-serial", "interleave")
+            for k in ("triad", "shared")}
+    check(seen == want, f"numa-memory: every layout ran for both kernels ({sorted(seen)})")
+    with open(f"{share}/report-memory.txt") as t:
+        text = t.read()
+    check("one NUMA node" not in text,
+          "numa-memory report: no one-NUMA-node note on a 4-node machine")
+
 
 def check_plan():
     """bindlab plan on the node's own topology vs the recorded placement."""

@@ -44,4 +44,8 @@ say "sweep numa-snc2 (numa_balancing 0)"
 "$build/bindlab" sweep configs/sweeps/numa-snc2.yaml --results "$share/results" \
     -o "$share/numa-snc2.h5" >"$share/sweep.out" 2>&1 || true
 "$build/bindlab" report "$share/numa-snc2.h5" >"$share/report.txt" 2>&1 || true
+say "sweep numa-memory (numa_balancing 0)"
+"$build/bindlab" sweep configs/sweeps/numa-memory.yaml --results "$share/results" \
+    -o "$share/numa-memory.h5" >"$share/sweep-memory.out" 2>&1 || true
+"$build/bindlab" report "$share/numa-memory.h5" >"$share/report-memory.txt" 2>&1 || true
 say done
