@@ -37,10 +37,11 @@ for variant in build build-asan; do
         scripts/build.sh build
     fi
     echo "== tests in $variant"
-    # The NUMA tests (label numa) boot an emulated node with the baseline
-    # build they make themselves: once, in the optimised pass.
+    # The NUMA tests (label numa) and the workshop (label workshop) boot an
+    # emulated node with the baseline build they make themselves: once, in
+    # the optimised pass.
     skip=()
-    [ "$variant" = build-asan ] && skip=(-LE numa)
+    [ "$variant" = build-asan ] && skip=(-LE 'numa|workshop')
     (cd "$variant" && ctest --output-on-failure -j2 "${skip[@]}") || status=1
 done
 
