@@ -21,6 +21,7 @@ step's output; host steps may read node outputs). Each exercise gets its own
 WS folder. Exit status: 0 all steps as claimed, 1 not, 77 the node cannot boot.
 
   course.py DOCS_DIR WORK_DIR [FILE.md ...]
+(steps run in the project root: BINDLAB_SOURCE_DIR, else DOCS_DIR/../..)
 """
 import os
 import re
@@ -117,8 +118,6 @@ def step_script(step, outdir, name, inside):
             opts, cmd = node_prefix(cmd)
             text.append(f"echo {opts['--numa-balancing']} >/proc/sys/kernel/numa_balancing")
             text.append(f"echo {opts['--thp']} >/sys/kernel/mm/transparent_hugepage/enabled")
-        text.append(f"echo '+ {cmd.replace(chr(39), chr(39) + chr(92) + chr(39) + chr(39))}' "
-                    f">>{shlex.quote(out + '.out')}")
         text.append("{\n" + cmd + f"\n}} >>{shlex.quote(out + '.out')} 2>&1 </dev/null")
         text.append(f"echo $? >>{shlex.quote(out + '.rc')}")
     return "\n".join(text) + "\n"
@@ -157,8 +156,9 @@ def check(step, outdir, name):
 
 def main():
     docs, work = sys.argv[1], os.path.abspath(sys.argv[2])
-    src = os.path.dirname(os.path.abspath(docs.rstrip("/")))
-    src = os.path.dirname(src)
+    # The project root: the steps run there (the README's "from the root").
+    src = os.environ.get("BINDLAB_SOURCE_DIR") or os.path.dirname(
+        os.path.dirname(os.path.abspath(docs.rstrip("/"))))
     files = sys.argv[3:] or sorted(
         os.path.join(docs, f) for f in os.listdir(docs) if re.match(r"\d\d-.*\.md$", f))
     files = [os.path.join(docs, "README.md")] + [f for f in files if not f.endswith("README.md")]
@@ -215,7 +215,8 @@ def main():
                 print(f"FAIL {where}")
                 for b in bad:
                     print(f"     {b}")
-                print("     --- output:\n" + "\n".join("     " + l for l in out.rstrip().split("\n")[-40:]))
+                print("     --- commands:\n" + "\n".join("     " + l for c in s.commands for l in c.split("\n")))
+                print("     --- output (last 40 lines):\n" + "\n".join("     " + l for l in out.rstrip().split("\n")[-40:]))
             else:
                 print(f"ok   {where}")
     total = sum(len(s) for _, s in course)
