@@ -2,7 +2,8 @@
  * (common/h5schema.c, harness/results_file.c). The input is an HDF5 file
  * image, opened in memory (H5LTopen_file_image, no file on disk), then
  * read as the harness reads its inputs: /summary (report, merge),
- * /machine and the app's /run (run files), and each /runs/<id> with its
+ * /machine, every /nodes/<k> with its merge key, and the app's /run (run
+ * files), and each /runs/<id> with its
  * harness record (sweep files). Seeds: per-run and merged sweep files
  * written by the real writer (scripts/fuzz.sh and the fuzz.seeds test
  * make them). */
@@ -68,6 +69,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     bl_h5_read_machine(file, &m, &err);
     bl_h5_machine_free(&m);
+    {
+        bl_h5_machine *nodes = NULL;
+        size_t nn = 0;
+        if (bl_h5_read_nodes(file, &nodes, &nn, &err) == 0)
+            for (size_t k = 0; k < nn; k++) {
+                bl_h5_node_key key;
+                if (bl_h5_node_key_of(&nodes[k], &key) == 0)
+                    bl_h5_node_key_free(&key);
+            }
+        bl_h5_nodes_free(nodes, nn);
+    }
     bl_h5_read_run(file, "run", &r, &err);
     bl_h5_run_free(&r);
     H5Fclose(file);

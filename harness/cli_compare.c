@@ -11,9 +11,13 @@
 
 static const char help[] =
     "usage: bindlab compare A.h5 B.h5 [C.h5 ...] [--csv | --html FILE.html]\n"
+    "       bindlab compare MERGED.h5 [...]\n"
     "\n"
-    "Puts the sweeps of several machines side by side (one sweep file per\n"
-    "machine, as written by 'bindlab sweep' or 'bindlab merge'). Layouts are\n"
+    "Puts the sweeps of several machines side by side (sweep files as\n"
+    "written by 'bindlab sweep' or 'bindlab merge'). A file that holds\n"
+    "several machines (a merge of sweeps of several machines) stands for\n"
+    "each of them, in the order of its /nodes, shown as 'FILE /nodes/K'; a\n"
+    "run counts for the first machine it ran on. Layouts are\n"
     "matched by what they mean on their machine, not by their spelling:\n"
     "ranks per NUMA node (else per package, else per L3 domain), threads x\n"
     "ranks as a fraction of the node's cores, and the same kernel, bind_to,\n"
@@ -39,7 +43,7 @@ int bl_cli_compare(int argc, char **argv)
 {
     const char *files[MAX_FILES];
     bl_cmp_machine ms[MAX_FILES];
-    size_t n = 0, loaded = 0;
+    size_t n = 0, loaded = 0, nfiles = 0, machines = 0;
     const char *html = NULL, *v;
     int csv = 0, missing, rc = BL_EXIT_OK;
     bl_err err;
@@ -59,14 +63,24 @@ int bl_cli_compare(int argc, char **argv)
             return bl_cli_usage_error(VERB, "%s needs a value", a);
         else if (a[0] == '-' && a[1] != '\0')
             return bl_cli_usage_error(VERB, "unknown option '%s'", a);
-        else if (n == MAX_FILES)
+        else if (nfiles == MAX_FILES)
             return bl_cli_usage_error(VERB, "at most %d files", MAX_FILES);
         else
-            files[n++] = a;
+            files[nfiles++] = a;
     }
-    if (n < 2)
+    /* a file of several machines counts as several; one that cannot be
+     * read as one (its error comes when it is loaded) */
+    for (size_t i = 0; i < nfiles; i++) {
+        size_t k = bl_cmp_count_machines(files[i]);
+        machines += k > 1 ? k : 1;
+    }
+    if (machines < 2)
         return bl_cli_usage_error(VERB, "give two sweep files or more (one "
-                                  "per machine), e.g. epyc.h5 xeon.h5");
+                                  "per machine), e.g. epyc.h5 xeon.h5, or a "
+                                  "merged file holding several machines");
+    if (machines > MAX_FILES)
+        return bl_cli_usage_error(VERB, "at most %d machines (got %zu)",
+                                  MAX_FILES, machines);
     if (html && csv)
         return bl_cli_usage_error(VERB, "--html and --csv: choose one");
     /* a device, directory, FIFO... is never replaced, like every writer */
@@ -74,12 +88,20 @@ int bl_cli_compare(int argc, char **argv)
         fprintf(stderr, "bindlab compare: --html %s\n", err.msg);
         return BL_EXIT_USAGE;
     }
-    for (; loaded < n; loaded++)
-        if (bl_cmp_load(files[loaded], &ms[loaded], &err) < 0) {
-            fprintf(stderr, "bindlab compare: %s\n", err.msg);
-            rc = BL_EXIT_FAILED;
-            break;
+    for (size_t i = 0; i < nfiles && rc == BL_EXIT_OK; i++) {
+        size_t k = bl_cmp_count_machines(files[i]);
+        for (size_t node = 0; node < (k > 1 ? k : 1); node++) {
+            int r = k > 1 ? bl_cmp_load_node(files[i], node, &ms[loaded], &err)
+                          : bl_cmp_load(files[i], &ms[loaded], &err);
+            if (r < 0) {
+                fprintf(stderr, "bindlab compare: %s\n", err.msg);
+                rc = BL_EXIT_FAILED;
+                break;
+            }
+            loaded++;
         }
+    }
+    n = loaded;
     if (rc == BL_EXIT_OK && html) {
         if (bl_cmp_write_html(html, ms, n, &err) < 0) {
             fprintf(stderr, "bindlab compare: %s\n", err.msg);

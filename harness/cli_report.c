@@ -109,6 +109,27 @@ static int parse_args(int argc, char **argv, options *o)
     return -1;
 }
 
+/* A file of several machines: which node is which, under the table. */
+static void list_machines(FILE *out, const char *path)
+{
+    bl_h5_machine *m = NULL;
+    size_t n = 0;
+    bl_err e;
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0)
+        return;
+    if (bl_h5_read_nodes(f, &m, &n, &e) == 0 && n > 1)
+        for (size_t k = 0; k < n; k++)
+            fprintf(out, "node %zu: %s (%s), %d package%s, %d NUMA node%s, "
+                    "%d cores, %s\n", k, m[k].hostname ? m[k].hostname : "",
+                    m[k].cpu_model ? m[k].cpu_model : "", m[k].packages,
+                    m[k].packages == 1 ? "" : "s", m[k].numa_nodes,
+                    m[k].numa_nodes == 1 ? "" : "s", m[k].cores,
+                    m[k].mpi_library_version ? m[k].mpi_library_version : "");
+    bl_h5_nodes_free(m, n);
+    H5Fclose(f);
+}
+
 static const char *policy_of(const bl_h5_summary *s)
 {
     return s->mem_policy && s->mem_policy[0] ? s->mem_policy : "firsttouch";
@@ -118,16 +139,20 @@ static const char *policy_of(const bl_h5_summary *s)
  * layouts that differ only in mem_policy measure the same thing twice: the
  * table says so under itself instead of letting their order suggest a
  * winner. Names the policies seen among the usable runs of each kernel. */
-static void note_one_numa_node(FILE *out, const bl_report *r)
+static void note_one_numa_node(FILE *out, const bl_report *r, long node)
 {
     for (size_t g = 0; g < r->ngroups; g++) {
         const char *seen[8];
         size_t nseen = 0;
+        /* in a file of several machines, only that machine's groups */
+        if (r->several_nodes && r->groups[g].node != node)
+            continue;
         for (size_t i = 0; i < r->nrows; i++) {
             const bl_h5_summary *s = r->rows[i].s;
             size_t k = 0;
             if (!r->rows[i].usable ||
-                strcmp(s->kernel ? s->kernel : "", r->groups[g].kernel) != 0)
+                strcmp(s->kernel ? s->kernel : "", r->groups[g].kernel) != 0 ||
+                (r->several_nodes && bl_report_node(s) != node))
                 continue;
             /* kept in alphabetical order, each once */
             while (k < nseen && strcmp(seen[k], policy_of(s)) < 0)
@@ -141,8 +166,12 @@ static void note_one_numa_node(FILE *out, const bl_report *r)
         }
         if (nseen < 2)
             continue;
-        fprintf(out, "note: %s: this machine has one NUMA node, so every "
-                "memory policy (", r->groups[g].kernel);
+        if (r->several_nodes)
+            fprintf(out, "note: %s: node %ld has one NUMA node, so every "
+                    "memory policy (", r->groups[g].kernel, node);
+        else
+            fprintf(out, "note: %s: this machine has one NUMA node, so "
+                    "every memory policy (", r->groups[g].kernel);
         for (size_t k = 0; k < nseen; k++)
             fprintf(out, "%s%s", k ? ", " : "", seen[k]);
         fprintf(out, ") puts every page on it: runs that differ only in "
@@ -167,9 +196,18 @@ static void notes_from_machine(FILE *out, const char *path,
             fprintf(out, "note: rates are not meaningful for speed: these runs "
                     "ran on an emulated machine (%s); placement and pages "
                     "are real\n", m.virtualization);
-        if (m.numa_nodes == 1)
-            note_one_numa_node(out, r);
+        if (m.numa_nodes == 1 && !r->several_nodes)
+            note_one_numa_node(out, r, 0);
         bl_h5_machine_free(&m);
+    }
+    if (r->several_nodes) {
+        bl_h5_machine *nodes = NULL;
+        size_t n = 0;
+        if (bl_h5_read_nodes(f, &nodes, &n, &e) == 0)
+            for (size_t k = 0; k < n; k++)
+                if (nodes[k].numa_nodes == 1)
+                    note_one_numa_node(out, r, (long)k);
+        bl_h5_nodes_free(nodes, n);
     }
     H5Fclose(f);
 }
@@ -213,6 +251,8 @@ int bl_cli_report(int argc, char **argv)
     }
     rc = o.csv ? bl_report_write_csv(stdout, &r)
                : bl_report_write_table(stdout, &r);
+    if (!o.csv && rc >= 0 && r.several_nodes)
+        list_machines(stdout, o.input);
     if (!o.csv && rc >= 0)
         notes_from_machine(stdout, o.input, &r);
     if (fflush(stdout) != 0 || rc < 0) {

@@ -46,28 +46,74 @@ static void frac_text(bl_frac f, char *buf, size_t len)
         snprintf(buf, len, "%ld/%ld", f.p, f.q);
 }
 
-int bl_cmp_load(const char *path, bl_cmp_machine *c, bl_err *err)
+size_t bl_cmp_count_machines(const char *path)
+{
+    bl_err e;
+    hid_t f = bl_h5_open_read(path, &e);
+    size_t n;
+    if (f < 0)
+        return 0;
+    n = bl_h5_count_nodes(f);
+    H5Fclose(f);
+    return n;
+}
+
+/* Keeps the rows whose first node is `node`, freeing the others. */
+static void keep_node_rows(bl_cmp_machine *c, size_t node)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < c->nrows; i++) {
+        const char *nodes = c->rows[i].nodes;
+        char *end;
+        unsigned long k = nodes ? strtoul(nodes, &end, 10) : 0;
+        bl_h5_summary *one;
+        if (nodes && end != nodes && k == node) {
+            c->rows[kept++] = c->rows[i];
+        } else if ((one = malloc(sizeof *one))) {
+            *one = c->rows[i]; /* its strings freed with it */
+            bl_h5_table_free(&bl_h5_summary_def, one, 1);
+        }
+    }
+    c->nrows = kept;
+}
+
+static int load(const char *path, long node, bl_cmp_machine *c, bl_err *err)
 {
     bl_err e;
     hid_t f;
-    int have_m;
+    int have_m, rc;
     size_t total = 0;
 
     memset(c, 0, sizeof *c);
     c->path = path;
+    c->node = node;
     if ((f = bl_h5_open_read(path, err)) < 0)
         return -1;
-    have_m = H5Lexists(f, "machine", H5P_DEFAULT) > 0 &&
-             bl_h5_read_machine(f, &c->m, &e) == 0;
+    have_m = node < 0 ? H5Lexists(f, "machine", H5P_DEFAULT) > 0 &&
+                            bl_h5_read_machine(f, &c->m, &e) == 0
+                      : bl_h5_read_node(f, (size_t)node, &c->m, &e) == 0;
     H5Fclose(f);
     if (!have_m)
         return bl_err_set(err, "%s: no /machine (no run of it has a result): "
                           "nothing to compare", path);
-    if (bl_h5_read_summary(path, &c->rows, &c->nrows, err) < 0 ||
+    c->source = malloc(strlen(path) + 32);
+    if (!c->source) {
+        bl_h5_machine_free(&c->m);
+        return bl_err_set(err, "%s: out of memory", path);
+    }
+    if (node < 0)
+        strcpy(c->source, path);
+    else
+        sprintf(c->source, "%s /nodes/%ld", path, node);
+    rc = bl_h5_read_summary(path, &c->rows, &c->nrows, err);
+    if (rc == 0 && node >= 0)
+        keep_node_rows(c, (size_t)node);
+    if (rc < 0 ||
         bl_report_build(c->rows, c->nrows, NULL, BL_REPORT_SORT_RATE,
                         &c->report, err) < 0) {
         bl_h5_machine_free(&c->m);
         bl_h5_table_free(&bl_h5_summary_def, c->rows, c->nrows);
+        free(c->source);
         memset(c, 0, sizeof *c);
         return -1;
     }
@@ -100,6 +146,17 @@ int bl_cmp_load(const char *path, bl_cmp_machine *c, bl_err *err)
     return 0;
 }
 
+int bl_cmp_load(const char *path, bl_cmp_machine *c, bl_err *err)
+{
+    return load(path, -1, c, err);
+}
+
+int bl_cmp_load_node(const char *path, size_t node, bl_cmp_machine *c,
+                     bl_err *err)
+{
+    return load(path, (long)node, c, err);
+}
+
 void bl_cmp_free(bl_cmp_machine *c)
 {
     if (c->group_layouts)
@@ -112,6 +169,7 @@ void bl_cmp_free(bl_cmp_machine *c)
         bl_h5_table_free(&bl_h5_summary_def, c->rows, c->nrows);
         bl_h5_machine_free(&c->m);
     }
+    free(c->source);
     memset(c, 0, sizeof *c);
 }
 
@@ -322,7 +380,7 @@ int bl_cmp_write_text(FILE *f, const bl_cmp_machine *ms, size_t n)
                 str(ms[j].m.cpu_model), ms[j].m.packages,
                 ms[j].m.packages == 1 ? "" : "s", ms[j].m.numa_nodes,
                 ms[j].m.numa_nodes == 1 ? "" : "s", ms[j].m.l3_domains,
-                ms[j].m.cores, ms[j].path);
+                ms[j].m.cores, ms[j].source);
     fprintf(f, "\nlayouts matched by meaning (rate: median over "
                "repetitions; ratio to A):\n");
     for (size_t i = 0; i < ref->nlayouts; i++) {
@@ -386,7 +444,7 @@ static void csv_row(FILE *f, const char *meaning, size_t j,
     fputc(',', f);
     bl_report_csv_field(f, str(m->m.hostname));
     fputc(',', f);
-    bl_report_csv_field(f, m->path);
+    bl_report_csv_field(f, m->source);
     fputc(',', f);
     bl_report_csv_field(f, x->l->label);
     fputc(',', f);

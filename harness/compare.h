@@ -32,6 +32,9 @@ typedef struct bl_cmp_layout {
 
 typedef struct bl_cmp_machine {
     const char *path;
+    long node;                 /* its /nodes/<k> in a file of several
+                                * machines; -1 the whole file */
+    char *source;              /* what to show: "path", "path /nodes/1" */
     bl_h5_machine m;
     bl_h5_summary *rows;
     size_t nrows;
@@ -44,6 +47,12 @@ typedef struct bl_cmp_machine {
 /* Reads path's /machine and /summary and describes its layouts. Fills
  * err (the file and the problem) and returns -1 on failure. */
 int bl_cmp_load(const char *path, bl_cmp_machine *c, bl_err *err);
+/* The machine /nodes/<node> of a merged file holding several, with the
+ * runs whose first node it is (a run never ran has none: left out). */
+int bl_cmp_load_node(const char *path, size_t node, bl_cmp_machine *c,
+                     bl_err *err);
+/* How many machine records path holds (0 when it cannot be read). */
+size_t bl_cmp_count_machines(const char *path);
 void bl_cmp_free(bl_cmp_machine *c);
 
 /* The layout of other matching ref's layout r (NULL when none); *by is

@@ -53,7 +53,7 @@ static void page(bl_strbuf *b, const bl_cmp_machine *ms, size_t n)
                          "cores: ", m->packages, m->packages == 1 ? "" : "s",
                          m->numa_nodes, m->numa_nodes == 1 ? "" : "s",
                          m->l3_domains, m->cores);
-        bl_html_escape(b, ms[j].path);
+        bl_html_escape(b, ms[j].source);
         bl_strbuf_puts(b, "</li>\n");
     }
     bl_strbuf_puts(b, "</ul>\n<h2>Layouts matched by meaning</h2>\n<p>Rate: "

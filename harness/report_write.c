@@ -6,15 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { COL_RUN, COL_LABEL, COL_STATUS, COL_THREADS, COL_MEDIAN, COL_RATE,
-       COL_UNIT, COL_VS_BEST, COL_VS_NONE, COL_VERIFIED, COL_LOCAL, COL_FLAGS,
-       NCOLS };
+enum { COL_RUN, COL_NODE, COL_LABEL, COL_STATUS, COL_THREADS, COL_MEDIAN,
+       COL_RATE, COL_UNIT, COL_VS_BEST, COL_VS_NONE, COL_VERIFIED, COL_LOCAL,
+       COL_FLAGS, NCOLS };
 
 static const char *const headers[NCOLS] = {
-    "run", "label", "status", "threads", "median_s", "rate", "unit",
+    "run", "node", "label", "status", "threads", "median_s", "rate", "unit",
     "vs_best", "vs_none", "verified", "local", "flags"};
 /* numbers are right-aligned so that their digits line up */
-static const int right[NCOLS] = {0, 0, 0, 1, 1, 1, 0, 1, 1, 0, 1, 0};
+static const int right[NCOLS] = {0, 1, 0, 0, 1, 1, 1, 0, 1, 1, 0, 1, 0};
 
 #define CELL 96
 
@@ -53,6 +53,7 @@ static void fill_cells(const bl_report_row *row, char cells[NCOLS][CELL])
     const bl_h5_summary *s = row->s;
     int has_result = s->rate > 0 || s->median_s > 0;
     snprintf(cells[COL_RUN], CELL, "%s", str(s->run_id));
+    snprintf(cells[COL_NODE], CELL, "%s", str(s->nodes));
     snprintf(cells[COL_STATUS], CELL, "%s", str(s->status));
     snprintf(cells[COL_THREADS], CELL, "%d", (int)s->threads);
     fmt_sig(s->median_s, cells[COL_MEDIAN], CELL);
@@ -81,26 +82,34 @@ static const char *cell_text(const bl_report_row *row, int col,
     return cells[col];
 }
 
+/* The node column only in a report of several machines. */
 static void write_line(FILE *f, const char *const text[NCOLS],
-                       const size_t width[NCOLS])
+                       const size_t width[NCOLS], int several_nodes)
 {
     for (int c = 0; c < NCOLS; c++) {
         int w = c == NCOLS - 1 ? 0 : (int)width[c]; /* no trailing blanks */
+        if (c == COL_NODE && !several_nodes)
+            continue;
         fprintf(f, "%s%*s", c ? "  " : "", right[c] ? w : -w, text[c]);
     }
     fputc('\n', f);
 }
 
-static void write_group_line(FILE *f, const bl_report_group *g)
+static void write_group_line(FILE *f, const bl_report_group *g,
+                             int several_nodes)
 {
-    char rate[CELL], base[CELL];
+    char rate[CELL], base[CELL], kernel[CELL];
+    if (several_nodes && g->node >= 0)
+        snprintf(kernel, sizeof kernel, "%s on node %ld", g->kernel, g->node);
+    else
+        snprintf(kernel, sizeof kernel, "%s", g->kernel);
     if (!g->best) {
-        fprintf(f, "%s: no run is ok and verified (%zu run%s)\n", g->kernel,
+        fprintf(f, "%s: no run is ok and verified (%zu run%s)\n", kernel,
                 g->nruns, g->nruns == 1 ? "" : "s");
         return;
     }
     fmt_sig(g->best->rate, rate, sizeof rate);
-    fprintf(f, "%s: best %s '%s' %s %s", g->kernel, str(g->best->run_id),
+    fprintf(f, "%s: best %s '%s' %s %s", kernel, str(g->best->run_id),
             str(g->best->label), rate, g->rate_unit);
     if (g->baseline) {
         fmt_sig(g->baseline->rate, base, sizeof base);
@@ -132,16 +141,16 @@ int bl_report_write_table(FILE *f, const bl_report *r)
                 width[c] = w;
         }
     }
-    write_line(f, headers, width);
+    write_line(f, headers, width, r->several_nodes);
     for (size_t i = 0; i < r->nrows; i++) {
         fill_cells(&r->rows[i], cells);
         for (int c = 0; c < NCOLS; c++)
             text[c] = cell_text(&r->rows[i], c, cells);
-        write_line(f, text, width);
+        write_line(f, text, width, r->several_nodes);
     }
     fputc('\n', f);
     for (size_t g = 0; g < r->ngroups; g++)
-        write_group_line(f, &r->groups[g]);
+        write_group_line(f, &r->groups[g], r->several_nodes);
     return ferror(f) ? -1 : 0;
 }
 

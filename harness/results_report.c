@@ -38,10 +38,21 @@ static int is_unbound(const bl_h5_summary *s)
     return strncasecmp(b, "none", 4) == 0 && (b[4] == '\0' || b[4] == ':');
 }
 
+long bl_report_node(const bl_h5_summary *s)
+{
+    char *end;
+    long k;
+    if (!s->nodes || !s->nodes[0])
+        return -1;
+    k = strtol(s->nodes, &end, 10);
+    return end == s->nodes || k < 0 ? -1 : k;
+}
+
 static int same_group(const bl_h5_summary *a, const bl_h5_summary *b)
 {
     return strcmp(str(a->kernel), str(b->kernel)) == 0 &&
-           strcmp(str(a->rate_unit), str(b->rate_unit)) == 0;
+           strcmp(str(a->rate_unit), str(b->rate_unit)) == 0 &&
+           bl_report_node(a) == bl_report_node(b);
 }
 
 /* Rows in run-id order, so that "first" means the earliest run whatever
@@ -102,15 +113,18 @@ static int cmp_keyed(const void *a, const void *b)
     return strcmp(str(s->run_id), str(t->run_id));
 }
 
-/* Index of the group of (kernel, unit), added when new. */
-static size_t group_of(bl_report *r, const char *kernel, const char *unit)
+/* Index of the group of (kernel, unit, machine), added when new. */
+static size_t group_of(bl_report *r, const char *kernel, const char *unit,
+                       long node)
 {
     for (size_t g = 0; g < r->ngroups; g++)
         if (strcmp(r->groups[g].kernel, kernel) == 0 &&
-            strcmp(r->groups[g].rate_unit, unit) == 0)
+            strcmp(r->groups[g].rate_unit, unit) == 0 &&
+            r->groups[g].node == node)
             return g;
     r->groups[r->ngroups].kernel = kernel;
     r->groups[r->ngroups].rate_unit = unit;
+    r->groups[r->ngroups].node = node;
     return r->ngroups++;
 }
 
@@ -164,7 +178,8 @@ static void rank_rows(bl_report *r, keyed *k, const bl_h5_summary *const *byid,
         k[i].kernel_order = kernel_order(byid, n, str(s->kernel));
         if (!k[i].row.usable)
             continue;
-        k[i].group_order = group_of(r, str(s->kernel), str(s->rate_unit));
+        k[i].group_order = group_of(r, str(s->kernel), str(s->rate_unit),
+                                    bl_report_node(s));
         g = &r->groups[k[i].group_order];
         g->nruns++;
         if (!g->best || s->rate > g->best->rate)
@@ -174,11 +189,15 @@ static void rank_rows(bl_report *r, keyed *k, const bl_h5_summary *const *byid,
         size_t g = 0;
         if (k[i].row.usable)
             continue;
-        while (g < r->ngroups && strcmp(r->groups[g].kernel,
-                                        str(k[i].row.s->kernel)) != 0)
+        long node = bl_report_node(k[i].row.s);
+        /* the first group of its kernel on its machine (any machine
+         * when it has none: it never ran) */
+        while (g < r->ngroups &&
+               (strcmp(r->groups[g].kernel, str(k[i].row.s->kernel)) != 0 ||
+                (node >= 0 && r->groups[g].node != node)))
             g++;
         if (g == r->ngroups)
-            g = group_of(r, str(k[i].row.s->kernel), "");
+            g = group_of(r, str(k[i].row.s->kernel), "", node);
         r->groups[g].nruns++;
         r->groups[g].nunusable++;
     }
@@ -241,6 +260,15 @@ int bl_report_build(const bl_h5_summary *rows, size_t n, const char *kernel,
     }
     if (m)
         qsort(byid, m, sizeof *byid, cmp_run_id);
+    for (size_t i = 0, first = 0; i < m; i++) {
+        long node = bl_report_node(byid[i]);
+        if (node < 0)
+            continue;
+        if (first && node != bl_report_node(byid[first - 1]))
+            r->several_nodes = 1;
+        if (!first)
+            first = i + 1;
+    }
     rank_rows(r, k, byid, m);
     g_sort = sort;
     if (m)

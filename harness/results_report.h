@@ -3,7 +3,9 @@
  * an aligned text table or as CSV (used by `bindlab report`).
  *
  * Rates compare only within one kernel and one rate unit (a GB/s triad
- * rate says nothing about an LU GFLOP/s rate). A run is ranked when it is
+ * rate says nothing about an LU GFLOP/s rate), and on one machine: in a
+ * merged file of several machines (/nodes), each machine's runs are
+ * ranked among themselves (`bindlab compare` puts machines side by side). A run is ranked when it is
  * "usable": status ok, verified, and a positive rate; the others (failed,
  * timeout, invalid, wrong answer) sort after the usable runs of their
  * kernel and have no ratios. */
@@ -35,6 +37,8 @@ typedef struct bl_report_row {
  * lines), and how many runs were not usable. */
 typedef struct bl_report_group {
     const char *kernel, *rate_unit;  /* rate_unit "" when no run has a rate */
+    long node;                 /* the machine (first of the run's nodes,
+                                * an index into /nodes); -1 none */
     const bl_h5_summary *best, *baseline;
     size_t nruns, nunusable;
 } bl_report_group;
@@ -44,6 +48,8 @@ typedef struct bl_report {
     size_t nrows;
     bl_report_group *groups;
     size_t ngroups;
+    int several_nodes;         /* runs of more than one machine: the table
+                                * gets a node column, groups name theirs */
 } bl_report;
 
 /* "rate", "label" or "run"; fills err naming the accepted values. */
@@ -55,6 +61,10 @@ int bl_report_sort_parse(const char *s, bl_report_sort *sort, bl_err *err);
 int bl_report_build(const bl_h5_summary *rows, size_t n, const char *kernel,
                     bl_report_sort sort, bl_report *r, bl_err *err);
 void bl_report_free(bl_report *r);
+
+/* The machine of a summary row: the first index of its "nodes", -1 when
+ * it has none (never ran, or a file written before /nodes). */
+long bl_report_node(const bl_h5_summary *s);
 
 /* True when a summary row is usable (see above). */
 int bl_report_usable(const bl_h5_summary *s);

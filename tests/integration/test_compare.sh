@@ -40,6 +40,16 @@ sed -n '/^only on one machine:/,$p' "$T/out" > "$T/only"
 expect_line "$T/only" "  B 'triad np8 map=core bind=core places=cores proc_bind=close t=1 init=parallel'"
 [ "$(grep -c "^  B '" "$T/only")" = 1 ] || fail "only on B: $(cat "$T/only")"
 
+# One merged file holding both machines compares like the two files: the
+# same matches, ratios and leftovers; only the machines' sources differ.
+"$BINDLAB" merge -o "$T/both.h5" "$T/vm.d" "$T/xeon.d" > /dev/null || fail "merge both"
+"$BINDLAB" compare "$T/both.h5" > "$T/one" 2> "$T/err" || fail "compare one file: $(cat "$T/err")"
+expect_line "$T/one" "  A: vm-2core (AMD EPYC 7B13), 1 package, 1 NUMA node, 1 L3, 2 cores: $T/both.h5 /nodes/0"
+expect_line "$T/one" "  B: xeon-8core (Intel Xeon Gold 6130), 2 packages, 2 NUMA nodes, 2 L3, 8 cores: $T/both.h5 /nodes/1"
+diff <(sed 1,3d "$T/out") <(sed 1,3d "$T/one") || fail "one merged file compares otherwise than two files"
+# a file of one machine alone is still refused: nothing to compare with
+"$BINDLAB" compare "$T/vm.h5" > /dev/null 2>&1 && fail "compare of one machine accepted"
+
 # one run per layout on the VM: no interval, no rank test
 grep -q 'interval of the ratio' "$T/out" && fail "statistics from single runs"
 

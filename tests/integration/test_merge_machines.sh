@@ -108,8 +108,19 @@ expect_line "$T/old.dump" "run r0100 nodes 0 ranks 0,0"
 "$BINDLAB" report "$T/old.d/r0100.h5" >"$T/old.report" || fail "report of an old file"
 grep -q 'r0100' "$T/old.report" || fail "old report: $(cat "$T/old.report")"
 "$BINDLAB" report "$T/all.h5" >"$T/all.report" || fail "report of the merged file"
+cat "$T/all.report"
 for id in r0000 r0001 r0000@epyc-9654 r0001@epyc-9654 r0002 r0100 r0101; do
-    grep -q -- " $id " "$T/all.report" || grep -q -- "^$id " "$T/all.report" ||
-        fail "report lacks $id: $(cat "$T/all.report")"
+    grep -q -- "^$id " "$T/all.report" || fail "report lacks $id"
 done
+# each machine ranked on its own: the EPYC's best is its np2 run (the
+# fixture's rate is 10 GB/s per rank), the old VM's two runs tie at 20
+grep -Eq "^r0000@epyc-9654 +1 .* 20\.00 +GB/s +1\.00 " "$T/all.report" || fail "EPYC row"
+expect_line "$T/all.report" "triad on node 1: best r0000@epyc-9654 'triad np2 map=core bind=core' 20.00 GB/s; no bind_to none baseline that is ok and verified"
+NUMA=$(grep -c 'type="NUMANode"' "$XML")
+CORES=$(grep -c 'type="Core"' "$XML")
+expect_line "$T/all.report" "node 1: epyc-9654 ($CPU), 2 packages, $NUMA NUMA nodes, $CORES cores, Open MPI v4.1.4"
+expect_line "$T/all.report" "node 2: vm-old (AMD EPYC 7B13), 1 package, 1 NUMA node, 2 cores, Open MPI v4.1.4"
+# one machine: no node column, no machine list (as before /nodes)
+grep -q '^node ' "$T/old.report" && fail "machine list for one machine"
+head -1 "$T/old.report" | grep -q '^run  *label ' || fail "node column for one machine: $(head -1 "$T/old.report")"
 echo "ok: merge keeps every machine"
