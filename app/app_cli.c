@@ -33,6 +33,14 @@ const char *bl_app_usage(void)
 "  --n N, --nb NB       lu: matrix order and block size\n"
 "  --seed S             lu: seed of the random matrix; shared: of the lookups\n"
 "  --writes PCT         shared: percent of lookups that write (default 0)\n"
+"  --huge-pages off|thp|hugetlb\n"
+"                       latency: 4 KiB pages (default), transparent huge\n"
+"                       pages (madvise), or MAP_HUGETLB from the reserved\n"
+"                       pool (falls back to thp, saying why); latency's\n"
+"                       --size defaults to 4 x the last-level cache, at\n"
+"                       least 256MiB\n"
+"  --round-trips N      c2c: round trips per pair of PUs and iteration\n"
+"                       (default 2048, in timed batches of 64)\n"
 "  --mem-policy P       where each rank's memory comes from, set in every\n"
 "                       thread before the first touch: firsttouch (default),\n"
 "                       interleave[:NODES], bind:NODES, bind:local-to-rank\n"
@@ -96,10 +104,12 @@ static int option_is(const char *arg, const char *name)
 static const struct {
     const char *option, *kernels; /* kernels: names separated by ", " */
 } kernel_options[] = {
-    {"--size", "triad, stencil, shared"}, {"--grid", "stencil, lu"},
+    {"--size", "triad, stencil, shared, latency"},
+    {"--grid", "stencil, lu"},
     {"--radius", "stencil"},     {"--overlap", "stencil"},
     {"--n", "lu"},               {"--nb", "lu"},
-    {"--seed", "lu, shared"},    {"--writes", "shared"},
+    {"--seed", "lu, shared, latency"}, {"--writes", "shared"},
+    {"--huge-pages", "latency"}, {"--round-trips", "c2c"},
 };
 #define N_KERNEL_OPTIONS (sizeof kernel_options / sizeof kernel_options[0])
 
@@ -168,7 +178,7 @@ static int parse_count_opt(const char *value, const char *name, int *out,
 static const char *const value_options[] = {
     "--kernel", "--size", "--iters", "--warmup", "--init", "--grid",
     "--radius", "--n",    "--nb",    "--seed",   "--test-hook", "--out",
-    "--mem-policy", "--writes",
+    "--mem-policy", "--writes", "--huge-pages", "--round-trips",
 };
 
 /* The value option arg names, or NULL. */
@@ -200,6 +210,18 @@ static int set_init(bl_app_opts *o, const char *v, bl_err *err)
         return bl_err_set(err, "--init: '%s' is not accepted; use parallel "
                           "or serial", v);
     return 0;
+}
+
+static int set_huge_pages(bl_app_opts *o, const char *v, bl_err *err)
+{
+    static const char *const modes[] = {"off", "thp", "hugetlb"};
+    for (int i = 0; i < 3; i++)
+        if (strcmp(v, modes[i]) == 0) {
+            o->k.huge_pages = i; /* BL_HUGE_OFF, _THP, _HUGETLB */
+            return 0;
+        }
+    return bl_err_set(err, "--huge-pages: '%s' is not accepted; use off, "
+                      "thp or hugetlb", v);
 }
 
 /* Option `name` (one of value_options) from its value v. */
@@ -237,6 +259,10 @@ static int set_value(bl_app_opts *o, const char *name, const char *v,
         return bl_mempol_parse(v, name, &o->mem_policy, err);
     if (strcmp(name, "--writes") == 0)
         return parse_count_opt(v, name, &o->k.write_percent, err);
+    if (strcmp(name, "--huge-pages") == 0)
+        return set_huge_pages(o, v, err);
+    if (strcmp(name, "--round-trips") == 0)
+        return bl_parse_count(v, name, name, &o->k.round_trips, err);
     /* --out */
     if (*v == '\0')
         return bl_err_set(err, "--out: needs a file name");

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "app_check.h"
+#include "app_cpus.h"
 #include "app_machine.h"
 #include "app_mempolicy.h"
 #include "app_print.h"
@@ -140,6 +141,8 @@ typedef struct app_run {
     hwloc_topology_t topo;
     hwloc_bitmap_t rank_set;
     bl_kernel_ctx ctx;
+    bl_kernel_cpu *cpus;       /* the rank's PUs, for the kernel */
+    bl_h5_matrix *matrix;      /* the kernel's matrix (c2c), or NULL */
     int kernel_set_up;
     bl_rank_record rec;
     char mem_policy[BL_MEMPOL_TEXT]; /* as the kernel reports it */
@@ -205,6 +208,10 @@ static int set_up_kernel(app_run *a)
     a->ctx.nthreads = omp_get_max_threads();
     a->ctx.local_ranks = local_ranks(a->comm);
     a->ctx.opts = &a->o->k;
+    if (bl_app_kernel_cpus(a->topo, a->rank_set, &a->cpus, &a->ctx.ncpus,
+                           &a->ctx.llc_bytes, &a->err) < 0)
+        return failed_somewhere(a, -1, "");
+    a->ctx.cpus = a->cpus;
     a->kernel_set_up = 1;
     return failed_somewhere(a, a->k->setup(&a->ctx, &a->err), "");
 }
@@ -237,6 +244,20 @@ static int measure(app_run *a)
                                                         : MEASURED;
 }
 
+/* Rank 0: the kernel's matrix, kept for the run file. */
+static void take_matrix(app_run *a)
+{
+    if (!(a->matrix = calloc(1, sizeof *a->matrix)))
+        return;
+    if (a->k->matrix(&a->ctx, a->matrix) < 0) {
+        fprintf(stderr, "bindlab-app: the %s matrix could not be built (out "
+                "of memory?)\n", a->k->name);
+        bl_h5_matrix_free(a->matrix);
+        free(a->matrix);
+        a->matrix = NULL;
+    }
+}
+
 /* After the timed loop: pages, then (when the run did not fail) the
  * kernel's verification and metrics, then the work done. */
 static void record_results(app_run *a, int run_ok)
@@ -253,6 +274,8 @@ static void record_results(app_run *a, int run_ok)
         if (a->k->metrics)
             rec->nmetrics =
                 (int)a->k->metrics(&a->ctx, rec->metrics, BL_MAX_METRICS);
+        if (a->k->matrix && a->rank == 0)
+            take_matrix(a);
     }
     a->k->work(&a->ctx, &rec->work);
     /* Without a page table the gather still sends zeros of the right size;
@@ -309,6 +332,7 @@ static int describe_run(const app_run *a, const char *command, int status,
     run->result.bytes_per_iteration = w->bytes * a->nranks;
     run->result.flops_per_iteration = w->flops * a->nranks;
     summarise(w, a->o->iters, iter_max, a->total_amount, run);
+    run->matrix = a->matrix; /* the run now owns it */
     bl_machine_env(&run->env, &run->nenv);
     return 0;
 }
@@ -358,8 +382,11 @@ static int report(app_run *a, int argc, char **argv, int status)
             bl_app_check_gather(a->comm, &a->findings, &run.findings,
                                 &run.nfindings, &a->err) < 0)
             fprintf(stderr, "bindlab-app: %s\n", a->err.msg);
-        if (a->rank == 0 && rc == 0)
+        if (a->rank == 0 && rc == 0) {
             rc = describe_run(a, command, status, iter_max, &run, &a->err);
+            if (run.matrix)
+                a->matrix = NULL;
+        }
         if (a->rank == 0 && rc == 0)
             status = print_and_write(a, command, &run, status);
         else if (a->rank == 0)
@@ -378,6 +405,10 @@ static void finish(app_run *a)
     if (a->kernel_set_up && a->k->teardown)
         a->k->teardown(&a->ctx);
     free_record(&a->rec);
+    free(a->cpus);
+    if (a->matrix)
+        bl_h5_matrix_free(a->matrix);
+    free(a->matrix);
     if (a->topo)
         hwloc_topology_destroy(a->topo);
     hwloc_bitmap_free(a->rank_set);

@@ -125,6 +125,61 @@ typedef struct bl_h5_result {
     double local_page_fraction;
 } bl_h5_result;
 
+/* ---- matrices (latency, bandwidth, c2c) -------------------------------- */
+
+/* One row (= the same column) of a matrix: the NUMA node or PU it stands
+ * for. Topology fields are hwloc logical indexes, -1 unknown. */
+typedef struct bl_h5_matrix_index {
+    int32_t index;             /* row and column number */
+    int32_t os_index;          /* NUMA node (axis "numa") or PU (axis "pu")
+                                * as Linux numbers it */
+    int32_t logical;           /* hwloc logical index of that object */
+    int32_t cpu;               /* OS index of the PU that ran the measuring
+                                * thread (axis "numa": the first one) */
+    int32_t core, l3, numa, package;
+    char *label;               /* "node 0", "PU 3" */
+} bl_h5_matrix_index;
+
+/* An n x n matrix and what it means; written as group matrices/<kind> (a
+ * file of `bindlab matrix`: /matrices/<kind>; a c2c run file:
+ * /run/matrices/c2c). Cells are row-major; NaN where nothing was
+ * measured (c2c's diagonal, a failed cell). */
+typedef struct bl_h5_matrix {
+    char *kind;                /* "latency", "bandwidth", "c2c" */
+    char *unit;                /* "ns", "GB/s" */
+    char *axis;                /* "numa" or "pu" */
+    char *rows, *cols;         /* what a row and a column are, in words */
+    char *method;              /* one line: how a cell was measured */
+    char *spread;              /* what spread_lo / spread_hi are */
+    char *note;                /* sampling, huge pages, failures: "" none */
+    int n;
+    int sampled;               /* 1: a stated subset of the PUs */
+    long long size_bytes;      /* memory per cell (latency, bandwidth) */
+    int threads;               /* threads per cell */
+    double *values;            /* [n][n] the median */
+    double *spread_lo, *spread_hi; /* [n][n] */
+    double *samples;           /* [n][n] how many values the median is of */
+    double *pages_on_target;   /* [n][n] fraction of the cell's pages on
+                                * its memory node (axis numa), else NULL */
+    bl_h5_matrix_index *order; size_t norder; /* n rows */
+} bl_h5_matrix;
+
+extern const bl_h5_table_def bl_h5_matrix_index_def;
+extern const bl_h5_attrs_def bl_h5_matrix_attrs;
+
+/* Allocates the n x n arrays (values etc. set to NaN, samples to 0,
+ * pages_on_target only when with_pages) and n order rows. 0 or -1. */
+int bl_h5_matrix_alloc(bl_h5_matrix *m, int n, int with_pages);
+/* Writes m as loc/matrices/<kind> (an existing one is replaced). */
+int bl_h5_matrix_write(hid_t loc, const bl_h5_matrix *m, bl_err *err);
+/* Reads loc/matrices/<kind>; -1 with err when there is none or it is
+ * malformed. */
+int bl_h5_matrix_read(hid_t loc, const char *kind, bl_h5_matrix *m,
+                      bl_err *err);
+/* The kinds under loc/matrices, comma-separated, into buf ("" none). */
+void bl_h5_matrix_kinds(hid_t loc, char *buf, size_t len);
+void bl_h5_matrix_free(bl_h5_matrix *m);
+
 typedef struct bl_h5_run {
     char *kernel, *args, *init, *status;
     char *mem_policy;          /* --mem-policy as asked ("firsttouch") */
@@ -140,6 +195,7 @@ typedef struct bl_h5_run {
     bl_h5_metric *metrics;     size_t nmetrics;
     /* --check: empty when the app was not asked (or found nothing) */
     bl_h5_finding *findings;   size_t nfindings;
+    bl_h5_matrix *matrix;      /* a kernel's matrix (c2c), or NULL */
 } bl_h5_run;
 
 /* ---- the harness's view of a run (sweep files) ----------------------- */

@@ -138,7 +138,7 @@ static const struct {
     {"--iters", 1, 1000000L},      {"--warmup", 0, 1000000L},
     {"--radius", 1, 64},           {"--n", 1, 100000000L},
     {"--nb", 1, 1000000L},         {"--seed", 0, 2147483647L},
-    {"--writes", 0, 100},
+    {"--writes", 0, 100},          {"--round-trips", 64, 1000000000L},
 };
 
 int bl_count_range(const char *option, long *min, long *max)

@@ -32,8 +32,20 @@ typedef struct bl_kernel_opts {
     int nb;             /* --nb (lu): block size */
     unsigned long seed; /* --seed: for kernels with random input */
     int write_percent;  /* --writes (shared): lookups that write, 0..100 */
+    int huge_pages;     /* --huge-pages (latency): BL_HUGE_* below */
+    long round_trips;   /* --round-trips (c2c): per pair and iteration */
     int test_hook;      /* --test-hook N: deliberate fault for tests */
 } bl_kernel_opts;
+
+/* --huge-pages: how the latency kernel asks for 2 MiB pages. */
+enum { BL_HUGE_OFF = 0, BL_HUGE_THP, BL_HUGE_HUGETLB };
+
+/* One PU of the rank's binding, as hwloc places it (logical indexes, -1
+ * unknown). The app fills them; kernels need no hwloc. */
+typedef struct bl_kernel_cpu {
+    int os;                     /* OS index, as Linux numbers CPUs */
+    int pu, core, l3, numa, package;
+} bl_kernel_cpu;
 
 typedef struct bl_kernel_ctx {
     MPI_Comm comm;             /* all ranks of the run */
@@ -41,6 +53,10 @@ typedef struct bl_kernel_ctx {
     int nthreads;              /* OpenMP threads of this rank */
     int local_ranks;           /* ranks of this run on this node */
     const bl_kernel_opts *opts;
+    const bl_kernel_cpu *cpus; /* the rank's PUs in hwloc logical order */
+    int ncpus;
+    size_t llc_bytes;          /* the largest cache above the rank's first
+                                * PU (its last level), 0 unknown */
     void *state;               /* the kernel's own */
 } bl_kernel_ctx;
 
@@ -81,6 +97,8 @@ typedef struct bl_metric {
     char unit[16];
 } bl_metric;
 
+struct bl_h5_matrix; /* common/h5schema.h */
+
 typedef struct bl_kernel {
     const char *name;
     const char *summary;
@@ -103,6 +121,10 @@ typedef struct bl_kernel {
     size_t (*regions)(const bl_kernel_ctx *ctx, bl_region *out, size_t max);
     /* Optional extra figures; returns how many. Collective. May be NULL. */
     size_t (*metrics)(bl_kernel_ctx *ctx, bl_metric *out, size_t max);
+    /* Optional: a matrix this rank measured (c2c), written with the run.
+     * Fills out (allocated with malloc; the caller frees it with
+     * bl_h5_matrix_free); returns 0, or -1 when there is none. */
+    int (*matrix)(bl_kernel_ctx *ctx, struct bl_h5_matrix *out);
     void (*teardown)(bl_kernel_ctx *ctx);
 } bl_kernel;
 

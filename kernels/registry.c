@@ -6,6 +6,8 @@ extern const bl_kernel bl_kernel_triad;
 extern const bl_kernel bl_kernel_stencil;
 extern const bl_kernel bl_kernel_lu;
 extern const bl_kernel bl_kernel_shared;
+extern const bl_kernel bl_kernel_latency;
+extern const bl_kernel bl_kernel_c2c;
 
 /* One line per kernel. */
 static const bl_kernel *const kernels[] = {
@@ -13,6 +15,8 @@ static const bl_kernel *const kernels[] = {
     &bl_kernel_stencil,
     &bl_kernel_lu,
     &bl_kernel_shared,
+    &bl_kernel_latency,
+    &bl_kernel_c2c,
 };
 
 #define NKERNELS (sizeof kernels / sizeof kernels[0])
