@@ -28,6 +28,7 @@ static const verb verbs[] = {
     {"slurm", bl_cli_slurm, "Slurm batch scripts for a sweep (one job, or an array + merge)"},
     {"plan", bl_cli_plan, "where a layout's ranks and threads land on any node: table, map, picture"},
     {"check", bl_cli_check, "is this process placed coherently? CPUs vs memory nodes, OpenMP, launchers"},
+    {"matrix", bl_cli_matrix, "latency/bandwidth per (CPU node, memory node) and core-to-core latency: HDF5 + SVG heatmap"},
 };
 #define NVERBS (sizeof verbs / sizeof verbs[0])
 

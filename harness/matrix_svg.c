@@ -1,0 +1,261 @@
+/* A matrix as an SVG heatmap: one square per cell on one colour scale
+ * (light = low, dark = high), NaN cells grey, a tooltip (<title>) on every
+ * cell, and the topology of the order along both axes: a band per group
+ * (package, NUMA node, L3 domain, and cores holding several PUs: SMT
+ * siblings) and lines between packages, NUMA nodes and L3 domains across
+ * the map. Plain SVG 1.1: no script, no fonts or images to fetch, so it can
+ * be inlined in an HTML page or saved as a file. */
+#include "matrix.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "atomic_file.h"
+
+enum { BAND = 16, LABEL_W = 64, TITLE_H = 24, LEGEND_H = 44, PAD = 8 };
+
+typedef struct level {
+    const char *name;      /* for labels: "P", "N", "L3 ", "core " */
+    size_t offset;         /* of the int32_t in bl_h5_matrix_index */
+    double line;           /* stroke width across the map, 0: none */
+    int only_shared;       /* draw only groups with several members (SMT) */
+} level;
+
+static const level levels[] = {
+    {"package ", offsetof(bl_h5_matrix_index, package), 2.5, 0},
+    {"NUMA ", offsetof(bl_h5_matrix_index, numa), 1.5, 0},
+    {"L3 ", offsetof(bl_h5_matrix_index, l3), 0.8, 0},
+    {"core ", offsetof(bl_h5_matrix_index, core), 0.0, 1},
+};
+#define NLEVELS (sizeof levels / sizeof levels[0])
+
+static int group_of(const bl_h5_matrix *m, const level *l, int i)
+{
+    return *(const int32_t *)((const char *)&m->order[i] + l->offset);
+}
+
+/* A level is drawn when the order knows it and it tells rows apart or
+ * holds them together (not one group per row, except for packages and
+ * NUMA nodes on a NUMA-axis matrix, where they are the point). */
+static int level_shown(const bl_h5_matrix *m, const level *l)
+{
+    int groups = 0, known = 0;
+    for (int i = 0; i < m->n; i++) {
+        int g = group_of(m, l, i);
+        known += g >= 0;
+        groups += g >= 0 && (i == 0 || g != group_of(m, l, i - 1));
+    }
+    if (known < m->n)
+        return 0;
+    if (l->only_shared)
+        return groups < m->n;
+    if (strcmp(l->name, "NUMA ") == 0 && m->axis &&
+        strcmp(m->axis, "numa") == 0)
+        return 0; /* the rows are the NUMA nodes already */
+    return groups > 1 || m->n > 1;
+}
+
+static void xml_text(bl_strbuf *b, const char *s)
+{
+    for (; s && *s; s++)
+        switch (*s) {
+        case '<': bl_strbuf_puts(b, "&lt;"); break;
+        case '>': bl_strbuf_puts(b, "&gt;"); break;
+        case '&': bl_strbuf_puts(b, "&amp;"); break;
+        case '"': bl_strbuf_puts(b, "&quot;"); break;
+        default: bl_strbuf_add(b, s, 1);
+        }
+}
+
+/* Light to dark through three stops (a sequential orange scale). */
+static void colour(double t, char *buf, size_t len)
+{
+    static const double stops[3][3] = {
+        {255, 245, 235}, {253, 141, 60}, {127, 39, 4}};
+    int k = t < 0.5 ? 0 : 1;
+    double u = t < 0.5 ? t * 2 : (t - 0.5) * 2;
+    if (!(t >= 0))
+        u = 0, k = 0;
+    if (t > 1)
+        u = 1, k = 1;
+    snprintf(buf, len, "#%02x%02x%02x",
+             (int)lround(stops[k][0] + u * (stops[k + 1][0] - stops[k][0])),
+             (int)lround(stops[k][1] + u * (stops[k + 1][1] - stops[k][1])),
+             (int)lround(stops[k][2] + u * (stops[k + 1][2] - stops[k][2])));
+}
+
+static void range_of(const bl_h5_matrix *m, double *lo, double *hi)
+{
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    for (size_t c = 0; c < (size_t)m->n * (size_t)m->n; c++)
+        if (isfinite(m->values[c])) {
+            if (m->values[c] < *lo)
+                *lo = m->values[c];
+            if (m->values[c] > *hi)
+                *hi = m->values[c];
+        }
+}
+
+/* The bands of one level along the top (horizontal) and left (vertical)
+ * edges, at offset `at` from the map. */
+static void bands(bl_strbuf *b, const bl_h5_matrix *m, const level *l,
+                  double x0, double y0, double cell, double at)
+{
+    int shade = 0;
+    for (int i = 0; i < m->n;) {
+        int g = group_of(m, l, i), j = i;
+        double a, len;
+        while (j < m->n && group_of(m, l, j) == g)
+            j++;
+        a = i * cell;
+        len = (j - i) * cell;
+        if (!l->only_shared || j - i > 1) {
+            const char *fill = shade++ % 2 ? "#d9d9d9" : "#bdbdbd";
+            bl_strbuf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+                             "height=\"%d\" fill=\"%s\"><title>%s%d</title>"
+                             "</rect>",
+                             x0 + a, y0 - at - BAND, len, BAND - 2, fill,
+                             l->name, g);
+            bl_strbuf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%d\" "
+                             "height=\"%.1f\" fill=\"%s\"><title>%s%d</title>"
+                             "</rect>",
+                             x0 - at - BAND, y0 + a, BAND - 2, len, fill,
+                             l->name, g);
+            if (len >= 8.0 * (double)(strlen(l->name) + 2))
+                bl_strbuf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" "
+                                 "text-anchor=\"middle\">%s%d</text>",
+                                 x0 + a + len / 2, y0 - at - 4, l->name, g);
+        }
+        if (l->line > 0 && i > 0) {
+            bl_strbuf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+                             "y2=\"%.1f\" stroke=\"#000\" stroke-width=\"%.1f"
+                             "\"/>", x0 + a, y0, x0 + a, y0 + m->n * cell,
+                             l->line);
+            bl_strbuf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+                             "y2=\"%.1f\" stroke=\"#000\" stroke-width=\"%.1f"
+                             "\"/>", x0, y0 + a, x0 + m->n * cell, y0 + a,
+                             l->line);
+        }
+        i = j;
+    }
+}
+
+static void cell_rect(bl_strbuf *b, const bl_h5_matrix *m, int i, int j,
+                      double x, double y, double cell, double lo, double hi)
+{
+    size_t c = (size_t)i * (size_t)m->n + (size_t)j;
+    double v = m->values[c], t = hi > lo ? (v - lo) / (hi - lo) : 0.5;
+    char fill[16] = "#eeeeee";
+    if (isfinite(v))
+        colour(t, fill, sizeof fill);
+    bl_strbuf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+                     "height=\"%.1f\" fill=\"%s\"><title>", x, y, cell, cell,
+                     fill);
+    xml_text(b, m->order[i].label);
+    bl_strbuf_puts(b, " / ");
+    xml_text(b, m->order[j].label);
+    if (isfinite(v))
+        bl_strbuf_printf(b, ": %.4g %s (%.4g to %.4g, %.0f samples)", v,
+                         m->unit ? m->unit : "", m->spread_lo[c],
+                         m->spread_hi[c], m->samples[c]);
+    else
+        bl_strbuf_puts(b, ": not measured");
+    bl_strbuf_puts(b, "</title></rect>");
+    if (isfinite(v) && cell >= 30)
+        bl_strbuf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle"
+                         "\" fill=\"%s\" font-size=\"%.0f\">%.3g</text>",
+                         x + cell / 2, y + cell / 2 + cell / 10,
+                         t > 0.6 ? "#fff" : "#000",
+                         cell / 3.5 > 13 ? 13 : cell / 3.5, v);
+}
+
+static void legend(bl_strbuf *b, const bl_h5_matrix *m, double x0, double y,
+                   double w, double lo, double hi)
+{
+    char fill[16];
+    for (int k = 0; k < 20; k++) {
+        colour(k / 19.0, fill, sizeof fill);
+        bl_strbuf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.2f\" "
+                         "height=\"10\" fill=\"%s\"/>", x0 + k * w / 20, y,
+                         w / 20 + 0.3, fill);
+    }
+    bl_strbuf_printf(b, "<text x=\"%.1f\" y=\"%.1f\">%.4g</text>", x0, y + 24,
+                     isfinite(lo) ? lo : 0.0);
+    bl_strbuf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">"
+                     "%.4g %s (darker = higher)</text>", x0 + w, y + 24,
+                     isfinite(hi) ? hi : 0.0, m->unit ? m->unit : "");
+}
+
+void bl_matrix_svg(bl_strbuf *b, const bl_h5_matrix *m)
+{
+    int shown[NLEVELS], nshown = 0;
+    double cell, x0, y0, lo, hi, w, h;
+    if (m->n <= 0 || !m->values || !m->order)
+        return;
+    for (size_t k = 0; k < NLEVELS; k++)
+        nshown += shown[k] = level_shown(m, &levels[k]);
+    cell = 480.0 / m->n;
+    cell = cell > 56 ? 56 : cell < 4 ? 4 : cell;
+    x0 = PAD + LABEL_W + nshown * BAND;
+    y0 = TITLE_H + nshown * BAND + (cell >= 12 ? 16 : 0);
+    w = x0 + m->n * cell + PAD;
+    h = y0 + m->n * cell + LEGEND_H;
+    if (w < 360)
+        w = 360;
+    range_of(m, &lo, &hi);
+    bl_strbuf_printf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
+                     "class=\"bl-matrix\" width=\"%.0f\" height=\"%.0f\" "
+                     "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" "
+                     "font-size=\"11\" role=\"img\" aria-label=\"", w, h, w, h);
+    xml_text(b, m->kind);
+    bl_strbuf_puts(b, " matrix\"><text x=\"8\" y=\"16\" font-size=\"13\" "
+                      "font-weight=\"bold\">");
+    xml_text(b, m->kind);
+    bl_strbuf_printf(b, " (%s)</text><title>", m->unit ? m->unit : "");
+    xml_text(b, m->method);
+    bl_strbuf_puts(b, "</title>");
+    for (int i = 0; i < m->n; i++)
+        for (int j = 0; j < m->n; j++)
+            cell_rect(b, m, i, j, x0 + j * cell, y0 + i * cell, cell, lo, hi);
+    /* the finest level next to the map, packages outermost */
+    for (size_t k = 0, at = (size_t)nshown; k < NLEVELS; k++)
+        if (shown[k])
+            bands(b, m, &levels[k], x0, y0 - (cell >= 12 ? 16 : 0), cell,
+                  (double)(--at * BAND));
+    for (int i = 0; cell >= 12 && i < m->n; i++) {
+        bl_strbuf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">",
+                         x0 - nshown * BAND - 4, y0 + i * cell + cell / 2 + 4);
+        xml_text(b, m->order[i].label);
+        bl_strbuf_printf(b, "</text><text x=\"%.1f\" y=\"%.1f\" "
+                         "text-anchor=\"middle\" font-size=\"9\">",
+                         x0 + i * cell + cell / 2, y0 - 4);
+        xml_text(b, m->order[i].label);
+        bl_strbuf_puts(b, "</text>");
+    }
+    bl_strbuf_printf(b, "<text x=\"8\" y=\"%.1f\" font-size=\"9\">rows: ",
+                     y0 + m->n * cell + 12);
+    xml_text(b, m->rows);
+    bl_strbuf_puts(b, "; columns: ");
+    xml_text(b, m->cols);
+    bl_strbuf_puts(b, "</text>");
+    legend(b, m, 8, y0 + m->n * cell + 18, w - 16 > 320 ? 320 : w - 16, lo,
+           hi);
+    bl_strbuf_puts(b, "</svg>");
+}
+
+int bl_matrix_svg_write(const char *path, const bl_h5_matrix *m, bl_err *err)
+{
+    bl_strbuf b = {0};
+    char *text;
+    int rc;
+    bl_strbuf_puts(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    bl_matrix_svg(&b, m);
+    bl_strbuf_puts(&b, "\n");
+    if (!(text = bl_strbuf_take(&b)))
+        return bl_err_set(err, "%s: out of memory for the picture", path);
+    rc = bl_atomic_write(path, text, strlen(text), err);
+    free(text);
+    return rc;
+}

@@ -1,0 +1,108 @@
+#!/bin/bash
+# bindlab matrix on this machine: latency and bandwidth as N x N over its
+# NUMA nodes (N from sysfs), c2c over the PUs this process may use, all
+# three kept in one file. Each cell agrees with the run file it came from
+# (the latency metric, the triad rate, the app's own c2c matrix), and its
+# pages are on its memory node by the run file's own page counts. The
+# SVG is well-formed XML with one cell per value. show reads the file and
+# a run file; bad usage exits 2.
+source "$(dirname "$0")/common.sh"
+PY=/usr/bin/python3
+"$PY" -c 'import h5py, numpy' 2>/dev/null || { echo "SKIP: python3-h5py missing (scripts/deps.sh installs it)"; exit 77; }
+BINDLAB="$BINDLAB_BUILD_DIR/bindlab"
+cd "$WORK"
+
+"$BINDLAB" matrix latency --size 4MiB --iters 3 -o m.h5 --svg lat.svg >lat.out 2>&1 ||
+    { cat lat.out >&2; fail "matrix latency failed"; }
+"$BINDLAB" matrix bandwidth --size 24MiB --iters 3 -o m.h5 >bw.out 2>&1 ||
+    { cat bw.out >&2; fail "matrix bandwidth failed"; }
+C2C_OK=0
+if [ "$(nproc)" -ge 2 ]; then
+    "$BINDLAB" matrix c2c --round-trips 256 --iters 2 -o m.h5 --svg c2c.svg >c2c.out 2>&1 ||
+        { cat c2c.out >&2; fail "matrix c2c failed"; }
+    C2C_OK=1
+fi
+NODES=$(ls -d /sys/devices/system/node/node[0-9]* | wc -l)
+"$PY" - m.h5 m.d "$NODES" "$C2C_OK" "$(taskset -pc $$ | sed 's/.*: *//')" <<'PY'
+import sys, os, h5py, numpy as np
+import xml.etree.ElementTree as ET
+path, runs, nodes, c2c_ok, cpus = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1", sys.argv[5]
+def s(x): return x.decode() if isinstance(x, bytes) else x
+def count_cpus(text):
+    n = 0
+    for part in text.split(","):
+        a, _, b = part.partition("-")
+        n += int(b or a) - int(a) + 1
+    return n
+node_ids = sorted(int(d[4:]) for d in os.listdir("/sys/devices/system/node") if d[4:].isdigit())
+with h5py.File(path, "r") as f:
+    assert s(f.attrs["file_kind"]) == "matrix"
+    assert "machine" in f
+    kinds = sorted(f["matrices"].keys())
+    assert kinds == (["bandwidth", "c2c", "latency"] if c2c_ok else ["bandwidth", "latency"]), kinds
+    for kind, metric in (("latency", "ns_per_load"), ("bandwidth", None)):
+        g = f["matrices/" + kind]
+        n = int(g.attrs["n"])
+        assert n == nodes, (kind, n, nodes)
+        order = g["order"][()]
+        assert [int(r["os_index"]) for r in order] == node_ids, order
+        v, pages = g["values"][()], g["pages_on_target"][()]
+        for i, ri in enumerate(order):
+            for j, rj in enumerate(order):
+                run = "%s/%s-cpu%d-mem%d.h5" % (runs, kind, ri["os_index"], rj["os_index"])
+                with h5py.File(run, "r") as r:
+                    res = r["run/result"].attrs
+                    assert int(res["verified"]) == 1
+                    if metric:
+                        want = [float(x["value"]) for x in r["run/metrics"][()] if s(x["name"]) == metric][0]
+                    else:
+                        want = float(res["rate"])
+                        assert s(res["rate_unit"]) == "GB/s"
+                    assert v[i, j] == want and want > 0, (kind, i, j, v[i, j], want)
+                    # the pages the app counted per node: all on node j
+                    mem = r["run/memory"][()]
+                    total = sum(int(x["pages"]) for x in mem)
+                    on_j = sum(int(x["pages"]) for x in mem if int(x["numa_node"]) == int(rj["logical"]))
+                    assert total > 0 and on_j == total, (kind, i, j, mem)
+                    assert pages[i, j] == 1.0
+                    assert s(r["run"].attrs["mem_policy"]) == "bind:%d" % rj["os_index"]
+    if c2c_ok:
+        g = f["matrices/c2c"]
+        with h5py.File(runs + "/c2c.h5", "r") as r:
+            own = r["run/matrices/c2c/values"][()]
+        v = g["values"][()]
+        assert v.shape == (count_cpus(cpus),) * 2, v.shape
+        assert np.array_equal(np.isnan(v), np.isnan(own)) and np.allclose(v[~np.isnan(v)], own[~np.isnan(own)])
+for svg, n in (("lat.svg", nodes),) + ((("c2c.svg", count_cpus(cpus)),) if c2c_ok else ()):
+    root = ET.parse(svg).getroot()
+    cells = [t for t in root.iter("{http://www.w3.org/2000/svg}title") if " / " in (t.text or "")]
+    assert len(cells) == n * n, (svg, len(cells))
+print("ok: %dx%d latency and bandwidth, c2c %s, pages on their nodes, SVGs parse" % (nodes, nodes, c2c_ok))
+PY
+
+"$BINDLAB" matrix show m.h5 --kind latency --svg again.svg >show.out 2>&1 || fail "show: $(cat show.out)"
+grep -q "^latency (ns)" show.out && [ -s again.svg ] || fail "show output: $(cat show.out)"
+rc=0
+"$BINDLAB" matrix show m.h5 >show2.out 2>&1 || rc=$?
+[ "$rc" = 2 ] && grep -q "holds several matrices" show2.out || fail "show without --kind: exit $rc: $(cat show2.out)"
+if [ "$C2C_OK" = 1 ]; then
+    "$BINDLAB" matrix show m.d/c2c.h5 >show3.out 2>&1 && grep -q "^c2c (ns)" show3.out || fail "show of a run file: $(cat show3.out)"
+fi
+
+usage() { # EXPECTED-MESSAGE ARGS...: exit 2 with that message
+    local want=$1 rc=0
+    shift
+    "$BINDLAB" matrix "$@" >bad.out 2>&1 || rc=$?
+    [ "$rc" = 2 ] && grep -q -- "$want" bad.out || fail "matrix $*: exit $rc: $(cat bad.out)"
+}
+usage "'speed' is not a matrix" speed -o x.h5
+usage "-o FILE.h5 is required" latency
+usage "--huge-pages: not an option of 'bindlab matrix bandwidth'" bandwidth --huge-pages thp -o x.h5
+usage "--size: not an option of 'bindlab matrix c2c'" c2c --size 1GiB -o x.h5
+usage "/dev/null" latency -o /dev/null
+usage "exists and is not a matrix file" latency -o m.d/c2c.h5 --size 1MiB --iters 1 --app /bin/true
+rc=0
+"$BINDLAB" matrix latency --size 1MiB --iters 1 -o never.h5 --app /bin/false >false.out 2>&1 || rc=$?
+[ "$rc" = 1 ] && grep -q "no cell could be measured" false.out && [ ! -e never.h5 ] ||
+    fail "an app that fails: exit $rc: $(cat false.out)"
+echo "ok: bindlab matrix"
