@@ -139,10 +139,14 @@ static int parse_args(int argc, char **argv, options *o)
     return -1;
 }
 
-static int parse_count(const char *text, const char *name, long min,
-                       long *out)
+/* A whole-number option: -1 when absent or good (*out set when given),
+ * else the usage exit status. */
+static int opt_count(const char *text, const char *name, long min,
+                     long *out)
 {
     bl_err err;
+    if (!text)
+        return -1;
     if (bl_parse_long(text, name, min, 1000000000L, out, &err) < 0)
         return bl_cli_usage_error(VERB, "%s", err.msg);
     return -1;
@@ -153,7 +157,6 @@ static int check_measure(const options *o, bl_matrix_opts *mo,
                          char *runs, size_t runs_len, char *app,
                          size_t app_len)
 {
-    long v;
     int rc;
     bl_err err;
     const int c2c = strcmp(o->kind, "c2c") == 0;
@@ -185,25 +188,17 @@ static int check_measure(const options *o, bl_matrix_opts *mo,
     mo->size = o->size;
     mo->huge_pages = o->huge;
     mo->cpus = o->cpus;
-    mo->iters = BL_MATRIX_LAT_ITERS;
-    mo->warmup = 1;
-    if (o->iters && (rc = parse_count(o->iters, "--iters", 1, &v)) == -1)
-        mo->iters = (int)v;
-    else if (o->iters)
+    long iters = BL_MATRIX_LAT_ITERS, warmup = 1, trips = 0;
+    long timeout = (long)DEFAULT_TIMEOUT_S;
+    if ((rc = opt_count(o->iters, "--iters", 1, &iters)) != -1 ||
+        (rc = opt_count(o->warmup, "--warmup", 0, &warmup)) != -1 ||
+        (rc = opt_count(o->trips, "--round-trips", 64, &trips)) != -1 ||
+        (rc = opt_count(o->timeout, "--timeout", 1, &timeout)) != -1)
         return rc;
-    if (o->warmup && (rc = parse_count(o->warmup, "--warmup", 0, &v)) == -1)
-        mo->warmup = (int)v;
-    else if (o->warmup)
-        return rc;
-    if (o->trips && (rc = parse_count(o->trips, "--round-trips", 64, &v)) == -1)
-        mo->round_trips = v;
-    else if (o->trips)
-        return rc;
-    mo->timeout_s = DEFAULT_TIMEOUT_S;
-    if (o->timeout && (rc = parse_count(o->timeout, "--timeout", 1, &v)) == -1)
-        mo->timeout_s = (double)v;
-    else if (o->timeout)
-        return rc;
+    mo->iters = (int)iters;
+    mo->warmup = (int)warmup;
+    mo->round_trips = trips;
+    mo->timeout_s = (double)timeout;
     if (bl_matrix_check_target(o->out, &err) < 0 ||
         (o->svg && bl_atomic_check_target(o->svg, &err) < 0)) {
         fprintf(stderr, "bindlab %s: %s\n", VERB, err.msg);

@@ -28,7 +28,7 @@
 
 #define BATCH 64                     /* round trips per timed sample */
 #define C2C_DEFAULT_ROUND_TRIPS 2048 /* per pair and step */
-#define C2C_WARM 256                 /* untimed round trips per pair */
+#define C2C_WARM_MAX 256             /* untimed round trips per pair */
 #define C2C_FULL_MAX 64              /* PUs measured in full */
 #define SPINS_BEFORE_YIELD (1u << 14)
 
@@ -44,6 +44,7 @@ typedef struct c2c {
     long round_trips;            /* per pair and step */
     int nsteps;
     pair_samples *pairs;         /* [n * n], i < j used */
+    long long naps;              /* waits that slept, all pairs */
     long long failures;          /* thread starts that failed */
 } c2c;
 
@@ -51,7 +52,9 @@ typedef struct ping {
     _Alignas(64) uint64_t flag;  /* the bounced line */
     _Alignas(64) int ready;      /* on its own line */
     int abort;                   /* the initiator could not start */
+    long naps;                   /* waits that slept (see wait_turn) */
     long round_trips;
+    long warm;                   /* untimed round trips first */
     double *samples;             /* [round_trips / BATCH] ns per trip */
 } ping;
 
@@ -65,13 +68,17 @@ static inline int wait_turn(ping *p, uint64_t from, uint64_t to)
                                         __ATOMIC_ACQ_REL,
                                         __ATOMIC_ACQUIRE)) {
         expect = from;
-        /* Only an oversubscribed machine (or an emulator) spins this long
-         * with the other thread descheduled: let it run. */
+        /* Only an oversubscribed machine (or an emulator running every
+         * CPU on one host thread) spins this long with the other thread
+         * descheduled: sleep briefly so that its CPU gets to run. The naps
+         * are counted and reported; a sample with one in it is slow. */
         if (++spins == SPINS_BEFORE_YIELD) {
+            struct timespec nap = {0, 10000};
             spins = 0;
             if (__atomic_load_n(&p->abort, __ATOMIC_ACQUIRE))
                 return -1;
-            sched_yield();
+            __atomic_fetch_add(&p->naps, 1, __ATOMIC_RELAXED);
+            nanosleep(&nap, NULL);
         }
 #if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();
@@ -97,7 +104,7 @@ static double now_ns(void)
 static void *responder(void *arg)
 {
     ping *p = arg;
-    long total = C2C_WARM + p->round_trips;
+    long total = p->warm + p->round_trips;
     meet(p);
     for (long k = 0; k < total; k++)
         if (wait_turn(p, 2 * (uint64_t)k + 1, 2 * (uint64_t)k + 2) < 0)
@@ -110,7 +117,7 @@ static void *initiator(void *arg)
     ping *p = arg;
     long k = 0;
     meet(p);
-    for (; k < C2C_WARM; k++)
+    for (; k < p->warm; k++)
         wait_turn(p, 2 * (uint64_t)k, 2 * (uint64_t)k + 1);
     for (long b = 0; b < p->round_trips / BATCH; b++) {
         double t0 = now_ns();
@@ -212,6 +219,10 @@ static int measure_pair(c2c *s, const bl_kernel_ctx *ctx, int i, int j)
         return -1;
     memset(p, 0, sizeof *p);
     p->round_trips = s->round_trips;
+    /* an eighth of the timed trips, at most C2C_WARM_MAX: enough for both
+     * threads to be running and the line to be in play */
+    p->warm = s->round_trips / 8 < C2C_WARM_MAX ? s->round_trips / 8
+                                                : C2C_WARM_MAX;
     if (ps->n + nb > ps->cap) {
         size_t cap = ps->cap ? 2 * ps->cap + nb : 4 * nb;
         double *v = realloc(ps->v, cap * sizeof *v);
@@ -238,6 +249,7 @@ static int measure_pair(c2c *s, const bl_kernel_ctx *ctx, int i, int j)
     pthread_join(a, NULL);
     pthread_join(b, NULL);
     ps->n += nb;
+    s->naps += p->naps;
     free(p);
     return 0;
 }
@@ -299,6 +311,11 @@ static int c2c_verify(bl_kernel_ctx *ctx, bl_verify *v)
         snprintf(v->detail, sizeof v->detail, "%d PUs: %zu pairs without "
                  "their %zu samples, %zu samples not a positive time", s->n,
                  short_pairs, want, bad);
+    if (v->verified && s->naps)
+        snprintf(v->detail + strlen(v->detail),
+                 sizeof v->detail - strlen(v->detail),
+                 "; %lld waits slept (the partner thread was not running: "
+                 "an oversubscribed machine)", s->naps);
     return 0;
 }
 
@@ -342,7 +359,7 @@ static void fill_index(const bl_kernel_cpu *c, bl_h5_matrix_index *o)
 static int c2c_matrix(bl_kernel_ctx *ctx, bl_h5_matrix *m)
 {
     c2c *s = ctx->state;
-    char note[160];
+    char note[320];
     /* the warm-up steps' samples come first in each pair's list */
     int warm = s->nsteps - ctx->opts->iters;
     size_t skip = warm > 0 ? (size_t)warm * (size_t)(s->round_trips / BATCH)
@@ -374,6 +391,10 @@ static int c2c_matrix(bl_kernel_ctx *ctx, bl_h5_matrix *m)
     else
         snprintf(note, sizeof note, "every pair of the rank's %d PUs",
                  ctx->ncpus);
+    if (s->naps)
+        snprintf(note + strlen(note), sizeof note - strlen(note),
+                 "; %lld waits slept for want of a running partner "
+                 "(oversubscribed): those samples are slow", s->naps);
     m->kind = strdup("c2c");
     m->unit = strdup("ns");
     m->axis = strdup("pu");

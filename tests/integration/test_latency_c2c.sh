@@ -95,6 +95,8 @@ def sysfs(cpu, what):
 cpus = cpulist(sys.argv[2])
 with h5py.File(sys.argv[1], "r") as f:
     assert int(f["run/result"].attrs["verified"]) == 1
+    detail = s(f["run/result"].attrs["verify_detail"])
+    assert "samples of 64 round trips each per pair" in detail, detail
     g = f["run/matrices/c2c"]
     n = int(g.attrs["n"])
     v, lo, hi, cnt = (g[k][()] for k in ("values", "spread_lo", "spread_hi", "samples"))
