@@ -19,6 +19,7 @@ BINDLAB_PACKAGES=(
     qemu-system-x86 busybox-static cpio numactl # scripts/numa-node.sh's emulated NUMA node
     python3-venv # scripts/mpis.sh: Open MPI 5, MPICH, Intel MPI from PyPI, one venv each
     chromium # test_report_html.sh: the HTML report in a real headless browser
+    likwid # bench/triad.sh, bench/latency.sh: likwid-bench, the reference beside the app
     man-db lmod tcl # test_install.sh, test_modules.sh (environment-modules conflicts with lmod: that test unpacks its .deb)
 )
 
