@@ -14,6 +14,7 @@
 #include "app_print.h"
 #include "app_record.h"
 #include "app_result.h"
+#include "app_time_split.h"
 #include "atomic_file.h"
 #include "topo.h"
 
@@ -382,6 +383,9 @@ static int report(app_run *a, int argc, char **argv, int status)
             bl_app_check_gather(a->comm, &a->findings, &run.findings,
                                 &run.nfindings, &a->err) < 0)
             fprintf(stderr, "bindlab-app: %s\n", a->err.msg);
+        if (rc == 0 && status == 0 &&
+            bl_time_split_gather(a->comm, a->k, &a->ctx, &run, &a->err) < 0)
+            rc = -1;
         if (a->rank == 0 && rc == 0) {
             rc = describe_run(a, command, status, iter_max, &run, &a->err);
             if (run.matrix)

@@ -116,6 +116,15 @@ static const bl_h5_field summary_fields[] = {
     F(bl_h5_summary, nodes, BL_H5_STR),
 };
 
+/* ---- the kernels' time split (its own block: written only when a kernel
+ * gives one, so runs of the other kernels have no such dataset) --------- */
+static const bl_h5_field time_split_fields[] = {
+    F(bl_h5_time_split, rank, BL_H5_I32),
+    F(bl_h5_time_split, phase, BL_H5_STR),
+    F(bl_h5_time_split, seconds, BL_H5_F64),
+    F(bl_h5_time_split, total_s, BL_H5_F64),
+};
+
 #define DEF(var, dset, type, fields) \
     const bl_h5_table_def var = BL_H5_TABLE(dset, type, fields)
 DEF(bl_h5_placement_def, "placement", bl_h5_placement, placement_fields);
@@ -127,6 +136,8 @@ DEF(bl_h5_env_def, "env", bl_h5_env, env_fields);
 DEF(bl_h5_finding_def, "findings", bl_h5_finding, finding_fields);
 DEF(bl_h5_check_def, "checks", bl_h5_check, check_fields);
 DEF(bl_h5_summary_def, "summary", bl_h5_summary, summary_fields);
+DEF(bl_h5_time_split_def, "time_split", bl_h5_time_split,
+    time_split_fields);
 
 
 /* ---- attribute sets: one attribute per line, in the file's order -------- */
@@ -505,6 +516,9 @@ int bl_h5_write_run(hid_t loc, const char *name, const bl_h5_run *r,
     }
     if (rc == 0 && r->matrix)
         rc = bl_h5_matrix_write(g, r->matrix, err);
+    if (rc == 0 && r->ntime_split > 0)
+        rc = bl_h5_table_write(g, &bl_h5_time_split_def, r->time_split,
+                               r->ntime_split, err);
     H5Gclose(g);
     return rc ? bl_err_set(err, "HDF5: cannot write run '%s'", name) : 0;
 }
@@ -546,6 +560,8 @@ int bl_h5_read_run(hid_t loc, const char *name, bl_h5_run *r, bl_err *err)
                                rt_rows(&run_tables[i], r),
                                rt_count(&run_tables[i], r), err);
     read_run_matrix(g, r);
+    rc |= bl_h5_table_read(g, &bl_h5_time_split_def, (void **)&r->time_split,
+                           &r->ntime_split, err);
     H5Gclose(g);
     return rc ? -1 : 0;
 }
@@ -561,6 +577,7 @@ void bl_h5_run_free(bl_h5_run *r)
     if (r->matrix)
         bl_h5_matrix_free(r->matrix);
     free(r->matrix);
+    bl_h5_table_free(&bl_h5_time_split_def, r->time_split, r->ntime_split);
     memset(r, 0, sizeof *r);
 }
 

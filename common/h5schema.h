@@ -102,6 +102,18 @@ extern const bl_h5_table_def bl_h5_placement_def, bl_h5_counter_def,
     bl_h5_memory_def, bl_h5_rank_def, bl_h5_metric_def, bl_h5_env_def,
     bl_h5_finding_def;
 
+/* /run/time_split: a kernel's per-rank time split of its last iteration
+ * (the LU's panel, broadcast, swap, update, wait, solve); written only by
+ * kernels that have one. */
+typedef struct bl_h5_time_split {
+    int32_t rank;
+    char *phase;
+    double seconds;
+    double total_s;            /* the rank's iteration time they split */
+} bl_h5_time_split;
+
+extern const bl_h5_table_def bl_h5_time_split_def;
+
 /* ---- machine and run ---------------------------------------------------- */
 
 typedef struct bl_h5_machine {
@@ -196,6 +208,7 @@ typedef struct bl_h5_run {
     /* --check: empty when the app was not asked (or found nothing) */
     bl_h5_finding *findings;   size_t nfindings;
     bl_h5_matrix *matrix;      /* a kernel's matrix (c2c), or NULL */
+    bl_h5_time_split *time_split; size_t ntime_split; /* may be 0 */
 } bl_h5_run;
 
 /* ---- the harness's view of a run (sweep files) ----------------------- */

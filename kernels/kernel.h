@@ -97,6 +97,17 @@ typedef struct bl_metric {
     char unit[16];
 } bl_metric;
 
+/* One phase of this rank's last timed iteration (e.g. the LU's panel,
+ * broadcast, swap, update, wait, solve), from its master thread's clock:
+ * the phases of a rank do not overlap and add up to `total`, that
+ * iteration's time on this rank (the same in each of its rows). Recorded
+ * as /run/time_split. */
+typedef struct bl_phase {
+    char name[24];
+    double seconds;
+    double total;
+} bl_phase;
+
 struct bl_h5_matrix; /* common/h5schema.h */
 
 typedef struct bl_kernel {
@@ -126,6 +137,9 @@ typedef struct bl_kernel {
      * bl_h5_matrix_free); returns 0, or -1 when there is none. */
     int (*matrix)(bl_kernel_ctx *ctx, struct bl_h5_matrix *out);
     void (*teardown)(bl_kernel_ctx *ctx);
+    /* Optional: this rank's last iteration split into phases; returns how
+     * many (at most max). Not collective. May be NULL. */
+    size_t (*time_split)(bl_kernel_ctx *ctx, bl_phase *out, size_t max);
 } bl_kernel;
 
 /* The kernel called name, or NULL. */

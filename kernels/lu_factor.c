@@ -18,25 +18,18 @@
  * post their side of that broadcast and update while it is in flight, so
  * with Q > 1 the panel is off the critical path instead of every other
  * column waiting for its factorisation. */
-#include "lu_mat.h"
+#include "lu_step.h"
 
 #include <math.h>
 #include <string.h>
+
+#include <omp.h>
 
 #include "lu_blas.h"
 
 enum { BL_LU_LEAF = 16 };
 
-/* what one factorisation step shares: the current panel */
-typedef struct panel {
-    long k0;        /* first global column (and row) of the panel */
-    int jb;         /* its width */
-    long lc;        /* its first local column (process column pc only) */
-    int pc, rd;     /* owning process column, process row of the diagonal */
-    long *ipiv;     /* jb global pivot rows */
-    double *buf;    /* what is broadcast: see pack_panel */
-    MPI_Request *req; /* its broadcast along the process row */
-} panel;
+typedef bl_lu_panel panel;
 
 static double *col_ptr(bl_lu_mat *m, long lr, long g)
 {
@@ -191,185 +184,6 @@ static void unpack_ipiv(panel *pn)
         pn->ipiv[i] = (long)pn->buf[i];
 }
 
-/* U := L11^-1 U and A22 -= L21 U on local columns [c0, c1). */
-static void update_cols(bl_lu_mat *m, const panel *pn, long c0, long c1,
-                        double *u, long ldu)
-{
-    int jb = pn->jb;
-    const double *l11 = pn->buf + jb, *l21 = l11 + (size_t)jb * jb;
-    long lr2 = bl_lu_layout_first(&m->rows, pn->k0 + jb), m2 = m->mloc - lr2;
-    bl_lu_dtrsm_lower_unit(jb, (int)(c1 - c0), l11, jb, u, (int)ldu);
-    bl_lu_dgemm((int)m2, (int)(c1 - c0), jb, -1.0, l21, (int)(m2 ? m2 : 1),
-                u, (int)ldu, &BL_LU_A(m, lr2, c0), (int)m->lld);
-}
-
-/* The part of local block lb inside local columns [cb, ce): [*c0, *c1),
- * empty when *c0 >= *c1. */
-static void block_cols(const bl_lu_mat *m, long lb, long cb, long ce,
-                       long *c0, long *c1)
-{
-    *c0 = lb * m->nb;
-    *c1 = *c0 + m->nb;
-    if (*c1 > m->nloc)
-        *c1 = m->nloc;
-    if (*c1 > ce)
-        *c1 = ce;
-    if (*c0 < cb)
-        *c0 = cb;
-}
-
-/* P == 1: local rows are global rows; swap, solve and update each thread's
- * own column blocks within local columns [cb, ce), with no communication. */
-static void trailing_local(bl_lu_mat *m, const panel *pn, long cb, long ce,
-                           int par)
-{
-    long nlb = m->nlblocks;
-#pragma omp parallel for schedule(static, 1) if (par)
-    for (long lb = 0; lb < nlb; lb++) {
-        long c0, c1;
-        block_cols(m, lb, cb, ce, &c0, &c1);
-        if (c0 >= c1)
-            continue;
-        for (long c = c0; c < c1; c++) {
-            double *col = &BL_LU_A(m, 0, c);
-            for (int i = 0; i < pn->jb; i++) {
-                long r = pn->k0 + i, g = pn->ipiv[i];
-                double t = col[r];
-                col[r] = col[g];
-                col[g] = t;
-            }
-        }
-        update_cols(m, pn, c0, c1, &BL_LU_A(m, pn->k0, c0), m->lld);
-    }
-}
-
-/* The rows a panel's swaps touch: the jb diagonal rows and their pivot
- * rows, sorted, each with the global row whose old content it receives. */
-static int swap_set(const panel *pn, long *set, long *src)
-{
-    int ns = 0;
-    for (int i = 0; i < pn->jb; i++)
-        set[ns++] = pn->k0 + i;
-    for (int i = 0; i < pn->jb; i++)
-        if (pn->ipiv[i] >= pn->k0 + pn->jb) {
-            int seen = 0;
-            for (int s = pn->jb; s < ns && !seen; s++)
-                seen = set[s] == pn->ipiv[i];
-            if (!seen)
-                set[ns++] = pn->ipiv[i];
-        }
-    for (int s = 0; s < ns; s++)
-        src[s] = set[s];
-    /* replay the swaps on the row labels */
-    for (int i = 0; i < pn->jb; i++) {
-        int a = i, b = -1;
-        for (int s = 0; s < ns; s++)
-            if (set[s] == pn->ipiv[i])
-                b = s;
-        long t = src[a];
-        src[a] = src[b];
-        src[b] = t;
-    }
-    return ns;
-}
-
-static int find_in(const long *set, int ns, long g)
-{
-    for (int s = 0; s < ns; s++)
-        if (set[s] == g)
-            return s;
-    return -1;
-}
-
-/* P > 1, local columns [cb, ce): every process of the column packs its
- * rows of the swap set; one Allgatherv gives everyone every such row; each
- * process then writes back its rows from their sources and keeps the jb
- * rows of U in ubuf (jb x (ce - cb)). */
-static void trailing_swap_gather(bl_lu_mat *m, const panel *pn, long cb,
-                                 long ce, const long *set, const long *src,
-                                 int ns)
-{
-    long nt = ce - cb;
-    int counts[m->p], displs[m->p], pos[ns], mine = 0, off = 0;
-    for (int r = 0; r < m->p; r++) {
-        int k = 0;
-        for (int s = 0; s < ns; s++)
-            if (bl_lu_layout_owner(&m->rows, set[s]) == r) {
-                if (r == m->myrow) {
-                    long lr = bl_lu_layout_g2l(&m->rows, set[s]);
-                    for (long c = 0; c < nt; c++)
-                        m->sbuf[(size_t)mine * nt + c] =
-                            BL_LU_A(m, lr, cb + c);
-                    mine++;
-                }
-                pos[s] = off + k++;
-            }
-        counts[r] = (int)(k * nt);
-        displs[r] = (int)((long)off * nt);
-        off += k;
-    }
-    MPI_Allgatherv(m->sbuf, (int)(mine * nt), MPI_DOUBLE, m->gbuf, counts,
-                   displs, MPI_DOUBLE, m->colcomm);
-    for (int s = 0; s < ns; s++) {
-        const double *from = m->gbuf + (size_t)pos[find_in(set, ns, src[s])]
-                                           * nt;
-        if (s < pn->jb)
-            for (long c = 0; c < nt; c++)
-                m->ubuf[(size_t)c * pn->jb + s] = from[c];
-        if (bl_lu_layout_owner(&m->rows, set[s]) == m->myrow) {
-            long lr = bl_lu_layout_g2l(&m->rows, set[s]);
-            for (long c = 0; c < nt; c++)
-                BL_LU_A(m, lr, cb + c) = from[c];
-        }
-    }
-}
-
-static void trailing_dist(bl_lu_mat *m, const panel *pn, long cb, long ce,
-                          int par)
-{
-    long nlb = m->nlblocks;
-    long lr = bl_lu_layout_first(&m->rows, pn->k0);
-    int jb = pn->jb;
-#pragma omp parallel for schedule(static, 1) if (par)
-    for (long lb = 0; lb < nlb; lb++) {
-        long c0, c1;
-        double *u;
-        block_cols(m, lb, cb, ce, &c0, &c1);
-        if (c0 >= c1)
-            continue;
-        u = m->ubuf + (size_t)(c0 - cb) * jb;
-        update_cols(m, pn, c0, c1, u, jb);
-        /* the diagonal process row keeps U in place for the solve */
-        if (m->myrow == pn->rd)
-            for (long c = c0; c < c1; c++)
-                memcpy(&BL_LU_A(m, lr, c), u + (size_t)(c - c0) * jb,
-                       (size_t)jb * sizeof(double));
-    }
-}
-
-/* Row swaps and update with panel pn on local columns [cb, ce). The swap
- * set is the panel's; with P > 1 it is collective over the process column
- * (every process of a column calls it with the same range). par 0: from
- * the master, the BLAS using all threads: for the look-ahead's one block,
- * the next panel, which the master and the BLAS threads factorise anyway;
- * a parallel loop would give it to one thread and idle the others. */
-static void trailing(bl_lu_mat *m, const panel *pn, long cb, long ce,
-                     const long *set, const long *src, int ns, int par)
-{
-    double t0 = MPI_Wtime(), t1 = t0;
-    if (cb >= ce)
-        return;
-    if (m->p == 1) {
-        trailing_local(m, pn, cb, ce, par);
-    } else {
-        trailing_swap_gather(m, pn, cb, ce, set, src, ns);
-        t1 = MPI_Wtime();
-        trailing_dist(m, pn, cb, ce, par);
-    }
-    m->t.swap += t1 - t0;
-    m->t.update += MPI_Wtime() - t1;
-}
-
 static void panel_init(const bl_lu_mat *m, panel *pn, long k0, long *ipiv,
                        double *buf, MPI_Request *req)
 {
@@ -387,38 +201,33 @@ static void panel_init(const bl_lu_mat *m, panel *pn, long k0, long *ipiv,
  * may have sent and not completed (see panel_bcast_wait). */
 static void buffer_free(bl_lu_mat *m, panel *pn)
 {
-    double t0 = MPI_Wtime();
     MPI_Wait(pn->req, MPI_STATUS_IGNORE);
-    m->t.bcast += MPI_Wtime() - t0;
+    bl_lu_lap(m, &m->t.wait);
 }
 
 /* On the owning process column: factorise and pack the panel. */
 static void panel_factor(bl_lu_mat *m, panel *pn, int test_hook)
 {
-    double t0 = MPI_Wtime();
     panel_rec(m, pn, pn->k0, pn->jb);
     /* BL_LU_HOOK_WRONG_PIVOT: the trailing matrix gets a different swap than the
      * panel, a wrong pivot the residual check must catch */
     if (test_hook == BL_LU_HOOK_WRONG_PIVOT && pn->k0 == 0 && m->n > 1)
         pn->ipiv[0] = (pn->ipiv[0] + 1) % m->n;
-    m->t.panel += MPI_Wtime() - t0;
+    bl_lu_lap(m, &m->t.panel);
     buffer_free(m, pn);
-    t0 = MPI_Wtime();
     pack_panel(m, pn);
-    m->t.panel += MPI_Wtime() - t0;
+    bl_lu_lap(m, &m->t.panel);
 }
 
 /* Every process of the row posts the broadcast; the owner's returns at
  * once and the owner goes on updating. */
 static void panel_bcast_start(bl_lu_mat *m, panel *pn)
 {
-    double t0;
     buffer_free(m, pn);
-    t0 = MPI_Wtime();
     if (m->q > 1)
         MPI_Ibcast(pn->buf, (int)panel_count(m, pn), MPI_DOUBLE, pn->pc,
                    m->rowcomm, pn->req);
-    m->t.bcast += MPI_Wtime() - t0;
+    bl_lu_lap(m, &m->t.bcast);
 }
 
 /* The owner already has the panel: it does not wait for its own send to
@@ -427,61 +236,84 @@ static void panel_bcast_start(bl_lu_mat *m, panel *pn)
  * Only a test here, to let the broadcast progress. */
 static void panel_bcast_wait(bl_lu_mat *m, panel *pn)
 {
-    double t0 = MPI_Wtime();
     if (m->mycol == pn->pc) {
         int done;
         MPI_Test(pn->req, &done, MPI_STATUS_IGNORE);
     } else {
         MPI_Wait(pn->req, MPI_STATUS_IGNORE);
+        bl_lu_lap(m, &m->t.wait);
     }
     unpack_ipiv(pn);
-    m->t.bcast += MPI_Wtime() - t0;
+    bl_lu_lap(m, &m->t.bcast);
+}
+
+/* Step k's trailing update with panel cur, and (when this process column
+ * owns it) panel k+1, overlapped inside the rank: the master updates panel
+ * k+1's columns, factorises panel k+1 (with one thread: its BLAS calls run
+ * inside the parallel region) and starts its broadcast, while the other
+ * threads update the rest of the trailing matrix; then the master joins
+ * them. Without a next panel to factorise, every thread updates. */
+static void step_update(bl_lu_mat *m, const panel *cur, panel *next,
+                        int test_hook)
+{
+    long ltrail = bl_lu_layout_first(&m->cols, cur->k0 + cur->jb);
+    long from = ltrail;
+    bl_lu_update u = {m, cur, ltrail};
+    bl_lu_update_swaps(&u);
+    if (m->p > 1)
+        bl_lu_lap(m, &m->t.swap);
+    if (next && m->mycol == next->pc)
+        /* panel k+1 lies in the first local block (with b when it is the
+         * last, partial panel): the master updates that whole block */
+        from = ltrail + m->nb;
+    else if (next)
+        panel_bcast_start(m, next); /* post this side of k+1's broadcast */
+    memset(m->claim, 0, (size_t)m->threads * sizeof *m->claim);
+#pragma omp parallel num_threads(m->threads)
+    {
+        if (omp_get_thread_num() == 0 && from > ltrail) {
+            bl_lu_update_block(&u, ltrail / m->nb, ltrail, 1);
+            panel_factor(m, next, test_hook);
+            panel_bcast_start(m, next);
+        }
+        bl_lu_update_share(&u, from);
+        if (omp_get_thread_num() == 0)
+            bl_lu_lap(m, &m->t.update);
+    }
+    /* the master's wait for the others at the region's end */
+    bl_lu_lap(m, &m->t.wait);
 }
 
 long bl_lu_factor(bl_lu_mat *m, int test_hook)
 {
     long n = m->n, info;
-    long ipiv[2][m->nb], set[2 * m->nb], src[2 * m->nb];
+    long ipiv[2][m->nb];
     MPI_Request req[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
     panel cur, next;
-    int ns;
     memset(&m->t, 0, sizeof m->t);
+    m->t0 = m->lap = MPI_Wtime();
     m->info = -1;
     panel_init(m, &cur, 0, ipiv[0], m->pbuf[0], &req[0]);
+    /* the first panel has nothing to overlap: the BLAS uses every thread */
     if (m->mycol == cur.pc)
         panel_factor(m, &cur, test_hook);
     panel_bcast_start(m, &cur);
     for (long k = 0; k * m->nb < n; k++) {
         long k1 = (k + 1) * m->nb;
-        long ltrail = bl_lu_layout_first(&m->cols, cur.k0 + cur.jb);
         panel_bcast_wait(m, &cur);
-        ns = m->p > 1 ? swap_set(&cur, set, src) : 0;
         if (k1 >= n) {
-            trailing(m, &cur, ltrail, m->nloc, set, src, ns, 1);
+            step_update(m, &cur, NULL, test_hook);
             break;
         }
         panel_init(m, &next, k1, ipiv[(k + 1) % 2], m->pbuf[(k + 1) % 2],
                    &req[(k + 1) % 2]);
-        if (m->q == 1) {
-            /* no broadcast to overlap: one update, then the next panel */
-            trailing(m, &cur, ltrail, m->nloc, set, src, ns, 1);
-            panel_factor(m, &next, test_hook);
-        } else if (m->mycol == next.pc) {
-            /* panel k+1's columns are the first trailing ones here */
-            long la = ltrail + next.jb;
-            trailing(m, &cur, ltrail, la, set, src, ns, 0);
-            panel_factor(m, &next, test_hook);
-            panel_bcast_start(m, &next);
-            trailing(m, &cur, la, m->nloc, set, src, ns, 1);
-        } else {
-            panel_bcast_start(m, &next);
-            trailing(m, &cur, ltrail, m->nloc, set, src, ns, 1);
-        }
+        step_update(m, &cur, &next, test_hook);
         cur = next;
     }
     MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
     info = m->info < 0 ? n : m->info;
     MPI_Allreduce(MPI_IN_PLACE, &info, 1, MPI_LONG, MPI_MIN, m->comm);
+    bl_lu_lap(m, &m->t.wait);
     m->info = info < n ? info : -1;
     return m->info;
 }

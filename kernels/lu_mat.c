@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <omp.h>
+
 #include "kernel.h"
 #include "lu_matgen.h"
 
@@ -87,8 +89,11 @@ int bl_lu_mat_init(bl_lu_mat *m, MPI_Comm comm, long n, int nb, int p, int q,
     m->sbuf = dalloc(s.sbuf);
     m->gbuf = dalloc(s.gbuf);
     m->wbuf = dalloc(s.wbuf);
+    m->threads = omp_get_max_threads();
+    m->claim = calloc((size_t)m->threads, sizeof *m->claim);
     if (!m->a || !m->grow || !m->gcol || !m->x || !m->xl || !m->pbuf[0]
-        || !m->pbuf[1] || !m->ubuf || !m->sbuf || !m->gbuf || !m->wbuf) {
+        || !m->pbuf[1] || !m->ubuf || !m->sbuf || !m->gbuf || !m->wbuf
+        || !m->claim) {
         bl_lu_mat_free(m);
         return bl_err_set(err, "--n: %ld: out of memory allocating this "
                           "rank's %zu-byte share", n,
@@ -118,6 +123,7 @@ void bl_lu_mat_free(bl_lu_mat *m)
     free(m->sbuf);
     free(m->gbuf);
     free(m->wbuf);
+    free(m->claim);
     memset(m, 0, sizeof *m);
 }
 

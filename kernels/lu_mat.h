@@ -26,12 +26,19 @@ enum {
 };
 
 typedef struct bl_lu_times {
+    /* The master thread's timeline of one factorisation + solve, cut into
+     * phases that do not overlap: they add up to `total`. */
     double panel;     /* panel factorisation, pivot search included */
-    double bcast;     /* panel broadcast along the process row: posting it
-                       * and waiting for it (waiting for the owner too) */
-    double swap;      /* row swaps and U broadcast along the process column */
+    double bcast;     /* panel broadcast along the process row: posting it,
+                       * testing it, unpacking it */
+    double swap;      /* row swaps (and, P > 1, the U gather down the
+                       * process column) */
     double update;    /* triangular solve for U and DGEMM trailing update */
+    double wait;      /* idle: for another rank's panel, for a send buffer
+                       * to be free, for the other threads at the end of a
+                       * step's update, for the final pivot check */
     double solve;     /* back substitution */
+    double total;     /* factorisation + solve, one clock reading apart */
 } bl_lu_times;
 
 typedef struct bl_lu_mat {
@@ -52,6 +59,11 @@ typedef struct bl_lu_mat {
     double *pbuf[2], *ubuf, *sbuf, *gbuf, *wbuf;
     long info;                       /* first exactly-zero pivot, or -1 */
     bl_lu_times t;
+    double t0;                       /* when bl_lu_factor started */
+    double lap;                      /* when the last phase of t ended */
+    int threads;                     /* OpenMP threads of the update */
+    long *claim;                     /* [threads]: next block of each
+                                      * thread's share (lu_factor.c) */
 } bl_lu_mat;
 
 /* Bytes one rank at grid position (myrow, mycol) allocates: for checking

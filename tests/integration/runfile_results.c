@@ -35,6 +35,10 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < r.nmetrics; i++)
         printf("metric %d %s %.17g\n", r.metrics[i].rank, r.metrics[i].name,
                r.metrics[i].value);
+    for (size_t i = 0; i < r.ntime_split; i++)
+        printf("split %d %s %.17g %.17g\n", r.time_split[i].rank,
+               r.time_split[i].phase, r.time_split[i].seconds,
+               r.time_split[i].total_s);
     bl_h5_run_free(&r);
     bl_h5_machine_free(&m);
     return 0;

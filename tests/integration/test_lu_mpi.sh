@@ -4,7 +4,8 @@
 # HPL's residual check with one solution (checksum ||x||_1 equal to 1e-9);
 # the wrong-pivot test hook fails the check (exit 1, verified=no, file
 # written); a singular matrix is a status, not a crash; bad input is exit 2
-# with one line naming the option and no run file.
+# with one line naming the option and no run file; the per-rank time
+# split in the run file adds up to each rank's step time.
 set -u
 : "${BINDLAB_APP:?}"
 command -v mpirun > /dev/null || { echo "SKIP: no mpirun in PATH"; exit 77; }
@@ -48,6 +49,28 @@ for layout in "1 1x1" "2 1x2" "2 2x1" "4 2x2" "4 4x1"; do
         [ -z "$ref" ] && ref=$c
         same_within "$c" "$ref" 1e-9 || fail "$what: checksum $c != $ref"
     done
+done
+
+# The time split in the run file (/run/time_split): for each rank of a 1x2
+# and a 2x1 grid with 2 threads, six phases (panel bcast swap update wait
+# solve) that add up to the rank's total_s (one clock reading apart, 1 us),
+# and that total inside the app's own timing of the same (last) iteration
+# on that rank, which runs from before the step to after it.
+for grid in 1x2 2x1; do
+    run 2 2 "${base[@]}" --grid "$grid" --out "$tmp/split.h5"
+    [ "$rc" = 0 ] || { fail "split $grid: exit $rc: $out"; continue; }
+    "$BINDLAB_BUILD_DIR/tests/runfile_results" "$tmp/split.h5" | awk '
+        $1 == "timing" { last[$3] = $4 }
+        $1 == "split" { n[$2]++; sum[$2] += $4; tot[$2] = $5; names[$2] = names[$2] " " $3 }
+        END {
+            for (r = 0; r < 2; r++) {
+                if (names[r] != " panel bcast swap update wait solve") { print "rank " r " phases:" names[r]; bad = 1 }
+                d = sum[r] - tot[r]; if (d < 0) d = -d
+                if (!(tot[r] > 0) || d > 1e-6 + 1e-9 * tot[r]) { print "rank " r " sum " sum[r] " total " tot[r]; bad = 1 }
+                if (!(tot[r] <= last[r] + 1e-6)) { print "rank " r " total " tot[r] " > timing " last[r]; bad = 1 }
+            }
+            exit bad
+        }' || fail "time split of $grid does not add up"
 done
 
 # NB larger than N, and NB 1 on an awkward grid

@@ -226,6 +226,83 @@ static void lu_regions_give_each_thread_its_round_robin_blocks(void **state)
     k->teardown(&c);
 }
 
+/* The look-ahead inside a rank: the master factorises panel k+1 while the
+ * other threads update with panel k. With 1, 2 and 3 threads (3 gives the
+ * master's blocks to two helpers), on orders that leave a partial last
+ * panel sharing its block with b (n % nb != 0) and on whole blocks, the
+ * solution matches the dense elimination and passes HPL's residual. */
+static void lu_lookahead_threads_match_dense_elimination(void **state)
+{
+    static const struct { long n; int nb; } cases[] = {
+        {10, 4}, {97, 8}, {203, 16}, {256, 32}, {301, 64}};
+    int saved = omp_get_max_threads();
+    (void)state;
+    for (int th = 1; th <= 3; th++)
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+            bl_lu_mat m;
+            bl_err err;
+            long n = cases[c].n;
+            double *want = malloc((size_t)n * sizeof(double));
+            omp_set_num_threads(th);
+            assert_int_equal(bl_lu_mat_init(&m, MPI_COMM_WORLD, n,
+                                            cases[c].nb, 1, 1, &err), 0);
+            assert_int_equal(m.threads, th);
+            bl_lu_mat_generate(&m, 7, 0);
+            assert_int_equal(bl_lu_factor(&m, 0), -1);
+            bl_lu_solve(&m);
+            dense_solve(n, 7, want);
+            for (long i = 0; i < n; i++)
+                assert_true(fabs(m.x[i] - want[i]) <=
+                            1e-9 * (1.0 + fabs(want[i])));
+            assert_true(bl_lu_residual(&m, 7, NULL) < 16.0);
+            free(want);
+            bl_lu_mat_free(&m);
+        }
+    omp_set_num_threads(saved);
+}
+
+/* The time split of a step: six phases with the documented names, none
+ * negative, adding up to the step's time, which lu_step reads from the
+ * clock apart from the phases (so a phase counted twice or a stretch
+ * counted in none shows; "within rounding": one clock reading, 1 us). */
+static void lu_time_split_adds_up_to_the_step(void **state)
+{
+    static const char *names[] = {"panel", "bcast", "swap", "update",
+                                  "wait", "solve"};
+    const bl_kernel *k = bl_kernel_find("lu");
+    bl_kernel_opts o;
+    bl_kernel_ctx c;
+    bl_err err;
+    bl_phase ph[16];
+    (void)state;
+    assert_non_null(k->time_split);
+    for (int th = 1; th <= 2; th++) {
+        double sum = 0.0;
+        size_t n;
+        memset(&o, 0, sizeof o);
+        o.n = 400;
+        o.nb = 32;
+        omp_set_num_threads(th);
+        c = make_ctx(&o, th);
+        assert_int_equal(k->setup(&c, &err), 0);
+        k->first_touch(&c);
+        assert_int_equal(k->step(&c, &err), 0);
+        n = k->time_split(&c, ph, 16);
+        assert_int_equal(n, 6);
+        for (size_t i = 0; i < n; i++) {
+            assert_string_equal(ph[i].name, names[i]);
+            assert_true(ph[i].seconds >= 0.0);
+            assert_true(ph[i].total == ph[0].total);
+            sum += ph[i].seconds;
+        }
+        assert_true(ph[0].total > 0.0);
+        /* the panel and update did work: neither can be zero */
+        assert_true(ph[0].seconds > 0.0 && ph[3].seconds > 0.0);
+        assert_true(fabs(sum - ph[0].total) <= 1e-6 + 1e-9 * ph[0].total);
+        k->teardown(&c);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int provided, rc;
@@ -236,6 +313,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(lu_setup_rejects_bad_options_naming_them),
         cmocka_unit_test(lu_kernel_verifies_and_reports_singular),
         cmocka_unit_test(lu_regions_give_each_thread_its_round_robin_blocks),
+        cmocka_unit_test(lu_lookahead_threads_match_dense_elimination),
+        cmocka_unit_test(lu_time_split_adds_up_to_the_step),
     };
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     rc = cmocka_run_group_tests(tests, NULL, NULL);
