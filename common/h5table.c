@@ -137,10 +137,13 @@ static void own_strings(const bl_h5_table_def *def, void *rows, size_t n)
             }
 }
 
-int bl_h5_table_read(hid_t loc, const bl_h5_table_def *def, void **rows,
-                     size_t *n, bl_err *err)
+/* Rows [first, first + want) of the table, or to its end when want is
+ * SIZE_MAX. */
+static int table_read_range(hid_t loc, const bl_h5_table_def *def,
+                            size_t first, size_t want, void **rows,
+                            size_t *n, bl_err *err)
 {
-    hid_t dset, space, ftype, mtype, dxpl;
+    hid_t dset, space, ftype, mtype, dxpl, mspace = H5S_ALL;
     hssize_t count;
     vlen_arena arena = {0};
 
@@ -170,6 +173,17 @@ int bl_h5_table_read(hid_t loc, const bl_h5_table_def *def, void **rows,
         return bl_err_set(err, "HDF5: table '%s' has none of the expected "
                           "columns", def->name);
     }
+    /* the part asked for */
+    if (first >= (size_t)count)
+        count = 0;
+    else if (first > 0 || want < (size_t)count - first) {
+        hsize_t start[1] = {first}, cnt[1];
+        count = (hssize_t)((size_t)count - first < want ? (size_t)count - first
+                                                         : want);
+        cnt[0] = (hsize_t)count;
+        H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, cnt, NULL);
+        mspace = H5Screate_simple(1, cnt, NULL);
+    }
     *rows = calloc(count > 0 ? (size_t)count : 1, def->row_size);
     dxpl = H5Pcreate(H5P_DATASET_XFER);
     if (dxpl < 0 || H5Pset_vlen_mem_manager(dxpl, arena_alloc, &arena,
@@ -178,7 +192,8 @@ int bl_h5_table_read(hid_t loc, const bl_h5_table_def *def, void **rows,
         *rows = NULL;
     }
     if (*rows && count > 0 &&
-        H5Dread(dset, mtype, H5S_ALL, H5S_ALL, dxpl, *rows) < 0) {
+        H5Dread(dset, mtype, mspace, mspace == H5S_ALL ? H5S_ALL : space,
+                dxpl, *rows) < 0) {
         free(*rows);
         *rows = NULL;
     }
@@ -187,6 +202,8 @@ int bl_h5_table_read(hid_t loc, const bl_h5_table_def *def, void **rows,
     arena_clear(&arena);
     if (dxpl >= 0)
         H5Pclose(dxpl);
+    if (mspace != H5S_ALL)
+        H5Sclose(mspace);
     H5Tclose(mtype);
     H5Tclose(ftype);
     H5Sclose(space);
@@ -195,6 +212,138 @@ int bl_h5_table_read(hid_t loc, const bl_h5_table_def *def, void **rows,
         return bl_err_set(err, "HDF5: cannot read table '%s'", def->name);
     *n = (size_t)count;
     return 0;
+}
+
+int bl_h5_table_read(hid_t loc, const bl_h5_table_def *def, void **rows,
+                     size_t *n, bl_err *err)
+{
+    return table_read_range(loc, def, 0, SIZE_MAX, rows, n, err);
+}
+
+int bl_h5_table_read_range(hid_t loc, const bl_h5_table_def *def,
+                           size_t first, size_t count, void **rows,
+                           size_t *n, bl_err *err)
+{
+    return table_read_range(loc, def, first, count, rows, n, err);
+}
+
+long long bl_h5_table_rows(hid_t loc, const char *name)
+{
+    hid_t dset, space;
+    hssize_t n;
+    if (H5Lexists(loc, name, H5P_DEFAULT) <= 0)
+        return 0;
+    if ((dset = H5Dopen2(loc, name, H5P_DEFAULT)) < 0)
+        return -1;
+    space = H5Dget_space(dset);
+    n = H5Sget_simple_extent_npoints(space);
+    H5Sclose(space);
+    H5Dclose(dset);
+    return n < 0 ? -1 : (long long)n;
+}
+
+/* ---- tables that grow ---------------------------------------------------- */
+
+/* Rows per chunk of a growable table: a /summary row holds some 450
+ * bytes (a 16-byte reference per string column), so a chunk is 7 KB and a
+ * one-run file stays small; an append rewrites at most one chunk. */
+#define GROW_CHUNK 16
+
+int bl_h5_table_create_growable(hid_t loc, const bl_h5_table_def *def,
+                                bl_err *err)
+{
+    hsize_t dims[1] = {0}, maxdims[1] = {H5S_UNLIMITED},
+            chunk[1] = {GROW_CHUNK};
+    hid_t type = compound_type(def);
+    hid_t space = H5Screate_simple(1, dims, maxdims);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    hid_t dset = H5I_INVALID_HID;
+    if (dcpl >= 0 && H5Pset_chunk(dcpl, 1, chunk) >= 0)
+        dset = H5Dcreate2(loc, def->name, type, space, H5P_DEFAULT, dcpl,
+                          H5P_DEFAULT);
+    if (dset >= 0)
+        H5Dclose(dset);
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    H5Sclose(space);
+    H5Tclose(type);
+    return dset < 0 ? bl_err_set(err, "HDF5: cannot create table '%s'",
+                                 def->name) : 0;
+}
+
+/* A table that can take rows at its end: chunked, and with every column
+ * of def (a file of an older schema gains the new ones, empty). */
+static int growable(hid_t dset, const bl_h5_table_def *def)
+{
+    hid_t dcpl = H5Dget_create_plist(dset), ftype = H5Dget_type(dset);
+    int ok = dcpl >= 0 && H5Pget_layout(dcpl) == H5D_CHUNKED &&
+             ftype >= 0 && H5Tget_nmembers(ftype) == (int)def->nfields;
+    for (size_t i = 0; ok && i < def->nfields; i++)
+        ok = H5Tget_member_index(ftype, def->fields[i].name) >= 0;
+    if (dcpl >= 0)
+        H5Pclose(dcpl);
+    if (ftype >= 0)
+        H5Tclose(ftype);
+    return ok;
+}
+
+/* Rewrites a fixed-size (or older) table as a growable one, once. */
+static int make_growable(hid_t loc, const bl_h5_table_def *def, bl_err *err)
+{
+    void *rows;
+    size_t n;
+    int rc;
+    if (bl_h5_table_read(loc, def, &rows, &n, err) < 0)
+        return -1;
+    rc = H5Ldelete(loc, def->name, H5P_DEFAULT) < 0
+             ? bl_err_set(err, "HDF5: cannot replace table '%s'", def->name)
+             : bl_h5_table_create_growable(loc, def, err);
+    if (rc == 0 && n > 0)
+        rc = bl_h5_table_append(loc, def, rows, n, err);
+    bl_h5_table_free(def, rows, n);
+    return rc;
+}
+
+int bl_h5_table_append(hid_t loc, const bl_h5_table_def *def,
+                       const void *rows, size_t n, bl_err *err)
+{
+    hid_t dset, space, mspace, type;
+    hsize_t old[1], size[1], cnt[1] = {n};
+    herr_t rc;
+    if (H5Lexists(loc, def->name, H5P_DEFAULT) <= 0 &&
+        bl_h5_table_create_growable(loc, def, err) < 0)
+        return -1;
+    if ((dset = H5Dopen2(loc, def->name, H5P_DEFAULT)) < 0)
+        return bl_err_set(err, "HDF5: cannot open table '%s'", def->name);
+    if (!growable(dset, def)) {
+        H5Dclose(dset);
+        if (make_growable(loc, def, err) < 0)
+            return -1;
+        if ((dset = H5Dopen2(loc, def->name, H5P_DEFAULT)) < 0)
+            return bl_err_set(err, "HDF5: cannot open table '%s'", def->name);
+    }
+    if (n == 0) {
+        H5Dclose(dset);
+        return 0;
+    }
+    space = H5Dget_space(dset);
+    H5Sget_simple_extent_dims(space, old, NULL);
+    H5Sclose(space);
+    size[0] = old[0] + n;
+    type = compound_type(def);
+    rc = H5Dset_extent(dset, size);
+    space = H5Dget_space(dset);
+    mspace = H5Screate_simple(1, cnt, NULL);
+    if (rc >= 0)
+        rc = H5Sselect_hyperslab(space, H5S_SELECT_SET, old, NULL, cnt, NULL);
+    if (rc >= 0)
+        rc = H5Dwrite(dset, type, mspace, space, H5P_DEFAULT, rows);
+    H5Sclose(mspace);
+    H5Sclose(space);
+    H5Tclose(type);
+    H5Dclose(dset);
+    return rc < 0 ? bl_err_set(err, "HDF5: cannot append to table '%s'",
+                               def->name) : 0;
 }
 
 void bl_h5_table_free(const bl_h5_table_def *def, void *rows, size_t n)

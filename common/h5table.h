@@ -61,6 +61,23 @@ int bl_h5_table_write(hid_t loc, const bl_h5_table_def *def, const void *rows,
  * the expected columns is an error. */
 int bl_h5_table_read(hid_t loc, const bl_h5_table_def *def, void **rows,
                      size_t *n, bl_err *err);
+/* Rows [first, first + count) only (fewer at the end of the table). */
+int bl_h5_table_read_range(hid_t loc, const bl_h5_table_def *def,
+                           size_t first, size_t count, void **rows,
+                           size_t *n, bl_err *err);
+/* The row count of table `name` under loc: 0 when missing, -1 unreadable. */
+long long bl_h5_table_rows(hid_t loc, const char *name);
+
+/* Tables that grow at their end (chunked, unlimited rows): an empty one,
+ * and n rows appended (the table is created when missing; a fixed-size
+ * table, or one that lacks some of def's columns, is first rewritten as a
+ * growable one with every column, once). Appending costs the rows
+ * appended, not the rows already there. */
+int bl_h5_table_create_growable(hid_t loc, const bl_h5_table_def *def,
+                                bl_err *err);
+int bl_h5_table_append(hid_t loc, const bl_h5_table_def *def,
+                       const void *rows, size_t n, bl_err *err);
+
 /* Frees the strings of n rows, then rows. */
 void bl_h5_table_free(const bl_h5_table_def *def, void *rows, size_t n);
 

@@ -156,27 +156,13 @@ static int parse_args(int argc, char **argv, options *o)
     return -1;
 }
 
-/* Reads each input's /summary before merging, so that every unreadable
- * input is named (bl_h5_merge keeps only the first message) and a run file
- * without /summary is refused rather than merged as nothing. Keeps the
- * readable inputs in *good; returns the number of unreadable ones. */
-static int check_inputs(const strlist *in, strlist *good)
+/* Names each input that cannot be read (missing, truncated, a run file
+ * without /summary): the merge goes on without it. */
+static void warn_unreadable(void *ctx, const char *file, const char *msg)
 {
-    int bad = 0;
-    for (size_t i = 0; i < in->n; i++) {
-        bl_h5_summary *rows;
-        size_t n;
-        bl_err err;
-        if (bl_h5_read_summary(in->items[i], &rows, &n, &err) < 0) {
-            fprintf(stderr, "bindlab merge: skipped: %s\n", err.msg);
-            bad++;
-            continue;
-        }
-        bl_h5_table_free(&bl_h5_summary_def, rows, n);
-        if (push(good, in->items[i]) < 0)
-            bad++;
-    }
-    return bad;
+    (void)file;
+    (*(int *)ctx)++;
+    fprintf(stderr, "bindlab merge: skipped: %s\n", msg);
 }
 
 /* Names a run id that two inputs hold on the same machine with different
@@ -242,8 +228,7 @@ static char *command_line(int argc, char **argv)
 int bl_cli_merge(int argc, char **argv)
 {
     options o = {0};
-    strlist good = {0};
-    int rc = parse_args(argc, argv, &o), dup = 0, unreadable = 0, bad;
+    int rc = parse_args(argc, argv, &o), dup = 0, unreadable = 0, bad = 0;
     char *command;
     bl_err err;
 
@@ -258,8 +243,7 @@ int bl_cli_merge(int argc, char **argv)
         strlist_free(&o.inputs);
         return BL_EXIT_USAGE;
     }
-    bad = o.bad_dirs + check_inputs(&o.inputs, &good);
-    if (good.n == 0) {
+    if (o.inputs.n == 0) {
         fprintf(stderr, "bindlab merge: no readable input; %s not written\n",
                 o.out);
         strlist_free(&o.inputs);
@@ -267,20 +251,17 @@ int bl_cli_merge(int argc, char **argv)
     }
     command = command_line(argc, argv);
     rc = bl_h5_merge_ex(o.out, command ? command : "bindlab merge",
-                        (const char *const *)good.items, good.n,
-                        warn_conflict, NULL, &dup, &unreadable, &err);
+                        (const char *const *)o.inputs.items, o.inputs.n,
+                        warn_conflict, warn_unreadable, &bad, &dup,
+                        &unreadable, &err);
     free(command);
     if (rc < 0) {
         fprintf(stderr, "bindlab merge: %s\n", err.msg);
         rc = BL_EXIT_FAILED;
     } else {
-        /* an input that went bad between the check and the merge */
-        if (unreadable)
-            fprintf(stderr, "bindlab merge: skipped: %s\n", err.msg);
-        print_counts(o.out, dup, bad + unreadable);
-        rc = bad + unreadable ? BL_EXIT_FAILED : BL_EXIT_OK;
+        print_counts(o.out, dup, o.bad_dirs + unreadable);
+        rc = o.bad_dirs + unreadable ? BL_EXIT_FAILED : BL_EXIT_OK;
     }
-    strlist_free(&good);
     strlist_free(&o.inputs);
     return rc;
 }

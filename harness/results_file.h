@@ -58,14 +58,37 @@ typedef void bl_h5_merge_conflict_fn(void *ctx, const char *run_id,
                                      const char *dropped_file,
                                      const char *dropped_label);
 
+/* Called for each input that cannot be read, with its message. */
+typedef void bl_h5_merge_unreadable_fn(void *ctx, const char *file,
+                                       const char *msg);
+
+/* Inputs are read one at a time, once each; the output is built in memory
+ * (about its own size in RAM) and written atomically. When no input can
+ * be read, out is not written (-1). */
 int bl_h5_merge(const char *out, const char *command,
                 const char *const *inputs, size_t ninputs, int *duplicates,
                 int *unreadable, bl_err *err);
-/* The same, calling conflict (may be NULL) for each label conflict. */
+/* The same, calling conflict and bad (either may be NULL) for each label
+ * conflict and each unreadable input. */
 int bl_h5_merge_ex(const char *out, const char *command,
                    const char *const *inputs, size_t ninputs,
-                   bl_h5_merge_conflict_fn *conflict, void *ctx,
+                   bl_h5_merge_conflict_fn *conflict,
+                   bl_h5_merge_unreadable_fn *bad, void *ctx,
                    int *duplicates, int *unreadable, bl_err *err);
+
+/* Adds the runs of the sweep files records[0..n) to the merged file path
+ * in place, in time proportional to what is added, not to what path
+ * holds (docs/sweep-runs.md, "The merged file"): the additions are made in
+ * its twin file `twin` (a copy of path that lags it by the last append),
+ * which is then renamed over path while path becomes the twin. Every
+ * moment leaves a complete path: a kill in the middle of an append leaves
+ * path as it was before it; the twin is then made anew from path by the
+ * next append. path is created (empty) when missing. Duplicates and
+ * unreadable records as bl_h5_merge; the caller holds the sweep's lock
+ * (one appender at a time). */
+int bl_h5_append(const char *path, const char *twin, const char *command,
+                 const char *const *records, size_t n, int *duplicates,
+                 int *unreadable, bl_err *err);
 
 /* Reads /summary of a sweep file (rows freed with bl_h5_table_free). */
 int bl_h5_read_summary(const char *path, bl_h5_summary **rows, size_t *n,

@@ -242,7 +242,7 @@ static int execute(bl_sweep_ctx *c, bl_sweep_totals *t, bl_err *err)
         count(t, h.status);
         progress_line(c, done, todo, started, it, &h, rate, unit);
         bl_h5_harness_free(&h);
-        if (bl_sweep_merge(c, err) < 0)
+        if (bl_sweep_append(c, it, err) < 0)
             return -1;
     }
     return stop_requested ? -2 : 0;
@@ -339,6 +339,9 @@ int bl_sweep_run(const bl_sweep_opts *o, bl_sweep_totals *t, bl_err *err)
     }
     if (rc == 0)
         rc = check_fresh(&c, err);
+    /* resumed: records written just before a kill join the merged file */
+    if (rc == 0 && o->resume)
+        rc = bl_sweep_merge(&c, err);
     if (rc == 0) {
         catch_signals(&old_int, &old_term);
         rc = execute(&c, t, err);
@@ -347,6 +350,8 @@ int bl_sweep_run(const bl_sweep_opts *o, bl_sweep_totals *t, bl_err *err)
     }
     if (rc != -1 && bl_sweep_merge(&c, err) < 0)
         rc = -1;
+    if (rc != -3)
+        bl_sweep_merge_done(&c);
     t->wall_s = bl_now_s() - t0;
     bl_sweep_lock_release(&lock);
     bl_sweep_ctx_free(&c);
