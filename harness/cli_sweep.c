@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "cli_util.h"
 #include "datadir.h"
+#include "launcher_choice.h"
 #include "sweep.h"
 #include "units.h"
 
@@ -27,9 +28,13 @@ static const char usage[] =
 "  -o, --out FILE.h5     merged results file (default RESULTS/NAME.h5)\n"
 "  --results DIR         results directory (default results)\n"
 "  --app PATH            bindlab-app to run (default: beside bindlab)\n"
-"  --launcher mpirun|srun\n"
-"                        srun inside a Slurm allocation (default mpirun)\n"
-"  --mpirun PATH         the launcher program to run\n"
+"  --launcher L          mpirun (default: the mpirun in PATH, any MPI),\n"
+"                        openmpi, ompi4, ompi5, mpich, impi (the family\n"
+"                        is checked; mpich and impi start mpiexec), srun\n"
+"                        (inside a Slurm allocation), or a launcher's\n"
+"                        path; overrides the sweep file's launcher:\n"
+"  --mpirun PATH         the launcher program to run (checked against the\n"
+"                        family named)\n"
 "  --dry-run             print every command line and stop (exit 2 when a\n"
 "                        layout cannot run here, unless --skip-invalid)\n"
 "  --resume              keep finished runs of an earlier, interrupted sweep\n"
@@ -82,13 +87,10 @@ static int parse_args(int argc, char **argv, bl_sweep_opts *o)
         } else if (next && strcmp(a, "--mpirun") == 0) {
             o->launcher_path = argv[++i];
         } else if (next && strcmp(a, "--launcher") == 0) {
+            bl_launcher_want w;
             o->launcher = argv[++i];
-            if (strcmp(o->launcher, "mpirun") != 0 &&
-                strcmp(o->launcher, "srun") != 0) {
-                return bl_cli_usage_error(VERB, "--launcher: '%s' is not "
-                                          "accepted; use mpirun or srun",
-                                          o->launcher);
-            }
+            if (bl_launcher_want_parse(o->launcher, &w, &err) < 0)
+                return bl_cli_usage_error(VERB, "--launcher: %s", err.msg);
         } else if (next && strcmp(a, "--shard") == 0) {
             if (parse_shard(argv[++i], &o->shard, &o->nshards) < 0) {
                 return bl_cli_usage_error(VERB, "--shard: '%s' is not I/K "
@@ -124,8 +126,6 @@ int bl_cli_sweep(int argc, char **argv)
     if ((rc = parse_args(argc, argv, &o)) >= 0)
         return rc;
     o.file = bl_data_sweep(o.file, shipped_file, sizeof shipped_file);
-    if (o.launcher && strcmp(o.launcher, "srun") == 0 && !o.launcher_path)
-        o.launcher_path = "srun";
 
     rc = bl_sweep_run(&o, &t, &err);
     if (rc == -3) {  /* busy, not bad input: the same command works later */

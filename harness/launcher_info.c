@@ -73,11 +73,13 @@ static const char *line_with(const char *text, const char *needle)
     return p;
 }
 
-/* "mpirun (Open MPI) 4.1.4"; Open MPI 1.x said "(Open RTE)". */
+/* "mpirun (Open MPI) 4.1.4"; Open MPI 1.x said "(Open RTE)", and 4.x's
+ * mpiexec says "mpiexec (OpenRTE) 4.1.4". */
 static int parse_openmpi(const char *text, bl_launcher_info *out)
 {
-    static const char *const tags[] = {"(Open MPI) ", "(Open RTE) "};
-    for (int i = 0; i < 2; i++) {
+    static const char *const tags[] = {"(Open MPI) ", "(Open RTE) ",
+                                       "(OpenRTE) "};
+    for (int i = 0; i < 3; i++) {
         const char *p = strstr(text, tags[i]);
         if (p && parse_numbers(p + strlen(tags[i]), out) == 0) {
             out->kind = BL_LAUNCHER_OPENMPI;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "results_file.h"
+#include "launcher_choice.h"
 #include "launcher_info.h"
 #include "layout_hydra.h"
 #include "shellquote.h"
@@ -253,18 +254,23 @@ static int execute(bl_sweep_ctx *c, bl_sweep_totals *t, bl_err *err)
  * set (the caller frees c). */
 static int setup(bl_sweep_ctx *c, const bl_sweep_opts *o, bl_err *err)
 {
+    char where[600];
     int rc = bl_topo_load(NULL, &c->topo, err);
+    /* the command line's --launcher, else the sweep file's launcher: */
+    const char *value = o->launcher ? o->launcher
+                        : c->sweep.launcher[0] ? c->sweep.launcher : NULL;
+    if (o->launcher || !c->sweep.launcher[0])
+        snprintf(where, sizeof where, "--launcher");
+    else
+        snprintf(where, sizeof where, "%s:%d:%d: launcher", c->sweep.file,
+                 c->sweep.launcher_line, c->sweep.launcher_col);
     /* srun answers --version as Slurm; the layouts' Open MPI spelling
      * then only labels the record (srun's argv is built from the parsed
      * layout). */
-    if (rc == 0 && o->launcher && strcmp(o->launcher, "srun") == 0)
-        rc = bl_launcher_detect_srun(
-            o->launcher_path ? o->launcher_path : "srun", 30.0, &c->launcher,
-            err);
-    else if (rc == 0)
-        rc = bl_launcher_detect_mpirun(
-            o->launcher_path ? o->launcher_path : "mpirun", 30.0, &c->launcher,
-            err);
+    if (rc == 0)
+        rc = bl_launcher_choose(value, where, o->launcher_path, c->program,
+                                sizeof c->program, &c->want, &c->launcher,
+                                err);
     if (rc < 0)
         return -1;
     /* Every path below is DIR/ plus a short name: check the lengths once. */

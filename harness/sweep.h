@@ -15,8 +15,11 @@ typedef struct bl_sweep_opts {
     const char *results;       /* results directory (default "results") */
     const char *out;           /* merged file; default RESULTS/NAME.h5 */
     const char *app;           /* bindlab-app; default beside bindlab */
-    const char *launcher;      /* "mpirun" (default) or "srun" */
-    const char *launcher_path; /* program to run; default the name */
+    const char *launcher;      /* --launcher (launcher_choice.h: a family,
+                                * mpirun, srun or a path); NULL: the sweep
+                                * file's launcher:, else mpirun */
+    const char *launcher_path; /* --mpirun: program to run; default the
+                                * family's (mpirun, mpiexec, srun) */
     int dry_run, resume, skip_invalid, oversubscribe;
     int shard, nshards;        /* --shard I/K: runs with index % K == I-1 */
     double timeout_s;          /* > 0: overrides every layout's timeout */

@@ -9,6 +9,7 @@
 #include <yaml.h>
 
 #include "grow.h"
+#include "launcher_choice.h"
 #include "units.h"
 
 typedef struct ctx {
@@ -404,6 +405,25 @@ static int parse_axes(ctx *c, const yaml_node_t *n)
 
 /* --- the file ----------------------------------------------------------- */
 
+/* launcher: a family or a path; whether it is installed is asked when the
+ * sweep runs (bl_launcher_choose), not here. */
+static int parse_launcher(ctx *c, const yaml_node_t *v)
+{
+    bl_launcher_want w;
+    bl_err e;
+    if (expect(c, v, YAML_SCALAR_NODE, "launcher") < 0)
+        return -1;
+    if (strlen(text(v)) >= sizeof c->out->launcher)
+        return fail_at(c, v, "launcher: longer than %zu characters",
+                       sizeof c->out->launcher - 1);
+    if (bl_launcher_want_parse(text(v), &w, &e) < 0)
+        return fail_at(c, v, "launcher: %s", e.msg);
+    strcpy(c->out->launcher, text(v));
+    c->out->launcher_line = (int)v->start_mark.line + 1;
+    c->out->launcher_col = (int)v->start_mark.column + 1;
+    return 0;
+}
+
 #define NAME_ACCEPTED                                                       \
     "accepted: 1 to 63 letters, digits, '.', '_' or '-', not starting "    \
     "with '.' or '-' (the name becomes a file name under the results "     \
@@ -413,7 +433,7 @@ static int parse_top(ctx *c, const yaml_node_t *root)
 {
     static const char *const keys[] = {"name", "description", "kernels",
                                        "defaults", "sweep", "exclude",
-                                       "layouts", NULL};
+                                       "layouts", "launcher", NULL};
     const yaml_node_t *excl = NULL;
     if (expect(c, root, YAML_MAPPING_NODE, "sweep file") < 0)
         return -1;
@@ -451,6 +471,7 @@ static int parse_top(ctx *c, const yaml_node_t *root)
             rc = parse_list_of_partials(c, v, &c->spec.explicit_layouts,
                                         &c->spec.nexplicit, 1, "layouts");
             break;
+        case 7: rc = parse_launcher(c, v); break;
         default: return -1;
         }
         if (rc < 0)

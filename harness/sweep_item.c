@@ -44,14 +44,14 @@ char **bl_sweep_item_argv(const bl_sweep_ctx *c, const bl_sweep_item *it,
     const bl_layout *l = it->layout;
     bl_layout_argv_opts o = {0};
     app_path(c, it, out, sizeof out);
-    o.launcher = c->o->launcher_path;
+    o.launcher = c->program;
     o.app = c->app;
     o.out_file = out;
     o.is_root = c->is_root;
     o.oversubscribe = c->o->oversubscribe;
     o.threads = it->check.threads;
     o.pus_per_rank = it->check.pus_per_rank;
-    if (c->o->launcher && strcmp(c->o->launcher, "srun") == 0)
+    if (c->launcher.kind == BL_LAUNCHER_SLURM)
         return bl_layout_srun_argv(l, &c->sweep.kernels[l->kernel], &o, err);
     if (bl_launcher_is_hydra(&c->launcher))
         return bl_layout_hydra_argv(l, &c->sweep.kernels[l->kernel], &o,
@@ -113,7 +113,8 @@ static void describe_layout(const bl_sweep_ctx *c, const bl_sweep_item *it,
     h->omp_proc_bind = strdup(l->omp_proc_bind);
     h->init = strdup(l->serial_init ? "serial" : "parallel");
     h->mem_policy = strdup(l->mem_policy[0] ? l->mem_policy : "firsttouch");
-    h->launcher = strdup(c->o->launcher ? c->o->launcher : "mpirun");
+    h->launcher = strdup(c->launcher.kind == BL_LAUNCHER_SLURM ? "srun"
+                                                               : "mpirun");
     /* which MPI ran it: the app records its library, this the launcher */
     char v[96];
     snprintf(v, sizeof v, "%s %s", bl_launcher_kind_name(c->launcher.kind),

@@ -10,6 +10,7 @@
 #include "sweep_file.h"
 #include "h5schema.h"
 #include "launch.h"
+#include "launcher_choice.h"
 #include "launcher_info.h"
 #include "sweep.h"
 
@@ -26,7 +27,9 @@ typedef struct bl_sweep_ctx {
     const bl_sweep_opts *o;
     bl_sweep sweep;
     hwloc_topology_t topo;
-    bl_launcher_info launcher;
+    bl_launcher_info launcher;  /* what the program answered */
+    bl_launcher_want want;      /* what the sweep asked for */
+    char program[PATH_MAX];     /* the launcher program, argv[0] */
     char results[PATH_MAX], dir[PATH_MAX], out[PATH_MAX], app[PATH_MAX];
     int is_root;
     bl_sweep_item *items;

@@ -10,6 +10,9 @@ typedef struct bl_sweep {
     char name[64];          /* name:, or the file name without .yaml */
     char description[512];
     char file[512];         /* the path it was read from */
+    char launcher[512];     /* launcher: as written (launcher_choice.h), or
+                             * "" when the file names none */
+    int launcher_line, launcher_col;
     bl_kernel_spec *kernels;
     int nkernels;
     bl_layout *layouts;     /* in run id order: layouts[i].run_id = r%04d */

@@ -75,6 +75,19 @@ bl_install_mpis() {
     return $failed
 }
 
+# bl_build_mpi_app SRC PREFIX TREE LOG: bindlab-app built against the MPI
+# at PREFIX into the build tree TREE (configured when missing); the
+# output goes to LOG, printed on failure. Run after eval "$(bl_mpi_env)".
+bl_build_mpi_app() {
+    local src=$1 prefix=$2 tree=$3 log=$4
+    [ -x "$tree/bindlab-app" ] && return 0
+    echo "== building bindlab-app against $prefix in $tree"
+    cmake -S "$src" -B "$tree" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DMPI_C_COMPILER="$prefix/bin/mpicc" >"$log" 2>&1 &&
+        cmake --build "$tree" -j"$(nproc)" --target bindlab-app >>"$log" 2>&1 ||
+        { tail -30 "$log"; echo "bindlab: building $tree failed" >&2; return 1; }
+}
+
 # NAME PREFIX for each installed MPI under dir.
 bl_list_mpis() {
     local dir=${1:-build-mpi} name

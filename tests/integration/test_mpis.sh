@@ -108,15 +108,8 @@ for name in ${BINDLAB_MPIS:-${BL_MPIS[*]}}; do
     fi
     eval "$(bl_mpi_env "$name" "$prefix")"
     tree=$BUILD_PREFIX-$name
-    if [ ! -x "$tree/bindlab-app" ]; then
-        echo "== building bindlab against $name in $tree"
-        cmake -S "$SRC" -B "$tree" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-            -DMPI_C_COMPILER="$prefix/bin/mpicc" >"$WORK/cmake-$name.log" 2>&1 ||
-            { cat "$WORK/cmake-$name.log"; fail "$name: cmake failed"; }
-        cmake --build "$tree" -j"$(nproc)" --target bindlab-app \
-            >"$WORK/build-$name.log" 2>&1 ||
-            { tail -30 "$WORK/build-$name.log"; fail "$name: build failed"; }
-    fi
+    bl_build_mpi_app "$SRC" "$prefix" "$tree" "$WORK/build-$name.log" ||
+        fail "$name: building bindlab-app failed"
     # the app links this MPI's library, not Debian's
     ldd "$tree/bindlab-app" | grep -E 'libmpi\.so' | grep -qF "$prefix/" ||
         fail "$name: $tree/bindlab-app does not link $prefix's libmpi: $(ldd "$tree/bindlab-app" | grep libmpi)"

@@ -51,6 +51,9 @@ static void launcher_parses_openmpi_4_and_5(void **state)
     (void)state;
     check_mpirun("openmpi-4.1.4.txt", BL_LAUNCHER_OPENMPI, "4.1.4", 4, 1, 4);
     check_mpirun("openmpi-5.0.6.txt", BL_LAUNCHER_OPENMPI, "5.0.6", 5, 0, 6);
+    /* Open MPI 4's mpiexec calls itself "(OpenRTE)" */
+    check_mpirun("openmpi-4.1.4-mpiexec.txt", BL_LAUNCHER_OPENMPI, "4.1.4", 4,
+                 1, 4);
 }
 
 static void launcher_parses_mpich_hydra(void **state)

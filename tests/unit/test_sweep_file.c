@@ -195,7 +195,7 @@ static void config_rejects_unknown_keys_listing_accepted(void **state)
     expect_error("kernels: [triad]\nsweeps: {np: 1}\n",
                  "t.yaml:2:1: sweep file: unknown key 'sweeps'; accepted: "
                  "name, description, kernels, defaults, sweep, exclude, "
-                 "layouts");
+                 "layouts, launcher");
     expect_error("kernels:\n  - {name: triad, sizes: 1GiB}\n",
                  "t.yaml:2:19: kernels entry: unknown key 'sizes'; accepted: "
                  "name, label, size, iters, warmup, grid, radius, overlap, "
@@ -281,6 +281,40 @@ static void config_rejects_bad_values_where_written(void **state)
                  "t.yaml:3:7: sweep: np: the list is empty");
     expect_error("kernels: [triad]\nsweep:\n  np: [1, 1]\n",
                  "t.yaml:3:11: sweep: np: '1' is listed twice");
+}
+
+/* launcher: a family or a path, kept as written with its position;
+ * whether it is installed is the sweep's question (launcher_choice.c) */
+static void config_reads_the_launcher_key(void **state)
+{
+    bl_sweep s;
+    bl_err err;
+    (void)state;
+    assert_int_equal(bl_sweep_file_load_string(
+        "kernels: [triad]\nlauncher: mpich\nlayouts: [{np: 1}]\n", "t.yaml",
+        &s, &err), 0);
+    assert_string_equal(s.launcher, "mpich");
+    assert_int_equal(s.launcher_line, 2);
+    assert_int_equal(s.launcher_col, 11);
+    bl_sweep_free(&s);
+    assert_int_equal(bl_sweep_file_load_string(
+        "kernels: [triad]\nlauncher: /opt/mpi/bin/mpiexec\n"
+        "layouts: [{np: 1}]\n", "t.yaml", &s, &err), 0);
+    assert_string_equal(s.launcher, "/opt/mpi/bin/mpiexec");
+    bl_sweep_free(&s);
+    assert_int_equal(bl_sweep_file_load_string(
+        "kernels: [triad]\nlayouts: [{np: 1}]\n", "t.yaml", &s, &err), 0);
+    assert_string_equal(s.launcher, "");
+    bl_sweep_free(&s);
+    expect_error("kernels: [triad]\nlauncher: intelmpi\nlayouts: [{np: 1}]\n",
+                 "t.yaml:2:11: launcher: 'intelmpi' is not a launcher "
+                 "bindlab knows; accepted: openmpi, ompi4, ompi5, mpich, "
+                 "impi, srun, mpirun (whatever MPI's mpirun is in PATH), or "
+                 "the path of an mpirun, mpiexec or srun");
+    expect_error("kernels: [triad]\nlauncher: [mpich, impi]\n"
+                 "layouts: [{np: 1}]\n",
+                 "t.yaml:2:11: launcher: expected a single value, found a "
+                 "list");
 }
 
 static void config_rejects_keys_in_the_wrong_section(void **state)
@@ -602,6 +636,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(config_rejects_wrong_shapes),
         cmocka_unit_test(config_rejects_bad_kernel_entries),
         cmocka_unit_test(config_rejects_bad_values_where_written),
+        cmocka_unit_test(config_reads_the_launcher_key),
         cmocka_unit_test(config_rejects_keys_in_the_wrong_section),
         cmocka_unit_test(config_rejects_sweeps_that_expand_wrong),
         cmocka_unit_test(config_refuses_huge_cross_products),
