@@ -1,6 +1,6 @@
 /* libFuzzer target: the binding-report parsers. Built once per format
- * (BL_FUZZ_FORMAT: Open MPI 4, Open MPI 5, Slurm, Hydra, Intel MPI, OMP
- * affinity, and auto detection as `bindlab bindings` uses by default).
+ * (BL_FUZZ_FORMAT: Open MPI 4, Open MPI 5, PRRTE's job map, Slurm, Hydra,
+ * Intel MPI, OMP affinity, and auto detection as `bindlab bindings` uses by default).
  * The report is read against one of a few topologies, chosen by the
  * input's length so that every seed meets all of them; real node XMLs come
  * from the source tree

@@ -25,6 +25,8 @@ static const struct {
     {BL_REPORT_HYDRA, "hydra", bl_bindreport_hydra_line},
     {BL_REPORT_OMP_AFFINITY, "omp", bl_bindreport_omp_line},
     {BL_REPORT_IMPI, "impi", bl_bindreport_impi_line},
+    /* several lines per rank: read with a state, see try_line */
+    {BL_REPORT_PRRTE_MAP, "ompi5-map", NULL},
 };
 #define NFORMATS (sizeof formats / sizeof formats[0])
 
@@ -52,7 +54,7 @@ int bl_bindreport_format_parse(const char *name, bl_report_format *out,
         }
     return bl_err_set(err,
                       "report format '%s': expected auto, ompi4, ompi5, "
-                      "slurm, hydra, impi or omp",
+                      "ompi5-map, slurm, hydra, impi or omp",
                       name ? name : "");
 }
 
@@ -190,11 +192,16 @@ static void reset_binding(bl_binding *b, int line)
     b->line = line;
 }
 
+/* map: the job map's state (only BL_REPORT_PRRTE_MAP reads it). */
 static int try_line(bl_report_format f, const char *line, int lineno,
-                    hwloc_topology_t topo, bl_binding *b, char *reason)
+                    hwloc_topology_t topo, bl_binding *b, char *reason,
+                    bl_prrte_map_state *map)
 {
     reset_binding(b, lineno);
     reason[0] = '\0';
+    if (f == BL_REPORT_PRRTE_MAP)
+        return map ? bl_bindreport_prrte_map_line(map, line, topo, b, reason)
+                   : BL_LINE_OTHER;
     return parser_of(f)(line, topo, b, reason);
 }
 
@@ -211,9 +218,11 @@ static bl_report_format detect(char **lines, size_t n, hwloc_topology_t topo,
         int claims = 0;
         if (lines[i][0] == '#' || strlen(lines[i]) > BL_BINDREPORT_LINE_MAX)
             continue;
+        if (bl_bindreport_prrte_map_claims(lines[i]))
+            return BL_REPORT_PRRTE_MAP;
         for (size_t k = 0; k < NLAUNCHERS; k++)
             if (try_line(launchers[k], lines[i], (int)i + 1, topo, tmp,
-                         reason) != BL_LINE_OTHER) {
+                         reason, NULL) != BL_LINE_OTHER) {
                 claims++;
                 only = launchers[k];
             }
@@ -233,7 +242,11 @@ static int foreign_launcher(const char *line, int lineno,
     char reason[BL_REASON_MAX];
     for (size_t k = 0; k < NLAUNCHERS; k++)
         if (launchers[k] != chosen &&
-            try_line(launchers[k], line, lineno, topo, tmp, reason) !=
+            /* PRRTE's map and its --report-bindings may come together */
+            !(chosen == BL_REPORT_PRRTE_MAP &&
+              (launchers[k] == BL_REPORT_OMPI5 ||
+               launchers[k] == BL_REPORT_OMPI4)) &&
+            try_line(launchers[k], line, lineno, topo, tmp, reason, NULL) !=
                 BL_LINE_OTHER) {
             *which = launchers[k];
             return 1;
@@ -244,16 +257,24 @@ static int foreign_launcher(const char *line, int lineno,
 /* Reads one line with the chosen format (and OMP lines in AUTO mode). */
 static int read_line(collector *c, const char *line, int lineno,
                      bl_report_format fmt, bl_report_format chosen,
-                     hwloc_topology_t topo, bl_binding *tmp)
+                     hwloc_topology_t topo, bl_binding *tmp,
+                     bl_prrte_map_state *map)
 {
     char reason[BL_REASON_MAX];
-    bl_report_format tries[2] = {chosen, BL_REPORT_OMP_AFFINITY};
+    bl_report_format tries[3] = {chosen, BL_REPORT_OMP_AFFINITY};
     size_t ntries = (fmt == BL_REPORT_AUTO &&
                      chosen != BL_REPORT_OMP_AFFINITY) ? 2 : 1;
     bl_report_format other;
 
+    /* The job map comes with PRRTE's own --report-bindings lines when both
+     * were asked for: the same ranks must then get the same sets (dedup). */
+    if (chosen == BL_REPORT_PRRTE_MAP) {
+        tries[1] = BL_REPORT_OMPI5;
+        tries[2] = BL_REPORT_OMP_AFFINITY;
+        ntries = fmt == BL_REPORT_AUTO ? 3 : 2;
+    }
     for (size_t t = 0; t < ntries; t++) {
-        int rc = try_line(tries[t], line, lineno, topo, tmp, reason);
+        int rc = try_line(tries[t], line, lineno, topo, tmp, reason, map);
         if (rc == BL_LINE_OTHER)
             continue;
         if (rc == BL_LINE_BAD)
@@ -390,6 +411,7 @@ int bl_bindreport_parse(const char *text, bl_report_format fmt,
 {
     collector c = {out, 0, 0};
     bl_binding tmp = {0};
+    bl_prrte_map_state map = {"", -1, 0};
     char *buf = NULL, **lines;
     size_t n = 0;
     bl_report_format chosen = fmt;
@@ -398,7 +420,8 @@ int bl_bindreport_parse(const char *text, bl_report_format fmt,
     memset(out, 0, sizeof *out);
     if (!text || !topo)
         return bl_err_set(err, "binding report: no text or no topology");
-    if (!parser_of(fmt) && fmt != BL_REPORT_AUTO)
+    if (!parser_of(fmt) && fmt != BL_REPORT_AUTO &&
+        fmt != BL_REPORT_PRRTE_MAP)
         return bl_err_set(err, "binding report: unknown format %d", (int)fmt);
     if (!(lines = split_lines(text, &n, &buf)) ||
         !(tmp.cpus = hwloc_bitmap_alloc())) {
@@ -422,7 +445,13 @@ int bl_bindreport_parse(const char *text, bl_report_format fmt,
             rc = add_rejected(&c, (int)i + 1, lines[i], reason);
             continue;
         }
-        rc = read_line(&c, lines[i], (int)i + 1, fmt, chosen, topo, &tmp);
+        rc = read_line(&c, lines[i], (int)i + 1, fmt, chosen, topo, &tmp,
+                       &map);
+    }
+    if (rc == 0 && chosen == BL_REPORT_PRRTE_MAP) {
+        char reason[BL_REASON_MAX];
+        if (bl_bindreport_prrte_map_end(&map, reason) == BL_LINE_BAD)
+            rc = add_rejected(&c, map.line, lines[map.line - 1], reason);
     }
     if (rc == 0) {
         /* qsort() must not get a NULL base, even for no elements. */

@@ -3,7 +3,8 @@
  * and turned into sets of PU OS indexes.
  *
  * Formats: Open MPI 4.x --report-bindings, Open MPI 5.x / PRRTE
- * --report-bindings (--display bind), Slurm srun --cpu-bind=verbose,
+ * --report-bindings (--display bind) and its job map (--display map, with
+ * or without --do-not-launch), Slurm srun --cpu-bind=verbose,
  * MPICH Hydra HYDRA_TOPO_DEBUG=1, Intel MPI's I_MPI_DEBUG=4 pinning table,
  * and OMP_DISPLAY_AFFINITY lines (libgomp,
  * LLVM). Lines that belong to none of them are ignored; lines that look
@@ -39,7 +40,8 @@ typedef enum {
     BL_REPORT_SLURM,
     BL_REPORT_HYDRA,
     BL_REPORT_OMP_AFFINITY,
-    BL_REPORT_IMPI
+    BL_REPORT_IMPI,
+    BL_REPORT_PRRTE_MAP     /* "ompi5-map": PRRTE's --display map */
 } bl_report_format;
 
 typedef struct bl_binding {
@@ -96,7 +98,8 @@ int bl_bindreport_parse(const char *text, bl_report_format fmt,
 
 void bl_bindreport_free(bl_binding_report *r);
 
-/* "auto", "ompi4", "ompi5", "slurm", "hydra", "omp", "impi". */
+/* "auto", "ompi4", "ompi5", "slurm", "hydra", "omp", "impi",
+ * "ompi5-map". */
 const char *bl_bindreport_format_name(bl_report_format f);
 
 /* The inverse of bl_bindreport_format_name; -1 with err naming the

@@ -36,6 +36,24 @@ int bl_bindreport_impi_line(const char *line, hwloc_topology_t topo,
 int bl_bindreport_omp_line(const char *line, hwloc_topology_t topo,
                            bl_binding *b, char *reason);
 
+/* PRRTE's --display map (bindreport_prrte_map.c): a rank's record spans
+ * several lines, so its parser keeps this state between them. */
+typedef struct bl_prrte_map_state {
+    char host[64];      /* the node of the current "Data for node" block */
+    int rank;           /* the rank whose Binding: line is due, or -1 */
+    int line;           /* where that rank's record starts */
+} bl_prrte_map_state;
+
+/* 1 when the line starts a rank's record ("Data for proc: ["). */
+int bl_bindreport_prrte_map_claims(const char *line);
+/* One line of the map: BL_LINE_OK on a Binding: line (b filled), OTHER on
+ * the other lines of a record (the state follows them), BAD as usual. */
+int bl_bindreport_prrte_map_line(bl_prrte_map_state *st, const char *line,
+                                 hwloc_topology_t topo, bl_binding *b,
+                                 char *reason);
+/* After the last line: BAD when a record was left without its Binding:. */
+int bl_bindreport_prrte_map_end(bl_prrte_map_state *st, char *reason);
+
 /* Helpers for the parsers. */
 
 /* Formats reason and returns BL_LINE_BAD. */

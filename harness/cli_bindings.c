@@ -30,6 +30,8 @@ static const char help[] =
     "Formats, detected from the first report line unless --format says:\n"
     "  ompi4   Open MPI 4.x mpirun --report-bindings\n"
     "  ompi5   Open MPI 5.x / PRRTE --report-bindings (--display bind)\n"
+    "  ompi5-map  PRRTE's job map: mpirun --display map (also with\n"
+    "          --do-not-launch); its Rank lines may come with it\n"
     "  slurm   srun --cpu-bind=verbose,...\n"
     "  hydra   MPICH mpiexec -bind-to ... with HYDRA_TOPO_DEBUG=1\n"
     "  impi    Intel MPI's pinning table (I_MPI_DEBUG=4)\n"

@@ -28,6 +28,8 @@ cap() {
 # The prefix that runs a command on the Skylake 2-socket topology.
 foreign=(env HWLOC_XMLFILE="$sky" HWLOC_THISSYSTEM=1 LD_PRELOAD="$preload"
          BINDLAB_PRELOAD_CPUS=0-71)
+epyc=(env HWLOC_XMLFILE="$src/configs/topologies/AMD-19h-Zen4-2xEpyc-9654.xml"
+      HWLOC_THISSYSTEM=1 LD_PRELOAD="$preload" BINDLAB_PRELOAD_CPUS=0-383)
 
 if [ -x "$mpi/ompi5/bin/mpirun" ]; then
     o=$mpi/ompi5/bin/mpirun
@@ -57,7 +59,26 @@ if [ -x "$mpi/ompi5/bin/mpirun" ]; then
         cap ompi5-skylake-plan.txt "captured on Intel-Skylake-2xXeon6140.xml, $v" \
             "${foreign[@]}" "$o" -np 4 --map-by ppr:2:package:pe=4 --bind-to core \
             --do-not-launch --display map true
+        # the job map on the SMT EPYC 9654 (core:L on an SMT node, hwt:),
+        # without a launch and, with --report-bindings beside it, with one
+        cap ompi5-epyc9654-map-pe2-hwthread.txt "captured on AMD-19h-Zen4-2xEpyc-9654.xml, $v" \
+            "${epyc[@]}" "$o" -np 4 --host localhost:4 --map-by ppr:2:package:pe=2 \
+            --bind-to hwthread --do-not-launch --display map true
+        cap ompi5-epyc9654-map-hwthread.txt "captured on AMD-19h-Zen4-2xEpyc-9654.xml, $v" \
+            "${epyc[@]}" "$o" -np 4 --host localhost:4 --map-by hwthread \
+            --bind-to hwthread --do-not-launch --display map true
+        cap ompi5-epyc9654-map-l3.txt "captured on AMD-19h-Zen4-2xEpyc-9654.xml, $v" \
+            "${epyc[@]}" "$o" -np 3 --host localhost:3 --map-by ppr:1:l3cache:pe=8 \
+            --bind-to core --do-not-launch --display map true
+        cap ompi5-epyc9654-map-launched.txt "captured on AMD-19h-Zen4-2xEpyc-9654.xml, $v" \
+            "${epyc[@]}" "$o" -np 2 --host localhost:2 --map-by ppr:1:package \
+            --bind-to package --display map --report-bindings true
+        cap ompi5-epyc9654-map-refused.txt "captured on AMD-19h-Zen4-2xEpyc-9654.xml, $v" \
+            "${epyc[@]}" "$o" -np 4 --host localhost:4 --map-by ppr:3:package:pe=100 \
+            --bind-to core --do-not-launch --display map true
     fi
+    cap ompi5-vm-map-none.txt "captured, $v" \
+        "$o" -np 2 --map-by core --bind-to none --do-not-launch --display map true
 fi
 
 if [ -x "$mpi/mpich/bin/mpiexec" ]; then

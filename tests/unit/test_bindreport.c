@@ -510,12 +510,62 @@ static void explicit_format_ignores_other_formats(void **state)
     done(&r, t);
 }
 
+/* The hand-made map (its first line lists the faults): each fault rejected
+ * at its own line, the two good records read. Line numbers counted in the
+ * file: 8 the cut list, 12 the record's second Binding:, 15 the head that
+ * follows rank 2's record without a Binding:, 16 core 7 on a 2-core node,
+ * 19 the cut head, 20 rank 5 left without a Binding: at the end. */
+static void prrte_map_rejects_each_broken_record(void **state)
+{
+    bl_binding_report r;
+    hwloc_topology_t t;
+    (void)state;
+    parse("ompi5-map-malformed.txt", "pack:1 core:2 pu:1", BL_REPORT_AUTO,
+          &r, &t);
+    assert_int_equal(r.format, BL_REPORT_PRRTE_MAP);
+    assert_int_equal(r.count, 2);
+    expect(&r.items[0], 1, -1, "1", 1);
+    assert_string_equal(r.items[0].host, "vm");
+    assert_int_equal(r.items[0].pid, -1);
+    expect(&r.items[1], 4, -1, "0-1", 0);
+    assert_int_equal(r.nrejected, 6);
+    assert_non_null(strstr(rejected(&r, 8), "bad range"));
+    assert_non_null(strstr(rejected(&r, 12), "outside a 'Data for proc'"));
+    assert_non_null(strstr(rejected(&r, 15), "rank 2 (line 13) has no "
+                                             "'Binding:'"));
+    assert_non_null(strstr(rejected(&r, 16), "CPU 7 is not in package 0"));
+    assert_non_null(strstr(rejected(&r, 19), "expected 'Data for proc: "
+                                             "[JOB,RANK]'"));
+    assert_non_null(strstr(rejected(&r, 20), "rank 5 has no 'Binding:'"));
+    done(&r, t);
+}
+
+/* A map and --report-bindings lines of one launch that disagree: the
+ * second claim for rank 0 is rejected, not merged. */
+static void prrte_map_and_rank_lines_must_agree(void **state)
+{
+    bl_binding_report r;
+    hwloc_topology_t t;
+    (void)state;
+    parse("Data for node: vm\tState: 3\n"
+          "        Data for proc: [prterun-vm-1@1,0]\n"
+          "        \tBinding: package[0][core:L0]\n"
+          "[vm:1] Rank 0 bound to package[0][core:L1]\n",
+          "pack:1 core:2 pu:1", BL_REPORT_AUTO, &r, &t);
+    assert_int_equal(r.format, BL_REPORT_PRRTE_MAP);
+    assert_int_equal(r.count, 1);
+    expect(&r.items[0], 0, -1, "0", 1);
+    assert_int_equal(r.nrejected, 1);
+    assert_non_null(strstr(rejected(&r, 4), "rank 0 reported again"));
+    done(&r, t);
+}
+
 static void format_names_round_trip(void **state)
 {
     bl_report_format f;
     bl_err err;
     (void)state;
-    for (int i = BL_REPORT_AUTO; i <= BL_REPORT_OMP_AFFINITY; i++) {
+    for (int i = BL_REPORT_AUTO; i <= BL_REPORT_PRRTE_MAP; i++) {
         assert_int_equal(bl_bindreport_format_parse(
                              bl_bindreport_format_name((bl_report_format)i),
                              &f, &err), 0);
@@ -552,6 +602,8 @@ int main(void)
         cmocka_unit_test(interleaved_lines_are_rejected_not_half_read),
         cmocka_unit_test(overlong_line_is_rejected_unread),
         cmocka_unit_test(explicit_format_ignores_other_formats),
+        cmocka_unit_test(prrte_map_rejects_each_broken_record),
+        cmocka_unit_test(prrte_map_and_rank_lines_must_agree),
         cmocka_unit_test(format_names_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

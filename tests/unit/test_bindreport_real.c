@@ -103,6 +103,75 @@ static void check(const char *name, const char *topo_spec,
 #define ODD "1,3,5,7,9,11,13,15,17,19,21,23,25,27,29,31,33,35,37,39,41,43," \
             "45,47,49,51,53,55,57,59,61,63,65,67,69,71"
 
+/* ---- PRRTE's job map (mpirun --display map) --------------------------
+ * The EPYC 9654 captures ran against AMD-19h-Zen4-2xEpyc-9654.xml (2 x 96
+ * cores x 2 PUs). hwloc-calc --physical-output --intersect pu on that file:
+ * logical core c = PUs c and c+192 (both packages); L3 i = cores 8i..8i+7;
+ * package 0 = cores 0-95, package 1 = cores 96-191. */
+#define EPYC9654 "AMD-19h-Zen4-2xEpyc-9654.xml"
+
+/* -np 2 --map-by core --bind-to core --display map, launched. */
+static void map_vm_core(void **state)
+{
+    (void)state;
+    check("ompi5-vm-map.txt", VM_TOPO, BL_REPORT_PRRTE_MAP, 1,
+          WANT("0", "1"));
+}
+
+/* --bind-to none --do-not-launch: "Binding: UNBOUND", the whole node. */
+static void map_vm_unbound(void **state)
+{
+    (void)state;
+    check("ompi5-vm-map-none.txt", VM_TOPO, BL_REPORT_PRRTE_MAP, 0,
+          WANT("0-1", "0-1"));
+}
+
+/* ppr:2:package:pe=4 --bind-to core --do-not-launch on Skylake: the
+ * same sets as the launched --report-bindings capture of that layout. */
+static void map_skylake_plan(void **state)
+{
+    (void)state;
+    check("ompi5-skylake-plan.txt", SKYLAKE, BL_REPORT_PRRTE_MAP, 1,
+          WANT("0,2,4,6,36,38,40,42", "8,10,12,14,44,46,48,50",
+               "1,3,5,7,37,39,41,43", "9,11,13,15,45,47,49,51"));
+}
+
+/* ppr:2:package:pe=2 --bind-to hwthread: 2 hwthreads = one whole core
+ * ("core:L0" on an SMT node), two ranks per package. */
+static void map_epyc_pe2_hwthread(void **state)
+{
+    (void)state;
+    check("ompi5-epyc9654-map-pe2-hwthread.txt", EPYC9654,
+          BL_REPORT_PRRTE_MAP, 1,
+          WANT("0,192", "1,193", "96,288", "97,289"));
+}
+
+/* --map-by hwthread --bind-to hwthread: both PUs of core 0, then of
+ * core 1 ("hwt:L192" names the PU's OS index). */
+static void map_epyc_hwthread(void **state)
+{
+    (void)state;
+    check("ompi5-epyc9654-map-hwthread.txt", EPYC9654, BL_REPORT_PRRTE_MAP,
+          1, WANT("0", "192", "1", "193"));
+}
+
+/* ppr:1:l3cache:pe=8 --bind-to core: each rank one whole L3 (8 cores). */
+static void map_epyc_l3(void **state)
+{
+    (void)state;
+    check("ompi5-epyc9654-map-l3.txt", EPYC9654, BL_REPORT_PRRTE_MAP, 1,
+          WANT("0-7,192-199", "8-15,200-207", "16-23,208-215"));
+}
+
+/* --display map --report-bindings, launched: the map and the Rank lines
+ * say the same, so each rank is read once and nothing is rejected. */
+static void map_epyc_with_rank_lines(void **state)
+{
+    (void)state;
+    check("ompi5-epyc9654-map-launched.txt", EPYC9654, BL_REPORT_PRRTE_MAP,
+          1, WANT("0-95,192-287", "96-191,288-383"));
+}
+
 /* ---- Open MPI 5.0.11 (PRRTE) ---------------------------------------- */
 
 /* -np 2 --map-by core --bind-to core: one core each, in order. */
@@ -315,6 +384,15 @@ int main(int argc, char **argv)
         cmocka_unit_test(ompi5_skylake_package),
         cmocka_unit_test(ompi5_skylake_pe2_hwthread),
     };
+    static const struct CMUnitTest ompi5map[] = {
+        cmocka_unit_test(map_vm_core),
+        cmocka_unit_test(map_vm_unbound),
+        cmocka_unit_test(map_skylake_plan),
+        cmocka_unit_test(map_epyc_pe2_hwthread),
+        cmocka_unit_test(map_epyc_hwthread),
+        cmocka_unit_test(map_epyc_l3),
+        cmocka_unit_test(map_epyc_with_rank_lines),
+    };
     static const struct CMUnitTest hydra[] = {
         cmocka_unit_test(hydra_vm_core),
         cmocka_unit_test(hydra_vm_socket),
@@ -335,6 +413,7 @@ int main(int argc, char **argv)
     };
     static const bl_test_group groups[] = {
         BL_GROUP("ompi5", ompi5),
+        BL_GROUP("ompi5map", ompi5map),
         BL_GROUP("hydra", hydra),
         BL_GROUP("impi", impi),
         BL_GROUP("versions", versions),
