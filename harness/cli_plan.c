@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "cli_util.h"
 #include "sweep_file.h"
+#include "launcher_choice.h"
 #include "layout.h"
 #include "plan_omp.h"
 #include "plan.h"
@@ -30,12 +31,16 @@ static const char help[] =
     "Shows where every rank and OpenMP thread of a layout would run on a\n"
     "node, without running on that node: plan a cluster node from a laptop.\n"
     "\n"
-    "Ranks are placed by the installed Open MPI itself: mpirun maps and\n"
-    "binds on the given topology (HWLOC_XMLFILE, HWLOC_THISSYSTEM=1) with\n"
-    "--do-not-launch and an LD_PRELOAD library that records bindings\n"
-    "instead of applying them, so the answer is the one mpirun would give\n"
-    "on the real node, and nothing runs. Threads are placed inside each rank's binding by a\n"
-    "model of OMP_PLACES and OMP_PROC_BIND as libgomp (GCC) applies them.\n"
+    "Ranks are placed by the launcher itself where it can be asked: it maps\n"
+    "and binds on the given topology (HWLOC_XMLFILE, HWLOC_THISSYSTEM=1)\n"
+    "with an LD_PRELOAD library that records bindings instead of applying\n"
+    "them, so the answer is the one it would give on the real node. Open\n"
+    "MPI 4 and 5 map with --do-not-launch (5: --display map) and start\n"
+    "nothing; MPICH's Hydra has no dry mode and starts /bin/true as each\n"
+    "rank. Intel MPI cannot be asked (it pins from its own CPU detection):\n"
+    "its I_MPI_PIN_DOMAIN placement is modelled by bindlab, and the plan\n"
+    "says so. Threads are placed inside each rank's binding by a model of\n"
+    "OMP_PLACES and OMP_PROC_BIND as libgomp (GCC) applies them.\n"
     "\n"
     "Node:\n"
     "  --topology FILE.xml   an hwloc XML file ('lstopo --of xml FILE' on the\n"
@@ -44,6 +49,12 @@ static const char help[] =
     "  --topology SYNTH      an hwloc synthetic description, e.g.\n"
     "                        \"pack:2 numa:4 l3:2 core:8 pu:2\"\n"
     "                        (default: this machine)\n"
+    "\n"
+    "Launcher (as bindlab sweep; default: the mpirun in PATH):\n"
+    "  --launcher L          openmpi, ompi4, ompi5, mpich, impi, mpirun, or\n"
+    "                        a launcher's path; a sweep file's launcher:\n"
+    "                        is used when this is not given\n"
+    "  --mpirun PATH         the launcher program (checked against L)\n"
     "\n"
     "Layout (Open MPI's option names and values; defaults as in sweep\n"
     "files):\n"
@@ -108,6 +119,11 @@ static const char help_output[] =
 
 typedef struct options {
     const char *sweep;
+    const char *launcher;   /* --launcher, else the sweep file's */
+    const char *mpirun;     /* --mpirun PATH */
+    bl_launcher_info li;    /* what the chosen launcher answered */
+    char program[PATH_MAX];
+    int have_launcher;
     const char *topology;
     const char *picture;
     int tsv;
@@ -132,12 +148,23 @@ static const struct {
 #define NLAYOUT_OPTS (sizeof layout_opts / sizeof layout_opts[0])
 
 static const char *const value_opts[] = {"--topology", "--format", "--width",
-                                         "--picture"};
+                                         "--picture", "--launcher",
+                                         "--mpirun"};
+#define NVALUE_OPTS (sizeof value_opts / sizeof value_opts[0])
 
 static int set_output_option(options *o, const char *opt, const char *v)
 {
+    bl_launcher_want w;
+    bl_err err;
     if (strcmp(opt, "--topology") == 0)
         o->topology = v;
+    else if (strcmp(opt, "--mpirun") == 0)
+        o->mpirun = v;
+    else if (strcmp(opt, "--launcher") == 0) {
+        if (bl_launcher_want_parse(v, &w, &err) < 0)
+            return bl_cli_usage_error(VERB, "--launcher: %s", err.msg);
+        o->launcher = v;
+    }
     else if (strcmp(opt, "--picture") == 0)
         o->picture = v;
     else if (strcmp(opt, "--format") == 0) {
@@ -184,7 +211,7 @@ static int parse_args(int argc, char **argv, options *o)
                 return bl_cli_usage_error(VERB, "%s", err.msg);
             o->have_np |= layout_opts[k].field == BL_F_NP;
         }
-        for (size_t k = 0; !done && k < 4; k++) {
+        for (size_t k = 0; !done && k < NVALUE_OPTS; k++) {
             int rc;
             v = bl_cli_option_value(value_opts[k], argc, argv, &i, &missing);
             if (!v && !missing)
@@ -213,6 +240,34 @@ static int parse_args(int argc, char **argv, options *o)
     return -1;
 }
 
+/* --- the launcher whose mapper answers --------------------------------- */
+
+/* --launcher (else the sweep file's launcher:, else mpirun in PATH) and
+ * --mpirun, found and asked for its version once. Returns -1 to go on, or
+ * an exit status: 2 when a launcher named is missing, unknown or of
+ * another family, 1 when the default mpirun cannot be run. */
+static int choose_launcher(options *o, const bl_sweep *s)
+{
+    char where[600];
+    const char *value = o->launcher;
+    bl_launcher_want w;
+    bl_err err;
+
+    snprintf(where, sizeof where, "--launcher");
+    if (!value && s && s->launcher[0]) {
+        value = s->launcher;
+        snprintf(where, sizeof where, "%s:%d:%d: launcher", s->file,
+                 s->launcher_line, s->launcher_col);
+    }
+    if (bl_launcher_choose(value, where, o->mpirun, o->program,
+                           sizeof o->program, &w, &o->li, &err) < 0) {
+        fprintf(stderr, "bindlab plan: %s\n", err.msg);
+        return value || o->mpirun ? BL_EXIT_USAGE : BL_EXIT_FAILED;
+    }
+    o->have_launcher = 1;
+    return -1;
+}
+
 /* --- planning one layout ---------------------------------------------- */
 
 static int plan_layout(const options *o, hwloc_topology_t topo,
@@ -220,7 +275,9 @@ static int plan_layout(const options *o, hwloc_topology_t topo,
 {
     bl_plan_request req = {o->topology, l->np, l->map_by, l->bind_to,
                            l->rank_by, l->threads, l->omp_places,
-                           l->omp_proc_bind};
+                           l->omp_proc_bind,
+                           o->have_launcher ? o->program : NULL,
+                           o->have_launcher ? &o->li : NULL};
 
     char preload[PATH_MAX];
 
@@ -375,12 +432,21 @@ static int show_layout(const options *o, hwloc_topology_t topo,
         return rc;
     }
     if (o->tsv) {
+        if (plan.modelled)
+            fprintf(stderr, "bindlab plan: %s%sranks: %s, %s\n",
+                    run_id ? run_id : "", run_id ? ": " : "", plan.launcher,
+                    plan.how);
         if (print_tsv(topo, &plan, run_id, first) < 0)
             rc = BL_EXIT_FAILED;
     } else {
-        printf("ranks: %s's mapper; threads: the %s OpenMP places model\n\n",
-               plan.launcher[0] ? plan.launcher : "Open MPI",
-               plan.runtime[0] ? plan.runtime : "libgomp");
+        if (plan.modelled)
+            printf("ranks: %s, %s\nthreads: the %s OpenMP places model\n\n",
+                   plan.launcher, plan.how,
+                   plan.runtime[0] ? plan.runtime : "libgomp");
+        else
+            printf("ranks: %s's mapper; threads: the %s OpenMP places "
+                   "model\n\n", plan.launcher[0] ? plan.launcher : "Open MPI",
+                   plan.runtime[0] ? plan.runtime : "libgomp");
         if (bl_plan_write_table(stdout, topo, &plan) < 0)
             rc = BL_EXIT_FAILED;
         printf("\n");
@@ -425,7 +491,7 @@ static int worst(int a, int b)
     return a > b ? a : b;
 }
 
-static int plan_sweep(const options *o, hwloc_topology_t topo)
+static int plan_sweep(options *o, hwloc_topology_t topo)
 {
     bl_sweep s;
     bl_err err;
@@ -436,6 +502,11 @@ static int plan_sweep(const options *o, hwloc_topology_t topo)
         fprintf(stderr, "bindlab plan: %s\n", err.msg);
         return BL_EXIT_USAGE;
     }
+    if ((rc = choose_launcher(o, &s)) >= 0) {
+        bl_sweep_free(&s);
+        return rc;
+    }
+    rc = BL_EXIT_OK;
     if (!(keys = calloc(s.nlayouts ? (size_t)s.nlayouts : 1, sizeof *keys))) {
         bl_sweep_free(&s);
         fprintf(stderr, "bindlab plan: out of memory\n");
@@ -479,7 +550,7 @@ int bl_cli_plan(int argc, char **argv)
         print_node(&o, topo);
     if (o.sweep)
         rc = plan_sweep(&o, topo);
-    else
+    else if ((rc = choose_launcher(&o, NULL)) < 0)
         rc = show_layout(&o, topo, &o.layout, NULL, 1);
     hwloc_topology_destroy(topo);
     return rc;

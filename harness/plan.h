@@ -1,6 +1,8 @@
 /* A placement plan: where each rank and each of its OpenMP threads would
  * run on a node, possibly one bindlab is not running on (a topology file).
- * Ranks come from Open MPI's own mapper (plan_ranks.c), threads from the
+ * Ranks come from the launcher's own mapper where it can be asked (Open
+ * MPI, MPICH's Hydra: plan_ranks.c) and from a model of Intel MPI's pinning
+ * otherwise (plan_ranks_impi.c), threads from the
  * OpenMP places model (plan_omp.c); plan_output.c shows the result and
  * its warnings. This header only holds the shared types. */
 #ifndef BL_PLAN_H
@@ -11,6 +13,7 @@
 #include <hwloc.h>
 
 #include "err.h"
+#include "launcher_info.h"
 
 /* What is planned: the launcher's options and the OpenMP settings. */
 typedef struct bl_plan_request {
@@ -23,6 +26,10 @@ typedef struct bl_plan_request {
     int threads;                /* > 0, or 0 = fill (the PUs of the binding) */
     const char *omp_places;     /* NULL/"" = unset */
     const char *omp_proc_bind;  /* NULL/"" = unset */
+    const char *launcher_program;          /* NULL: "mpirun" in PATH */
+    const bl_launcher_info *launcher_info; /* its --version answer
+                                            * (bl_launcher_choose); NULL:
+                                            * asked in plan_ranks.c */
 } bl_plan_request;
 
 typedef struct bl_plan_thread {
@@ -38,6 +45,11 @@ typedef struct bl_plan {
     bl_plan_thread *threads;    /* ordered by rank, then thread */
     size_t nthreads;
     char launcher[128];         /* "Open MPI 4.1.4": whose mapper answered */
+    char how[512];              /* how the ranks were placed, for people:
+                                 * the launcher's own mapper and how it was
+                                 * asked, or "modelled by bindlab: ..." */
+    int modelled;               /* 1 when bindlab, not the launcher, placed
+                                 * the ranks (Intel MPI) */
     char runtime[64];           /* the OpenMP runtime modelled: "libgomp" */
     char refusal[2048];         /* Open MPI's message when it refused the
                                  * layout ("" otherwise); then no ranks */

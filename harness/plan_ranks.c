@@ -15,8 +15,10 @@
 #include "launch.h"
 #include "launcher_info.h"
 #include "layout.h"
+#include "layout_hydra.h"
 #include "datadir.h"
 #include "sys_util.h"
+#include "topo.h"
 
 /* ---- topology ------------------------------------------------------ */
 
@@ -35,8 +37,11 @@ int bl_plan_topology_load(const char *spec, hwloc_topology_t *out,
     int is_file, rc;
 
     *out = NULL;
+    /* No topology: this machine (as --help says). */
+    if (!spec || !*spec)
+        return bl_topo_load(NULL, out, err);
     /* "qemu-2s": configs/topologies/qemu-2s.xml, shipped with bindlab. */
-    if (spec && !strchr(spec, ':'))
+    if (!strchr(spec, ':'))
         spec = bl_data_resolve("topologies", ".xml", spec, shipped,
                                sizeof shipped);
     if (!spec || !*spec)
@@ -123,28 +128,31 @@ int bl_plan_ranks_preload_path(char *buf, size_t len, bl_err *err)
 
 /* ---- the mpirun command -------------------------------------------- */
 
-/* Detected once per process: every plan of a sweep uses the same mpirun,
- * and `mpirun --version` costs as much as a small plan. */
-static int launcher(bl_launcher_info *info, bl_err *err)
+/* The request's launcher, else `mpirun` in PATH, detected once per process:
+ * every plan of a sweep uses the same one, and `mpirun --version` costs as
+ * much as a small plan. */
+static int launcher(const bl_plan_request *req, bl_launcher_info *info,
+                    const char **program, bl_err *err)
 {
     static bl_launcher_info cached;
     static int have;
+    if (req->launcher_info) {
+        *info = *req->launcher_info;
+        *program = req->launcher_program ? req->launcher_program : "mpirun";
+        return 0;
+    }
     if (!have) {
         if (bl_launcher_detect_mpirun("mpirun", 30.0, &cached, err) < 0)
             return -1;
-        if (cached.kind != BL_LAUNCHER_OPENMPI)
-            return bl_err_set(err, "mpirun is %s %s; bindlab plan needs "
-                                   "Open MPI's mpirun (its mapper answers)",
-                              bl_launcher_kind_name(cached.kind),
-                              cached.version);
         have = 1;
     }
     *info = cached;
+    *program = "mpirun";
     return 0;
 }
 
 static int layout_of(const bl_plan_request *req, const bl_launcher_info *li,
-                     bl_layout *l, bl_err *err)
+                     hwloc_topology_t topo, bl_layout *l, bl_err *err)
 {
     char np[32];
     bl_layout_defaults(l);
@@ -159,7 +167,8 @@ static int layout_of(const bl_plan_request *req, const bl_launcher_info *li,
         (req->rank_by && *req->rank_by &&
          bl_layout_set(l, BL_F_RANK_BY, req->rank_by, err) < 0))
         return -1;
-    return bl_layout_translate(l, li->major, li->minor, err);
+    /* -2: the launcher has no spelling for this layout */
+    return bl_layout_translate_for(l, li, topo, err) < 0 ? -2 : 0;
 }
 
 #define MAX_ARGS 24
@@ -232,18 +241,15 @@ static int xml_for(const bl_plan_request *req, hwloc_topology_t topo,
     return 0;
 }
 
-/* mpirun's argv and environment for one plan; launched: run /bin/true
- * ranks with --report-bindings instead of --do-not-launch. */
-static int command_build(const bl_plan_request *req, hwloc_topology_t topo,
-                         const char *preload, const bl_layout *l,
-                         int launched, command *c, bl_err *err)
+/* Open MPI's argv: --do-not-launch (4.x: its job map is the report),
+ * --do-not-launch --display map (5.x: PRRTE's job map), or, launched, run
+ * /bin/true ranks with --report-bindings. */
+static void ompi_args(const bl_layout *l, const bl_launcher_info *li,
+                      int launched, command *c)
 {
-    memset(c, 0, sizeof *c);
-    snprintf(c->np, sizeof c->np, "%d", l->np);
     /* One slot per rank: Open MPI then refuses a layout for its mapping
      * or binding on that node, never because this machine has few cores. */
     snprintf(c->host, sizeof c->host, "localhost:%d", l->np);
-    arg(c, "mpirun");
     if (bl_launcher_is_root())
         arg(c, "--allow-run-as-root");
     arg(c, "-np");
@@ -258,11 +264,55 @@ static int command_build(const bl_plan_request *req, hwloc_topology_t topo,
         arg(c, "--rank-by");
         arg(c, l->rank_by_launcher);
     }
-    arg(c, launched ? "--report-bindings" : "--do-not-launch");
-    arg(c, "/bin/true");
+    if (launched) {
+        arg(c, "--report-bindings");
+    } else {
+        arg(c, "--do-not-launch");
+        if (li->major >= 5) {
+            arg(c, "--display");
+            arg(c, "map");
+        }
+    }
     /* The caller's MCA defaults belong to this machine, not the node
      * planned for. */
     envf(c, "OMPI_MCA_rmaps_base_oversubscribe", "0");
+}
+
+/* Hydra has no dry mode: it starts /bin/true as each rank, and with
+ * HYDRA_TOPO_DEBUG=1 prints the binding its proxy computed for each
+ * (the preload records it instead of applying it). */
+static void hydra_args(const bl_layout *l, command *c)
+{
+    if (l->map.ppr) {
+        snprintf(c->host, sizeof c->host, "%d", l->map.ppr);
+        arg(c, "-ppn");
+        arg(c, c->host);
+    }
+    arg(c, "-np");
+    arg(c, c->np);
+    arg(c, "-bind-to");
+    arg(c, l->bind_to_launcher);
+    if (l->bind != BL_RES_NONE) {
+        arg(c, "-map-by");
+        arg(c, l->map_by_launcher);
+    }
+    envf(c, "HYDRA_TOPO_DEBUG", "1");
+}
+
+/* The launcher's argv and environment for one plan. */
+static int command_build(const bl_plan_request *req, hwloc_topology_t topo,
+                         const char *preload, const bl_layout *l,
+                         const bl_launcher_info *li, const char *program,
+                         int launched, command *c, bl_err *err)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->np, sizeof c->np, "%d", l->np);
+    arg(c, program);
+    if (li->kind == BL_LAUNCHER_MPICH)
+        hydra_args(l, c);
+    else
+        ompi_args(l, li, launched, c);
+    arg(c, "/bin/true");
     if (req->topology && *req->topology) {
         const char *xml = NULL;
         char *all;
@@ -357,12 +407,38 @@ static char *both_streams(const bl_launch_result *res)
     return all;
 }
 
+/* How the ranks are placed, in the plan's own words. */
+static void describe_how(const bl_launcher_info *li, const char *program,
+                         int launched, bl_plan *out)
+{
+    const char *how;
+    if (li->kind == BL_LAUNCHER_MPICH)
+        how = "Hydra started /bin/true as each rank on the node "
+              "(HWLOC_XMLFILE) and printed the binding it made "
+              "(HYDRA_TOPO_DEBUG=1); the preload library recorded it "
+              "instead of applying it";
+    else if (launched)
+        how = "mpirun started /bin/true as each rank on the node "
+              "(HWLOC_XMLFILE) and reported the bindings it made "
+              "(--report-bindings); the preload library recorded them";
+    else if (li->major >= 5)
+        how = "mpirun mapped without launching (--do-not-launch --display "
+              "map) on the node (HWLOC_XMLFILE)";
+    else
+        how = "mpirun mapped without launching (--do-not-launch) on the "
+              "node (HWLOC_XMLFILE)";
+    snprintf(out->how, sizeof out->how, "%s's own mapper (%s): %s",
+             out->launcher, program, how);
+    out->modelled = 0;
+}
+
 static int run(const bl_plan_request *req, hwloc_topology_t topo,
                const char *preload, int launched, bl_plan *out, bl_err *err)
 {
     bl_launcher_info li;
     bl_layout l;
     command c;
+    const char *program = "mpirun";
     bl_launch_opts o = {0};
     bl_launch_result res;
     char *text = NULL, *report = NULL;
@@ -375,16 +451,36 @@ static int run(const bl_plan_request *req, hwloc_topology_t topo,
     if (launched && !preload)
         return bl_err_set(err, "planning by launch needs the preload "
                                "library (%s)", BL_PLAN_PRELOAD_NAME);
-    if (launcher(&li, err) < 0 || layout_of(req, &li, &l, err) < 0)
+    if (launcher(req, &li, &program, err) < 0)
         return -1;
-    if (!launched && li.major != 4)
-        launched = 1; /* --do-not-launch's job map is Open MPI 4's */
-    if (launched && !preload)
-        return bl_err_set(err, "Open MPI %s: planning needs the preload "
-                               "library (%s)", li.version,
-                          BL_PLAN_PRELOAD_NAME);
-    snprintf(out->launcher, sizeof out->launcher, "Open MPI %s", li.version);
-    if (command_build(req, topo, preload, &l, launched, &c, err) < 0)
+    snprintf(out->launcher, sizeof out->launcher, "%s %s",
+             bl_launcher_kind_name(li.kind), li.version);
+    if (li.kind == BL_LAUNCHER_SLURM)
+        return bl_err_set(err, "%s cannot plan for a node it is not on; plan "
+                          "with an MPI's launcher (--launcher ompi5, mpich, "
+                          "impi, ...)", out->launcher);
+    if ((rc = layout_of(req, &li, topo, &l, err)) < 0) {
+        /* a layout this launcher cannot express is its answer, given as a
+         * refusal; a bad value stays bad input */
+        if (rc == -2 && li.kind != BL_LAUNCHER_OPENMPI) {
+            snprintf(out->refusal, sizeof out->refusal, "%s", err->msg);
+            return 0;
+        }
+        return -1;
+    }
+    rc = -1;
+    if (li.kind == BL_LAUNCHER_INTELMPI)
+        return bl_plan_ranks_impi_model(&l, topo, &li, out, err);
+    if (li.kind == BL_LAUNCHER_MPICH)
+        launched = 1;
+    else if (!launched && li.major < 4)
+        launched = 1; /* --do-not-launch's map is Open MPI 4's and 5's */
+    if ((launched || li.major >= 5) && !preload)
+        return bl_err_set(err, "%s: planning needs the preload library (%s)",
+                          out->launcher, BL_PLAN_PRELOAD_NAME);
+    describe_how(&li, program, launched, out);
+    if (command_build(req, topo, preload, &l, &li, program, launched, &c,
+                      err) < 0)
         goto done;
     o.argv = c.argv;
     o.env = c.env;
@@ -395,19 +491,21 @@ static int run(const bl_plan_request *req, hwloc_topology_t topo,
         goto done;
     }
     if (res.timed_out) {
-        bl_err_set(err, "mpirun did not finish in %.0f s planning -np %d "
-                        "--map-by %s --bind-to %s", o.timeout_s, l.np,
-                   l.map_by_launcher, l.bind_to_launcher);
+        bl_err_set(err, "%s did not finish in %.0f s planning -np %d "
+                        "--map-by %s --bind-to %s", program, o.timeout_s,
+                   l.np, l.map_by, l.bind_to);
         goto free_res;
     }
     if (!(text = both_streams(&res))) {
         bl_err_set(err, "out of memory");
         goto free_res;
     }
-    if (launched) {
+    if (launched || li.major >= 5) {
         report = text;
         text = NULL;
-        nmapped = strstr(report, "MCW rank") || strstr(report, "] Rank ");
+        nmapped = strstr(report, "MCW rank") || strstr(report, "] Rank ") ||
+                  strstr(report, "Data for proc: [") ||
+                  strstr(report, " binding: ");
         /* Nothing reported: unbound ranks (only MPI_Init would speak), if
          * mpirun was content; a refusal otherwise. */
         if (!nmapped && res.exited && res.exit_status == 0 &&
@@ -418,13 +516,13 @@ static int run(const bl_plan_request *req, hwloc_topology_t topo,
         goto free_res;
     }
     if (!nmapped) {
-        bl_plan_ranks_trim_refusal(launched ? report : text, out->refusal,
+        bl_plan_ranks_trim_refusal(text ? text : report, out->refusal,
                                    sizeof out->refusal);
         if (!out->refusal[0]) {
             char how[160];
             bl_launch_describe(&res, &o, how, sizeof how);
-            bl_err_set(err, "mpirun printed no binding and no message "
-                            "(%s)", how);
+            bl_err_set(err, "%s printed no binding and no message (%s)",
+                       program, how);
             goto free_res;
         }
         rc = 0;

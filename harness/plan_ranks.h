@@ -1,5 +1,6 @@
-/* Rank placement for a plan: the installed Open MPI's own mapper, run on a
- * node bindlab is not running on. mpirun reads the foreign topology from
+/* Rank placement for a plan: the launcher's own mapper (Open MPI's, or
+ * MPICH's Hydra, which has no dry mode and starts /bin/true ranks), run on
+ * a node bindlab is not running on; Intel MPI's placement is modelled. mpirun reads the foreign topology from
  * HWLOC_XMLFILE (HWLOC_THISSYSTEM=1 makes it treat it as the local node),
  * gets one slot per rank on "localhost", and libbindlab_preload.so
  * (harness/preload/) answers its affinity queries as the foreign node would
@@ -20,6 +21,7 @@
 #include <hwloc.h>
 
 #include "err.h"
+#include "layout.h"
 #include "plan.h"
 
 /* Seconds one mpirun may take before the plan fails. */
@@ -48,6 +50,17 @@ int bl_plan_topology_load(const char *spec, hwloc_topology_t *out,
  * readable. The OpenMP fields of out are left alone. */
 int bl_plan_ranks(const bl_plan_request *req, hwloc_topology_t topo,
                   const char *preload_path, bl_plan *out, bl_err *err);
+
+/* Intel MPI's placement, modelled (Intel MPI pins inside MPI_Init from its
+ * own CPU detection and ignores HWLOC_XMLFILE, so it cannot be asked about
+ * another node): l translated for Intel MPI (bl_layout_translate_for), each
+ * rank given the next pinning domain of I_MPI_PIN_DOMAIN in the order of
+ * I_MPI_PIN_ORDER, wrapping around when there are more ranks than domains
+ * (plan_ranks_impi.c says how each is modelled). Fills out's ranks,
+ * launcher and how (modelled = 1). */
+int bl_plan_ranks_impi_model(const bl_layout *l, hwloc_topology_t topo,
+                             const bl_launcher_info *li, bl_plan *out,
+                             bl_err *err);
 
 /* The same answer from a launch: mpirun --report-bindings starts /bin/true
  * as each rank with the preload library (required here), which records the

@@ -3,7 +3,8 @@
 # EPYC and Xeon topologies, against a real Open MPI 5 launch of the same
 # layouts on the same topology: `mpirun --report-bindings true` with
 # HWLOC_XMLFILE and the affinity-recording preload (the ranks start; the
-# plan uses --do-not-launch). Each rank's PUs in the plan must equal what
+# plan uses --do-not-launch --display map, PRRTE's job map: nothing starts).
+# Each rank's PUs in the plan must equal what
 # PRRTE reported binding at launch, read by `bindlab bindings`.
 # Needs build-mpi/ompi5 (scripts/mpis.sh installs it; BINDLAB_MPI_DIR
 # overrides); exit 77 only when it cannot install.
@@ -26,7 +27,8 @@ export PATH=$prefix/bin:$PATH BINDLAB_PRELOAD=$preload
 mpirun --version | head -1 | grep -q '(Open MPI) 5\.' || fail "PATH's mpirun is not Open MPI 5"
 
 checked=0
-for topo in AMD-19h-Zen3-2xEpyc-7763.xml Intel-Skylake-2xXeon6140.xml; do
+for topo in AMD-19h-Zen3-2xEpyc-7763.xml Intel-Skylake-2xXeon6140.xml \
+            AMD-19h-Zen4-2xEpyc-9654.xml Intel-SapphireRapids-8480-2s-SNC4-HT.xml; do
     xml=$SRC/configs/topologies/$topo
     npus=$(hwloc-calc --if xml --input "$xml" -N pu all)
     while read -r np map bind; do
@@ -57,6 +59,8 @@ for topo in AMD-19h-Zen3-2xEpyc-7763.xml Intel-Skylake-2xXeon6140.xml; do
 4 numa numa
 4 l3cache l3cache
 3 core core
+4 ppr:2:package:PE=2 hwthread
+4 hwthread hwthread
 EOF
 done
-[ "$checked" = 12 ] || fail "checked $checked layouts, expected 12"
+[ "$checked" = 32 ] || fail "checked $checked layouts, expected 32"
