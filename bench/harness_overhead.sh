@@ -79,7 +79,7 @@ median() {  # FILE: the median of column 1
         if (NR == 0) { print "nan"; exit }
         print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
-ref=""
+ref="" results=()
 [ "${names[0]}" = ompi4 ] && ref=$(median "$work/ompi4")
 printf '%-22s %6s %9s %9s %9s %9s  %s\n' "MPI" "sweeps" "median s" "min s" "max s" "vs 4.1" "(harness overhead per run, 8 runs per sweep)"
 for i in "${!names[@]}"; do
@@ -90,5 +90,7 @@ for i in "${!names[@]}"; do
     hi=$(sort -n "$f" | tail -1 | cut -d' ' -f1)
     ratio=$(awk -v m="$m" -v r="$ref" 'BEGIN { if (r == "" || r == 0) print "-"; else printf "%.2f", m / r }')
     printf '%-22s %6d %9.3f %9.3f %9.3f %9s\n' "${labels[$i]}" "$n" "$m" "$lo" "$hi" "$ratio"
+    results+=("bench-result harness.overhead_s.${names[$i]} $m")
 done
+printf '%s\n' "${results[@]}"   # for bench/all.sh
 echo "target: <= 0.15 s per run for every launcher"
