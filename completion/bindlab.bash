@@ -64,6 +64,10 @@ _bindlab() {
                                      compgen -f -X '!*.xml' -- "$cur"
                                      compgen -d -- "$cur")
             return 0 ;;
+        --launcher)
+            mapfile -t COMPREPLY < <(compgen -W "mpirun openmpi ompi4 ompi5 mpich impi srun" -- "$cur"
+                                     compgen -f -- "$cur")
+            return 0 ;;
         -o | --out | --results | --picture | --app | --mpirun | --merged)
             mapfile -t COMPREPLY < <(compgen -f -- "$cur")
             return 0 ;;

@@ -38,6 +38,11 @@ for v in sweep plan slurm report merge bindings; do
     grep -qx "$v" <<<"$all" || fail "completing '': verb $v missing from [$all]"
 done
 echo "ok: '' -> every verb"
+# --launcher: the families launcher_choice.c accepts (docs/sweep-files.md)
+expect "sweep --launcher mp" "mpich
+mpirun"
+expect "plan --launcher om" "ompi4
+ompi5"
 expect "plan --top" "--topology"
 expect "sweep --dry" "--dry-run"
 expect "slurm --par" "--partition"
