@@ -18,6 +18,7 @@
 #include "plan_output.h"
 #include "plan_picture.h"
 #include "plan_ranks.h"
+#include "plan_ranks_cache.h"
 #include "topo.h"
 
 static const char help[] =
@@ -270,22 +271,39 @@ static int choose_launcher(options *o, const bl_sweep *s)
 
 /* --- planning one layout ---------------------------------------------- */
 
-static int plan_layout(const options *o, hwloc_topology_t topo,
-                       const bl_layout *l, bl_plan *plan, bl_err *err)
+/* The rank plans of a sweep's layouts, made before the layouts are shown
+ * (NULL: each layout plans its ranks itself). */
+static const bl_plan_ranks_cache *rank_cache;
+
+static bl_plan_request request_of(const options *o, const bl_layout *l)
 {
     bl_plan_request req = {o->topology, l->np, l->map_by, l->bind_to,
                            l->rank_by, l->threads, l->omp_places,
                            l->omp_proc_bind,
                            o->have_launcher ? o->program : NULL,
                            o->have_launcher ? &o->li : NULL};
+    return req;
+}
 
+static int plan_layout(const options *o, hwloc_topology_t topo,
+                       const bl_layout *l, bl_plan *plan, bl_err *err)
+{
+    bl_plan_request req = request_of(o, l);
     char preload[PATH_MAX];
+    int cached = rank_cache ? bl_plan_ranks_cache_get(rank_cache, &req, plan,
+                                                      err)
+                            : 1;
 
-    memset(plan, 0, sizeof *plan);
-    /* Without the library mpirun would bind within this machine's CPUs. */
-    if (bl_plan_ranks_preload_path(preload, sizeof preload, err) < 0 ||
-        bl_plan_ranks(&req, topo, preload, plan, err) < 0)
+    if (cached < 0)
         return BL_EXIT_FAILED;
+    if (cached > 0) {
+        memset(plan, 0, sizeof *plan);
+        /* Without the library mpirun would bind within this machine's
+         * CPUs. */
+        if (bl_plan_ranks_preload_path(preload, sizeof preload, err) < 0 ||
+            bl_plan_ranks(&req, topo, preload, plan, err) < 0)
+            return BL_EXIT_FAILED;
+    }
     if (plan->refusal[0])
         return BL_EXIT_USAGE;
     for (int r = 0; r < plan->nranks; r++) {
@@ -491,9 +509,33 @@ static int worst(int a, int b)
     return a > b ? a : b;
 }
 
+/* Each distinct rank layout of the sweep planned once, several at a time
+ * (up to the cores this process may use): the layouts then differ only in
+ * their threads, which are modelled here. When this fails, every layout
+ * plans its own ranks as before (same output, slower). */
+static void prefetch_ranks(const options *o, hwloc_topology_t topo,
+                           const bl_sweep *s, bl_plan_ranks_cache *cache)
+{
+    bl_plan_request *reqs = calloc((size_t)s->nlayouts + 1, sizeof *reqs);
+    char preload[PATH_MAX];
+    bl_err err;
+    memset(cache, 0, sizeof *cache);
+    if (reqs && bl_plan_ranks_preload_path(preload, sizeof preload, &err) == 0) {
+        for (int i = 0; i < s->nlayouts; i++)
+            reqs[i] = request_of(o, &s->layouts[i]);
+        if (bl_plan_ranks_cache_fill(cache, reqs, (size_t)s->nlayouts, topo,
+                                     preload, bl_plan_jobs(), &err) == 0)
+            rank_cache = cache;
+        else
+            bl_plan_ranks_cache_free(cache);
+    }
+    free(reqs);
+}
+
 static int plan_sweep(options *o, hwloc_topology_t topo)
 {
     bl_sweep s;
+    bl_plan_ranks_cache cache;
     bl_err err;
     int rc = BL_EXIT_OK, shown = 0;
     char (*keys)[512];
@@ -512,6 +554,7 @@ static int plan_sweep(options *o, hwloc_topology_t topo)
         fprintf(stderr, "bindlab plan: out of memory\n");
         return BL_EXIT_FAILED;
     }
+    prefetch_ranks(o, topo, &s, &cache);
     for (int i = 0; i < s.nlayouts; i++) {
         const bl_layout *l = &s.layouts[i];
         int same = -1;
@@ -528,6 +571,8 @@ static int plan_sweep(options *o, hwloc_topology_t topo)
         rc = worst(rc, show_layout(o, topo, l, l->run_id, shown == 0));
         shown++;
     }
+    rank_cache = NULL;
+    bl_plan_ranks_cache_free(&cache);
     free(keys);
     bl_sweep_free(&s);
     return rc;
