@@ -52,17 +52,26 @@ if [ "$quick" = 1 ]; then
     stencil_env="PAIRS=2 ITERS=10"
     lu_env="ROUNDS=1 DGEMM_N=3000"
     counters_args="3 64MiB 2"
+    scale_sweep_args="1 10 100"
+    scale_merge_args="1 100 1000"
+    plan_args="1"
 else
     triad_args="--rounds 7 --size 1GiB"
     stencil_env="PAIRS=5 ITERS=20"
     lu_env="ROUNDS=3 DGEMM_N=6000"
     counters_args="7 64MiB 2"
+    scale_sweep_args="1"
+    scale_merge_args="3"
+    plan_args="3"
 fi
 BENCH_GROUPS=(
     "triad|env BINDLAB_APP=$build/bindlab-app bench/triad.sh $triad_args"
     "stencil|env $stencil_env bench/stencil_bench.sh ${PRK_DIR:--} $build/bindlab-app"
     "lu|env $lu_env bench/lu_vs_dgemm.sh $build $lu_sizes"
     "counters|env BINDLAB_APP=$build/bindlab-app bench/counters_overhead.sh $counters_args"
+    "sweep-scale|env BINDLAB=$build/bindlab bench/sweep_scale.sh $scale_sweep_args"
+    "merge-scale|env BUILD=$build bench/merge_scale.sh $scale_merge_args"
+    "plan|env BINDLAB=$build/bindlab bench/plan.sh $plan_args"
 )
 
 # ---- rows: key | work | reference | goal -----------------------------------
@@ -77,6 +86,14 @@ for n in $lu_sizes; do
            "lu.n$n.2x1|LU n=$n, 2 ranks x 1 thread (grid 1x2)|OpenBLAS DGEMM on the same ranks|>= 0.88")
 done
 BENCH_ROWS+=("counters.on_vs_off|triad iteration time with counters|the same with BINDLAB_COUNTERS=off|<= 1.01")
+# the harness at scale (seconds, not ratios, unless the key says ratio)
+BENCH_ROWS+=("sweep.n1000.overhead_s|sweep of 1,000 tiny runs: harness s per run|sweep wall time minus every launcher's wall time|<= 0.10"
+       "sweep.n1000.last_vs_first|same sweep: overhead of the last 100 runs|the first 100 runs|<= 1.20"
+       "sweep.n10.overhead_s|sweep of 10 tiny runs: harness s per run|as above|-"
+       "merge.n10000.wall_s|bindlab merge of 10,000 run files, s|-|<= 20"
+       "merge.per_file_ratio|merge: CPU per file at the largest size|CPU per file at 100 files|<= 1.20"
+       "report.n10000.wall_s|bindlab report of 10,000 runs, s|-|<= 2"
+       "plan.layouts100_s|bindlab plan, 100 layouts on 2x EPYC 9654, s|-|<= 5")
 
 if [ "$list" = 1 ]; then
     echo "groups:"; for g in "${BENCH_GROUPS[@]}"; do echo "  ${g%%|*}: ${g#*|}"; done

@@ -8,6 +8,9 @@
  *   nodes_fixture legacy DIR           2 runs (r0100, r0101, np2 each) in
  *       the layout written before /nodes: /machine only (host "vm-old"),
  *       no "nodes" attribute or summary column, no "node" rank column
+ *   nodes_fixture copies SRC DIR N     N copies of the per-run sweep file
+ *       SRC as DIR/c00000.h5 ... with run ids c00000 ..., each its own run
+ *       (for bench/merge_scale.sh: files made cheaply from one real run)
  *   nodes_fixture dump FILE            what a sweep file says, through the
  *       library's readers, one fact per line:
  *         machine HOST                      /machine
@@ -237,8 +240,89 @@ static int dump(const char *path)
     return 0;
 }
 
+/* SRC's bytes as DIR/<id>.h5, its one run renamed <id>. */
+static int copy_as(const char *buf, size_t len, const char *old,
+                   const char *dir, const char *id)
+{
+    char path[4096], from[512], to[512];
+    FILE *f;
+    hid_t h, g;
+    bl_h5_summary *rows;
+    size_t n;
+    bl_err err;
+    int rc = 0;
+    snprintf(path, sizeof path, "%s/%s.h5", dir, id);
+    if (!(f = fopen(path, "wb")) || fwrite(buf, 1, len, f) != len) {
+        if (f)
+            fclose(f);
+        return -1;
+    }
+    fclose(f);
+    if ((h = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT)) < 0)
+        return -1;
+    snprintf(from, sizeof from, "runs/%s", old);
+    snprintf(to, sizeof to, "runs/%s", id);
+    rc |= H5Lmove(h, from, h, to, H5P_DEFAULT, H5P_DEFAULT) < 0;
+    if ((g = H5Gopen2(h, to, H5P_DEFAULT)) >= 0) {
+        rc |= bl_h5_attr_put_str(g, "run_id", id);
+        H5Gclose(g);
+    }
+    if (bl_h5_table_read(h, &bl_h5_summary_def, (void **)&rows, &n, &err) ==
+            0 && n == 1) {
+        free(rows[0].run_id);
+        rows[0].run_id = strdup(id);
+        rc |= H5Ldelete(h, "summary", H5P_DEFAULT) < 0;
+        rc |= bl_h5_table_write(h, &bl_h5_summary_def, rows, n, &err);
+        bl_h5_table_free(&bl_h5_summary_def, rows, n);
+    } else {
+        rc = -1;
+    }
+    rc |= H5Fclose(h) < 0;
+    return rc ? -1 : 0;
+}
+
+static int copies(const char *src, const char *dir, int n)
+{
+    FILE *f = fopen(src, "rb");
+    char *buf, *old;
+    long len;
+    bl_h5_summary *rows;
+    size_t nrows;
+    bl_err err;
+    hid_t h;
+    if (!f || fseek(f, 0, SEEK_END) < 0 || (len = ftell(f)) <= 0 ||
+        fseek(f, 0, SEEK_SET) < 0 || !(buf = malloc((size_t)len)) ||
+        fread(buf, 1, (size_t)len, f) != (size_t)len) {
+        fprintf(stderr, "nodes_fixture: cannot read %s\n", src);
+        return -1;
+    }
+    fclose(f);
+    if ((h = bl_h5_open_read(src, &err)) < 0 ||
+        bl_h5_table_read(h, &bl_h5_summary_def, (void **)&rows, &nrows,
+                         &err) < 0 || nrows != 1) {
+        fprintf(stderr, "nodes_fixture: %s: not a one-run sweep file\n", src);
+        return -1;
+    }
+    H5Fclose(h);
+    old = strdup(rows[0].run_id);
+    bl_h5_table_free(&bl_h5_summary_def, rows, nrows);
+    for (int i = 0; i < n; i++) {
+        char id[32];
+        snprintf(id, sizeof id, "c%05d", i);
+        if (copy_as(buf, (size_t)len, old, dir, id) < 0) {
+            fprintf(stderr, "nodes_fixture: cannot write copy %s\n", id);
+            return -1;
+        }
+    }
+    free(old);
+    free(buf);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 5 && strcmp(argv[1], "copies") == 0)
+        return copies(argv[2], argv[3], atoi(argv[4])) < 0;
     if (argc == 5 && strcmp(argv[1], "write") == 0)
         return write_sweep(argv[2], argv[3], argv[4]) < 0;
     if (argc == 3 && strcmp(argv[1], "legacy") == 0)
@@ -246,6 +330,6 @@ int main(int argc, char **argv)
     if (argc == 3 && strcmp(argv[1], "dump") == 0)
         return dump(argv[2]);
     fprintf(stderr, "usage: nodes_fixture write DIR XML HOST | legacy DIR | "
-            "dump FILE\n");
+            "copies SRC DIR N | dump FILE\n");
     return 2;
 }
