@@ -35,9 +35,10 @@ for n in $sizes; do [ "$n" -gt "$max" ] && max=$n; done
 mkdir "$work/all"
 "$fixture" copies "$work/res/one.d/r0000.h5" "$work/all" "$max"
 # each size its own directory of links to the first N copies
+copies=("$work"/all/*.h5)
 for n in $sizes; do
     mkdir "$work/d$n"
-    ls "$work/all" | head -n "$n" | while read -r f; do ln -s "$work/all/$f" "$work/d$n/$f"; done
+    for ((i = 0; i < n; i++)); do ln -s "${copies[i]}" "$work/d$n/"; done
 done
 echo "# one record: $(stat -c %s "$work/res/one.d/r0000.h5") bytes; load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
