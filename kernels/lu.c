@@ -13,7 +13,6 @@
 #include "lu_mat.h"
 
 #define LU_DEFAULT_N 2000L
-#define LU_DEFAULT_NB 128
 #define LU_PASS_THRESHOLD 16.0
 
 typedef struct lu_state {
@@ -24,12 +23,25 @@ typedef struct lu_state {
     double resid;        /* scaled residual from verify (NAN before) */
 } lu_state;
 
+/* NB when --nb is not given, by matrix order. A wider panel makes each
+ * DGEMM of the update more efficient (its inner dimension is NB) but the
+ * panel, which runs on one thread, costs N^2 NB / 2 of the flops: up to
+ * N = 2000 the panel dominates sooner, so 128 (the default before sizes
+ * were told apart); 192 up to 6000 (issue 16's n = 4000 figure used 192);
+ * 256 beyond (the NB the bench used at N = 10000). A choice from that
+ * trade-off, not a sweep measured on a quiet machine: bench/README.md says
+ * what could be measured. */
+int bl_lu_default_nb(long n)
+{
+    return n <= 2000 ? 128 : n <= 6000 ? 192 : 256;
+}
+
 static int lu_check_opts(const bl_kernel_ctx *ctx, long *n, int *nb, int *p,
                          int *q, bl_err *err)
 {
     const bl_kernel_opts *o = ctx->opts;
     *n = o->n ? o->n : LU_DEFAULT_N;
-    *nb = o->nb ? o->nb : LU_DEFAULT_NB;
+    *nb = o->nb ? o->nb : bl_lu_default_nb(*n);
     if (*n < 1)
         return bl_err_set(err, "--n: %ld is not a matrix order; give N >= 1",
                           *n);

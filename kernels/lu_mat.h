@@ -66,6 +66,9 @@ typedef struct bl_lu_mat {
                                       * thread's share (lu_factor.c) */
 } bl_lu_mat;
 
+/* The block size the lu kernel takes for order n when --nb is not given. */
+int bl_lu_default_nb(long n);
+
 /* Bytes one rank at grid position (myrow, mycol) allocates: for checking
  * that the run fits before allocating anything. */
 size_t bl_lu_mat_bytes(long n, int nb, int p, int q, int myrow, int mycol);

@@ -304,6 +304,36 @@ static void lu_time_split_adds_up_to_the_step(void **state)
     }
 }
 
+/* NB by order when --nb is not given (docs/kernels/lu.md's table), and
+ * the kernel taking it: its "nb" metric after setup with N = 3000. */
+static void lu_default_nb_follows_the_order(void **state)
+{
+    const bl_kernel *k = bl_kernel_find("lu");
+    bl_kernel_opts o;
+    bl_kernel_ctx c;
+    bl_err err;
+    bl_metric mt[32];
+    size_t n;
+    double nb = -1;
+    (void)state;
+    assert_int_equal(bl_lu_default_nb(100), 128);
+    assert_int_equal(bl_lu_default_nb(2000), 128);
+    assert_int_equal(bl_lu_default_nb(2001), 192);
+    assert_int_equal(bl_lu_default_nb(6000), 192);
+    assert_int_equal(bl_lu_default_nb(6001), 256);
+    assert_int_equal(bl_lu_default_nb(100000), 256);
+    memset(&o, 0, sizeof o);
+    o.n = 3000;
+    c = make_ctx(&o, 1);
+    assert_int_equal(k->setup(&c, &err), 0);
+    n = k->metrics(&c, mt, 32);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(mt[i].name, "nb") == 0)
+            nb = mt[i].value;
+    assert_true(nb == 192.0);
+    k->teardown(&c);
+}
+
 int main(int argc, char **argv)
 {
     int provided, rc;
@@ -316,6 +346,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(lu_regions_give_each_thread_its_round_robin_blocks),
         cmocka_unit_test(lu_lookahead_threads_match_dense_elimination),
         cmocka_unit_test(lu_time_split_adds_up_to_the_step),
+        cmocka_unit_test(lu_default_nb_follows_the_order),
     };
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     rc = cmocka_run_group_tests(tests, NULL, NULL);
