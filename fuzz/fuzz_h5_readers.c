@@ -3,10 +3,11 @@
  * image, opened in memory (H5LTopen_file_image, no file on disk), then
  * read as the harness reads its inputs: /summary (report, merge),
  * /machine, every /nodes/<k> with its merge key, and the app's /run (run
- * files), and each /runs/<id> with its
- * harness record (sweep files). Seeds: per-run and merged sweep files
- * written by the real writer (scripts/fuzz.sh and the fuzz.seeds test
- * make them). */
+ * files, with a c2c run's /run/matrices), each /runs/<id> with its
+ * harness record (sweep files), and every /matrices/<kind> (matrix files
+ * of `bindlab matrix`). Seeds: per-run and merged sweep files, a c2c run
+ * file and a matrix file, written by the real writers (scripts/fuzz.sh
+ * and the fuzz.seeds test make them). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,20 @@ static void read_runs(hid_t file, const bl_h5_summary *rows, size_t n)
     }
 }
 
+/* Every /matrices/<kind>, as bindlab matrix show reads them. */
+static void read_matrices(hid_t file)
+{
+    char kinds[256], *save = NULL;
+    bl_h5_matrix_kinds(file, kinds, sizeof kinds);
+    for (char *k = strtok_r(kinds, ", ", &save); k;
+         k = strtok_r(NULL, ", ", &save)) {
+        bl_h5_matrix m;
+        bl_err err;
+        if (bl_h5_matrix_read(file, k, &m, &err) == 0)
+            bl_h5_matrix_free(&m);
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     hid_t file;
@@ -82,6 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     bl_h5_read_run(file, "run", &r, &err);
     bl_h5_run_free(&r);
+    read_matrices(file);
     H5Fclose(file);
     return 0;
 }
