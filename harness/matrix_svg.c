@@ -99,9 +99,10 @@ static void range_of(const bl_h5_matrix *m, double *lo, double *hi)
 }
 
 /* The bands of one level along the top (horizontal) and left (vertical)
- * edges, at offset `at` from the map. */
+ * edges of the map at (x0, y0), `at` further out than the finest level;
+ * the top ones above a gap of `gap` (the column labels). */
 static void bands(bl_strbuf *b, const bl_h5_matrix *m, const level *l,
-                  double x0, double y0, double cell, double at)
+                  double x0, double y0, double cell, double at, double gap)
 {
     int shade = 0;
     for (int i = 0; i < m->n;) {
@@ -116,17 +117,23 @@ static void bands(bl_strbuf *b, const bl_h5_matrix *m, const level *l,
             bl_strbuf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
                              "height=\"%d\" fill=\"%s\"><title>%s%d</title>"
                              "</rect>",
-                             x0 + a, y0 - at - BAND, len, BAND - 2, fill,
+                             x0 + a, y0 - gap - at - BAND, len, BAND - 2, fill,
                              l->name, g);
             bl_strbuf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%d\" "
                              "height=\"%.1f\" fill=\"%s\"><title>%s%d</title>"
                              "</rect>",
                              x0 - at - BAND, y0 + a, BAND - 2, len, fill,
                              l->name, g);
-            if (len >= 8.0 * (double)(strlen(l->name) + 2))
+            if (len >= 8.0 * (double)(strlen(l->name) + 2)) {
                 bl_strbuf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" "
                                  "text-anchor=\"middle\">%s%d</text>",
-                                 x0 + a + len / 2, y0 - at - 4, l->name, g);
+                                 x0 + a + len / 2, y0 - gap - at - 5, l->name,
+                                 g);
+                bl_strbuf_printf(b, "<text transform=\"translate(%.1f %.1f) "
+                                 "rotate(-90)\" text-anchor=\"middle\">%s%d"
+                                 "</text>", x0 - at - 5, y0 + a + len / 2,
+                                 l->name, g);
+            }
         }
         if (l->line > 0 && i > 0) {
             bl_strbuf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
@@ -222,8 +229,8 @@ void bl_matrix_svg(bl_strbuf *b, const bl_h5_matrix *m)
     /* the finest level next to the map, packages outermost */
     for (size_t k = 0, at = (size_t)nshown; k < NLEVELS; k++)
         if (shown[k])
-            bands(b, m, &levels[k], x0, y0 - (cell >= 12 ? 16 : 0), cell,
-                  (double)(--at * BAND));
+            bands(b, m, &levels[k], x0, y0, cell, (double)(--at * BAND),
+                  cell >= 12 ? 16 : 0);
     for (int i = 0; cell >= 12 && i < m->n; i++) {
         bl_strbuf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">",
                          x0 - nshown * BAND - 4, y0 + i * cell + cell / 2 + 4);
