@@ -15,7 +15,8 @@ BINDLAB_PACKAGES=(
     libcmocka-dev
     clang libclang-rt-14-dev libomp-dev # scripts/fuzz.sh: libFuzzer, OpenMP for clang
     python3-h5py python3-pandas
-    slurmctld slurmd slurm-client munge # test_slurm_cluster.sh's private cluster
+    slurmctld slurmd slurm-client munge # test_slurm_cluster.sh, tests/cluster/ (Slurm clusters)
+    iproute2 util-linux # tests/slurm/nodes.sh: namespaced nodes (ip netns, unshare, nsenter)
     qemu-system-x86 busybox-static cpio numactl # scripts/numa-node.sh's emulated NUMA node
     python3-venv # scripts/mpis.sh: Open MPI 5, MPICH, Intel MPI from PyPI, one venv each
     chromium # test_report_html.sh: the HTML report in a real headless browser

@@ -1,0 +1,85 @@
+# shellcheck shell=bash
+# Shared by the multi-node tests (label cluster): a private Slurm cluster of
+# namespaced nodes (tests/slurm/nodes.sh) in the test's temp dir, stopped
+# and its namespaces deleted on exit whatever happens. Sourced, not run.
+source "$BINDLAB_SOURCE_DIR/tests/integration/common.sh"
+NODES_SH="$BINDLAB_SOURCE_DIR/tests/slurm/nodes.sh"
+PY=/usr/bin/python3 # used by the tests that source this
+export PY
+
+skip() {
+    echo "SKIP: $*"
+    exit 77
+}
+
+# Packages are scripts/deps.sh's job: a missing one is a failure.
+missing=()
+for p in slurmctld slurmd slurm-client munge iproute2 util-linux; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ "${#missing[@]}" = 0 ] || fail "packages missing (${missing[*]}): run scripts/deps.sh as root"
+[ "$(id -u)" = 0 ] || skip "the namespaced nodes and slurmd need root"
+# A container without the right to make network namespaces cannot have
+# these nodes: ask the machine once.
+probe="blprobe$$"
+if ! ip netns add "$probe" 2>"$WORK/netns.err"; then
+    skip "cannot create a network namespace here: $(cat "$WORK/netns.err")"
+fi
+ip netns del "$probe"
+
+CLUSTERS=()
+cluster_cleanup() {
+    local rc=$? c
+    for c in "${CLUSTERS[@]}"; do
+        if [ "$rc" != 0 ] && [ "$rc" != 77 ]; then
+            for f in "$c"/slurmctld.log "$c"/nodes/*/slurmd.log; do
+                [ -f "$f" ] && { echo "--- tail of $f" >&2; tail -n 12 "$f" >&2; }
+            done
+        fi
+        bash "$NODES_SH" stop "$c" || true
+    done
+    rm -rf "$WORK"
+    exit "$rc"
+}
+trap cluster_cleanup EXIT
+chmod 0711 "$WORK" # munged wants every directory above its socket open to all (x)
+
+# start_cluster N: a cluster of N nodes bl1..blN; sets CL and SLURM_CONF.
+# Between the nodes Open MPI talks TCP over the private /24 only.
+start_cluster() {
+    CL="$WORK/cluster$1"
+    CLUSTERS+=("$CL")
+    bash "$NODES_SH" start "$CL" "$1" || fail "the $1-node cluster did not start"
+    export SLURM_CONF="$CL/slurm.conf"
+    export OMPI_MCA_btl_tcp_if_include=10.250.0.0/24 OMPI_MCA_oob_tcp_if_include=10.250.0.0/24
+    export PRTE_MCA_oob_tcp_if_include=10.250.0.0/24
+}
+
+# on NODE CMD...: CMD inside NODE's namespaces (head: the login node, where
+# sbatch, salloc and srun are typed).
+on() {
+    local node=$1
+    shift
+    bash "$NODES_SH" exec "$CL" "$node" "$@"
+}
+
+# ranks_hosts FILE: "0:bl1 1:bl2 ..." from the app's --show-placement table
+# (thread 0 of each rank: where the rank recorded it ran).
+ranks_hosts() {
+    awk '$1 == "host" && $2 == "rank" { t = 1; next }
+         t && NF >= 9 && $3 == "0" && $2 ~ /^[0-9]+$/ { print $2 ":" $1 }
+         t && NF < 9 { t = 0 }' "$1" | sort -n | tr '\n' ' ' | sed 's/ $//'
+}
+
+# launcher_hosts FILE: the same from the launcher's own words: Open MPI's
+# --report-bindings ("[bl2:123] MCW rank 1 ...", PRRTE "Rank 1 bound")
+# or srun --cpu-bind=verbose ("cpu-bind=MASK - bl2, task  1 ...").
+launcher_hosts() {
+    sed -n -e 's/^\[\([^:]*\):[0-9]*\] MCW rank \([0-9]*\) .*/\2:\1/p' \
+        -e 's/^\[\([^:]*\):[0-9]*\] Rank \([0-9]*\) .*/\2:\1/p' \
+        -e 's/^cpu-bind[=-][A-Z_]* *- *\([^,]*\), task *\([0-9]*\) .*/\2:\1/p' "$1" |
+        sort -n | tr '\n' ' ' | sed 's/ $//'
+}
+
+# result FILE FIELD: a field of the app's "bindlab-app: result" line.
+result() { sed -n "s/^bindlab-app: result .* $2=\([^ ]*\).*/\1/p" "$1"; }
