@@ -194,6 +194,7 @@ static const bl_h5_attr harness_attrs[] = {
     A(bl_h5_harness, repetition, BL_A_INT, 0),
     A(bl_h5_harness, np, BL_A_INT, 0),
     A(bl_h5_harness, threads, BL_A_INT, 0),
+    A(bl_h5_harness, layout_nodes, BL_A_INT, 0),
     A(bl_h5_harness, kernel, BL_A_STR, 0),
     A(bl_h5_harness, kernel_args, BL_A_STR, 0),
     A(bl_h5_harness, map_by, BL_A_STR, 0),

@@ -230,6 +230,7 @@ typedef struct bl_h5_harness {
     char *run_id, *label, *name, *status;   /* ok|failed|timeout|invalid */
     int repetition;
     int np, threads;
+    int layout_nodes;               /* the layout's nodes key; 0 not given */
     char *kernel, *kernel_args;
     char *map_by, *map_by_launcher, *bind_to, *bind_to_launcher, *rank_by,
         *omp_places, *omp_proc_bind, *init;

@@ -352,7 +352,7 @@ int bl_cli_slurm(int argc, char **argv)
     o.modules = c.modules;
     o.nmodules = c.nmodules;
     o.launcher = c.launcher;
-    o.nodes = c.nodes;
+    o.nodes = need.nodes;
     o.array = c.array_given ? (c.array ? c.array : need.nruns) : 0;
     o.oversubscribe = c.oversubscribe;
     cmd = command_line(argc, argv);

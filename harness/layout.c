@@ -12,7 +12,7 @@
 static const char *const field_keys[BL_F_COUNT] = {
     "kernel", "np", "map_by", "bind_to", "rank_by", "omp_places",
     "omp_proc_bind", "threads", "init", "repetitions", "timeout",
-    "mem_policy",
+    "mem_policy", "nodes",
 };
 
 const char *bl_field_key(bl_field f)
@@ -31,7 +31,8 @@ int bl_field_from_key(const char *key)
 const char *bl_field_keys(void)
 {
     return "kernel, np, map_by, bind_to, rank_by, omp_places, "
-           "omp_proc_bind, threads, init, repetitions, timeout, mem_policy";
+           "omp_proc_bind, threads, init, repetitions, timeout, mem_policy, "
+           "nodes";
 }
 
 /* --- resources ---------------------------------------------------------- */
@@ -279,6 +280,12 @@ int bl_layout_set(bl_layout *l, bl_field f, const char *t, bl_err *err)
                                    "ranks, 1 or more", t);
         l->np = (int)v;
         return 0;
+    case BL_F_NODES:
+        if (parse_int(t, 1, 100000, &v) < 0)
+            return bl_err_set(err, "nodes '%s': accepted: a whole number of "
+                                   "nodes, 1 or more", t);
+        l->nodes = (int)v;
+        return 0;
     case BL_F_MAP_BY:
         if (bl_layout_parse_map_by(t, &l->map, err) < 0)
             return -1;
@@ -355,6 +362,12 @@ void bl_layout_field_text(const bl_layout *l, bl_field f, char *buf, size_t len)
 {
     switch (f) {
     case BL_F_NP: snprintf(buf, len, "%d", l->np); break;
+    case BL_F_NODES:
+        if (l->nodes > 0)
+            snprintf(buf, len, "%d", l->nodes);
+        else
+            buf[0] = '\0';
+        break;
     case BL_F_MAP_BY: snprintf(buf, len, "%s", l->map_by); break;
     case BL_F_BIND_TO: snprintf(buf, len, "%s", l->bind_to); break;
     case BL_F_RANK_BY: snprintf(buf, len, "%s", l->rank_by); break;
@@ -382,12 +395,16 @@ void bl_layout_field_text(const bl_layout *l, bl_field f, char *buf, size_t len)
 
 void bl_layout_make_label(bl_layout *l, const char *kernel_label)
 {
-    char t[16];
+    char t[16], nodes[24] = "";
     bl_layout_field_text(l, BL_F_THREADS, t, sizeof t);
+    /* Only a layout that names its nodes says so: labels of one-node
+     * sweeps stay as they were (--resume matches runs by label). */
+    if (l->nodes > 0)
+        snprintf(nodes, sizeof nodes, " nodes=%d", l->nodes);
     snprintf(l->label, sizeof l->label,
-             "%s np%d map=%s bind=%s%s%s places=%s proc_bind=%s t=%s "
+             "%s np%d%s map=%s bind=%s%s%s places=%s proc_bind=%s t=%s "
              "init=%s%s%s",
-             kernel_label, l->np, l->map_by, l->bind_to,
+             kernel_label, l->np, nodes, l->map_by, l->bind_to,
              l->rank_by[0] ? " rank=" : "", l->rank_by,
              l->omp_places[0] ? l->omp_places : "unset",
              l->omp_proc_bind[0] ? l->omp_proc_bind : "unset", t,

@@ -29,6 +29,7 @@ typedef enum bl_field {
     BL_F_REPETITIONS,
     BL_F_TIMEOUT,
     BL_F_MEM_POLICY,
+    BL_F_NODES,
     BL_F_COUNT
 } bl_field;
 
@@ -85,6 +86,8 @@ typedef struct bl_layout {
     char label[512];            /* stable, human: "triad np2 map=core ..." */
     int kernel;                 /* index into the sweep's kernels */
     int np;
+    int nodes;                  /* nodes the ranks spread over; 0 = not
+                                   given (the launcher's default) */
     char map_by[64];
     bl_mapby map;
     char bind_to[32];
@@ -194,17 +197,21 @@ typedef struct bl_layout_argv_opts {
     int oversubscribe;      /* add --oversubscribe and :overload-allowed */
     int threads;            /* OMP_NUM_THREADS (from bl_layout_validate) */
     int pus_per_rank;       /* srun -c (from bl_layout_validate) */
+    const char *hosts;      /* mpirun --host for a layout with nodes:
+                               "bl1:2,bl2:2" (the allocation's first
+                               nodes, slots = cores); NULL: none */
 } bl_layout_argv_opts;
 
 /* mpirun -np N --map-by M --bind-to B [--rank-by R] --report-bindings
  * -x OMP_NUM_THREADS=T [-x OMP_PLACES=P] [-x OMP_PROC_BIND=B]
- * -x OMP_DISPLAY_AFFINITY=true APP --kernel K ARGS --init I --out FILE.
+ * -x OMP_DISPLAY_AFFINITY=true APP --kernel K ARGS --init I --out FILE;
+ * --host HOSTS when o->hosts is given (a layout with nodes).
  * Uses the *_launcher spelling (call bl_layout_translate first). Returns a
  * malloc'ed NULL-terminated argv (free with bl_argv_free), or NULL. */
 char **bl_layout_mpirun_argv(const bl_layout *l, const bl_kernel_spec *k,
                              const bl_layout_argv_opts *o, bl_err *err);
 
-/* srun -n N -c C --cpu-bind=verbose,KIND --distribution=D
+/* srun -n N [-N NODES] -c C --cpu-bind=verbose,KIND --distribution=D
  * --export=ALL,OMP_... APP ...: KIND from bind_to (threads, cores, ldoms,
  * sockets, none), D from map_by / rank_by (block or cyclic at node and
  * socket level). Fails for what srun cannot express (l3cache binding). */

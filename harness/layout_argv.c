@@ -62,6 +62,10 @@ char **bl_layout_mpirun_argv(const bl_layout *l, const bl_kernel_spec *k,
         bl_argv_add(&b, "--allow-run-as-root");
     bl_argv_add(&b, "-np");
     bl_argv_addf(&b, "%d", l->np);
+    if (o->hosts) {
+        bl_argv_add(&b, "--host");
+        bl_argv_add(&b, o->hosts);
+    }
     bl_argv_add(&b, "--map-by");
     bl_argv_add(&b, l->map_by_launcher);
     bl_argv_add(&b, "--bind-to");
@@ -165,6 +169,10 @@ char **bl_layout_srun_argv(const bl_layout *l, const bl_kernel_spec *k,
     bl_argv_add(&b, "--mpi=pmix");
     bl_argv_add(&b, "-n");
     bl_argv_addf(&b, "%d", l->np);
+    if (l->nodes > 0) {
+        bl_argv_add(&b, "-N");
+        bl_argv_addf(&b, "%d", l->nodes);
+    }
     bl_argv_add(&b, "-c");
     bl_argv_addf(&b, "%d", o->pus_per_rank > 0 ? o->pus_per_rank : o->threads);
     bl_argv_addf(&b, "--cpu-bind=verbose,%s", srun_bind(l->bind));

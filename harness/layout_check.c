@@ -136,8 +136,9 @@ static int pus_per_rank(const bl_layout *l, const node *n)
     return k > 0 ? n->c.pus / k : 0;
 }
 
-int bl_layout_validate(const bl_layout *l, hwloc_topology_t topo,
-                       int oversubscribe, bl_layout_check *out, bl_err *err)
+static int validate_node(const bl_layout *l, hwloc_topology_t topo,
+                         int oversubscribe, bl_layout_check *out,
+                         bl_err *err)
 {
     node n;
     bl_res rank;
@@ -189,6 +190,38 @@ int bl_layout_validate(const bl_layout *l, hwloc_topology_t topo,
     }
     out->threads = threads;
     out->pus_per_rank = pus;
+    return 0;
+}
+
+/* Across nodes every node is checked with the ranks it gets: ppr:K:node
+ * puts K on each; any other mapping at most ceil(np / nodes) once the
+ * slots of every node are used (Open MPI fills a node's slots before the
+ * next when mapping by slot or core, and deals round robin by node). Every
+ * node is assumed to have this topology. */
+int bl_layout_validate(const bl_layout *l, hwloc_topology_t topo,
+                       int oversubscribe, bl_layout_check *out, bl_err *err)
+{
+    bl_layout per = *l;
+    if (l->nodes <= 1)
+        return validate_node(l, topo, oversubscribe, out, err);
+    if (l->np < l->nodes)
+        return bl_err_set(err, "np %d on nodes %d: %d %s would get no rank "
+                          "(give np %d or more, or fewer nodes)", l->np,
+                          l->nodes, l->nodes - l->np,
+                          plural(l->nodes - l->np, "node", "nodes"), l->nodes);
+    if (l->map.ppr && l->map.res == BL_RES_NODE) {
+        if ((long)l->map.ppr * l->nodes < l->np)
+            return bl_err_set(err, "map_by '%s': %d per node x %d nodes = "
+                              "%ld ranks, but np is %d", l->map_by,
+                              l->map.ppr, l->nodes,
+                              (long)l->map.ppr * l->nodes, l->np);
+        per.np = l->map.ppr < l->np ? l->map.ppr : l->np;
+    } else {
+        per.np = (l->np + l->nodes - 1) / l->nodes;
+    }
+    if (validate_node(&per, topo, oversubscribe, out, err) < 0)
+        return bl_err_prefix(err, "np %d over %d nodes = %d per node", l->np,
+                             l->nodes, per.np);
     return 0;
 }
 

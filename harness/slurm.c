@@ -20,10 +20,19 @@ int bl_slurm_needs_compute(const bl_sweep *s, hwloc_topology_t topo,
     out->widest = -1;
     if (nodes < 1)
         return bl_err_set(err, "--nodes %d: give 1 or more", nodes);
+    out->nodes = nodes;
     for (int i = 0; i < s->nlayouts; i++) {
-        const bl_layout *l = &s->layouts[i];
+        bl_layout l_spread = s->layouts[i], *l = &l_spread;
         bl_layout_check chk;
-        int per_node = ceil_div(l->np, nodes), per_rank, cpus;
+        int per_node, per_rank, cpus;
+        /* a layout without a nodes key spreads over the job's nodes */
+        if (l->nodes <= 0)
+            l->nodes = nodes;
+        if (l->nodes > out->nodes)
+            out->nodes = l->nodes;
+        per_node = l->map.ppr && l->map.res == BL_RES_NODE
+                       ? (l->map.ppr < l->np ? l->map.ppr : l->np)
+                       : ceil_div(l->np, l->nodes);
         if (bl_layout_validate(l, topo, oversubscribe, &chk, err) < 0)
             return bl_err_prefix(err, "layout %s (%s%s%s)", l->run_id,
                                  l->name, l->name[0] ? " " : "", l->label);

@@ -26,10 +26,13 @@ typedef struct bl_slurm_needs {
     int widest_ranks;     /* with this many ranks per node */
     int widest_per_rank;  /* of this many CPUs each */
     int nruns;            /* runs, repetitions counted */
+    int nodes;            /* nodes per job: the most a layout names (its
+                           * nodes key), at least the nodes asked for */
 } bl_slurm_needs;
 
 /* Works out the needs of every layout of s on nodes of topology topo (the
- * partition's node shape, or this machine), ranks spread over nodes.
+ * partition's node shape, or this machine), ranks spread over `nodes`
+ * nodes, or over the nodes a layout names.
  * Fails with bl_layout_validate's arithmetic for a layout such a node
  * cannot run. */
 int bl_slurm_needs_compute(const bl_sweep *s, hwloc_topology_t topo,

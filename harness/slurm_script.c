@@ -176,6 +176,23 @@ static void record_node(sbuf *b, const char *meta_expr)
            "fi\n");
 }
 
+/* With several nodes, each node's own topology and the node list: one
+ * task per node writes nodes/HOST/lstopo.xml (its hostname as it says it). */
+static void record_nodes(sbuf *b, const bl_slurm_opts *o)
+{
+    if (o->nodes <= 1)
+        return;
+    put(b, "scontrol show hostnames \"$SLURM_JOB_NODELIST\" >\"$meta/"
+           "nodes.txt\" 2>&1\n");
+    put(b, "srun --nodes=\"$SLURM_JOB_NUM_NODES\" --ntasks-per-node=1 "
+           "--cpu-bind=none \\\n"
+           "    sh -c 'd=\"$1/nodes/$(hostname)\" && mkdir -p \"$d\" && "
+           "lstopo-no-graphics --of xml >\"$d/lstopo.xml\" 2>&1 && "
+           "lstopo-no-graphics --of console >\"$d/lstopo.txt\" 2>&1' "
+           "sh \"$meta\" ||\n"
+           "    echo \"per-node lstopo: srun failed\" >&2\n");
+}
+
 /* Before anything is recorded, so that slurm-env.txt shows it. */
 static void binding_env(sbuf *b, const bl_slurm_opts *o)
 {
@@ -233,6 +250,7 @@ char *bl_slurm_script(const bl_slurm_opts *o, const bl_sweep *s,
     } else {
         record_node(&b, "\"$results/slurm/$name-$SLURM_JOB_ID\"");
     }
+    record_nodes(&b, o);
     sweep_command(&b, o, array);
     if (array)
         /* Written last and atomically: the merge job reads a shard with no

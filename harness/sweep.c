@@ -80,8 +80,36 @@ static void catch_signals(struct sigaction *old_int, struct sigaction *old_term)
     sigaction(SIGTERM, &sa, old_term);
 }
 
+/* A layout that names its nodes: can this launcher, in this allocation,
+ * put its ranks on that many nodes. srun outside an allocation makes its
+ * own; mpirun needs one to reach other nodes. */
+static int check_nodes(const bl_sweep_ctx *c, const bl_layout *l,
+                       bl_err *err)
+{
+    char scratch[4096];
+    int srun = c->launcher.kind == BL_LAUNCHER_SLURM;
+    if (l->nodes <= 0)
+        return 0;
+    if (!srun && bl_launcher_is_hydra(&c->launcher))
+        return bl_err_set(err, "nodes %d: not spelled for %s yet (its "
+                          "-hosts/-ppn); use Open MPI's mpirun or srun",
+                          l->nodes, bl_launcher_kind_name(c->launcher.kind));
+    if (c->alloc.n == 0) {
+        if (srun || l->nodes == 1)
+            return 0;
+        return bl_err_set(err, "nodes %d: mpirun reaches other nodes through "
+                          "a Slurm allocation, and SLURM_JOB_NODELIST is not "
+                          "set; run the sweep inside one (salloc -N %d, or "
+                          "bindlab slurm --nodes %d)", l->nodes, l->nodes,
+                          l->nodes);
+    }
+    return bl_slurm_alloc_host_list(&c->alloc, l->nodes, 1, scratch,
+                                    sizeof scratch, err);
+}
+
 /* Plans every run: repetitions expanded, shard selected, each layout
- * translated for the launcher and validated against this node. */
+ * translated for the launcher and validated against this node (and, with
+ * nodes, against the allocation). */
 static int plan_runs(bl_sweep_ctx *c, bl_err *err)
 {
     const bl_sweep *s = &c->sweep;
@@ -101,6 +129,8 @@ static int plan_runs(bl_sweep_ctx *c, bl_err *err)
         if (valid)
             valid = bl_layout_validate(l, c->topo, c->o->oversubscribe, &chk,
                                        &e) == 0;
+        if (valid)
+            valid = check_nodes(c, l, &e) == 0;
         for (int r = 1; r <= reps; r++, index++) {
             bl_sweep_item *it;
             if (c->o->nshards > 0 && index % c->o->nshards != c->o->shard - 1)
@@ -290,6 +320,10 @@ static int setup(bl_sweep_ctx *c, const bl_sweep_opts *o, bl_err *err)
         default_app(c->app, sizeof c->app);
     c->is_root = bl_launcher_is_root();
     drop_inherited_openmp_env();
+    for (int i = 0; i < c->sweep.nlayouts; i++)
+        if (c->sweep.layouts[i].nodes > 0)
+            return bl_slurm_alloc_read(getenv("SLURM_JOB_NODELIST"), NULL,
+                                       &c->alloc, err);
     return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "launch.h"
 #include "launcher_choice.h"
 #include "launcher_info.h"
+#include "slurm_alloc.h"
 #include "sweep.h"
 
 typedef struct bl_sweep_item {
@@ -30,6 +31,8 @@ typedef struct bl_sweep_ctx {
     bl_launcher_info launcher;  /* what the program answered */
     bl_launcher_want want;      /* what the sweep asked for */
     char program[PATH_MAX];     /* the launcher program, argv[0] */
+    bl_slurm_alloc alloc;       /* the Slurm allocation's nodes, read when a
+                                   layout names its nodes (n 0: none) */
     char results[PATH_MAX], dir[PATH_MAX], out[PATH_MAX], app[PATH_MAX];
     int is_root;
     bl_sweep_item *items;

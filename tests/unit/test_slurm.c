@@ -300,7 +300,7 @@ static const char hostile_module[] = "gcc/12 $(touch $M) `touch $M`'\"\\";
 static void slurm_script_quotes_hostile_values(void **state)
 {
     bl_sweep s;
-    bl_slurm_needs n = {2, 1, 2, 0, 2, 1, 3};
+    bl_slurm_needs n = {2, 1, 2, 0, 2, 1, 3, 1};
     bl_slurm_opts o = {0};
     bl_err err = {""};
     char sweepdir[512], sweepfile[768], stubdir[300], bindlab[400];
@@ -394,7 +394,7 @@ static void slurm_script_quotes_hostile_values(void **state)
 static void slurm_script_refuses_sbatch_values_it_cannot_quote(void **state)
 {
     bl_sweep s;
-    bl_slurm_needs n = {1, 1, 1, 0, 1, 1, 1};
+    bl_slurm_needs n = {1, 1, 1, 0, 1, 1, 1, 1};
     bl_slurm_opts o = {0};
     bl_err err = {""};
     (void)state;
@@ -422,7 +422,7 @@ static void slurm_script_refuses_sbatch_values_it_cannot_quote(void **state)
 static void slurm_script_has_lines_the_layouts_need(void **state)
 {
     bl_sweep s;
-    bl_slurm_needs n = {4, 2, 8, 0, 4, 2, 6};
+    bl_slurm_needs n = {4, 2, 8, 0, 4, 2, 6, 1};
     bl_slurm_opts o = {0};
     bl_err err = {""};
     char *text, *cpu_bind, *sweep_cmd;

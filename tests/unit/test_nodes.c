@@ -1,0 +1,238 @@
+/* Layouts across nodes: the nodes key, its per-node validation arithmetic
+ * (worked out by hand in each case), the launchers' options for it (mpirun
+ * --host, srun -N), the allocation's host list from scontrol, and what a
+ * batch job needs for a sweep whose layouts name their nodes. */
+#include "bl_test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "layout.h"
+#include "slurm.h"
+#include "slurm_alloc.h"
+#include "sweep_file.h"
+#include "topo.h"
+
+/* Each node: 1 package, 2 cores, 1 PU each (as the test cluster's). */
+#define NODE_TOPO "pack:1 l3:1 numa:1 core:2 pu:1"
+
+static hwloc_topology_t topo(void)
+{
+    hwloc_topology_t t;
+    bl_err err;
+    assert_int_equal(bl_topo_load(NODE_TOPO, &t, &err), 0);
+    return t;
+}
+
+static bl_layout make(int np, int nodes, const char *map, const char *threads)
+{
+    bl_layout l;
+    bl_err err;
+    char buf[16];
+    bl_layout_defaults(&l);
+    snprintf(buf, sizeof buf, "%d", np);
+    assert_int_equal(bl_layout_set(&l, BL_F_NP, buf, &err), 0);
+    if (nodes) {
+        snprintf(buf, sizeof buf, "%d", nodes);
+        assert_int_equal(bl_layout_set(&l, BL_F_NODES, buf, &err), 0);
+    }
+    assert_int_equal(bl_layout_set(&l, BL_F_MAP_BY, map, &err), 0);
+    assert_int_equal(bl_layout_set(&l, BL_F_THREADS, threads, &err), 0);
+    return l;
+}
+
+static int validate(bl_layout l, bl_layout_check *c, bl_err *err)
+{
+    hwloc_topology_t t = topo();
+    int rc = bl_layout_validate(&l, t, 0, c, err);
+    hwloc_topology_destroy(t);
+    return rc;
+}
+
+static void nodes_key_is_checked_and_labelled(void **state)
+{
+    bl_layout l;
+    bl_err err;
+    char text[16];
+    (void)state;
+    bl_layout_defaults(&l);
+    assert_int_equal(bl_layout_set(&l, BL_F_NODES, "0", &err), -1);
+    assert_string_equal(err.msg, "nodes '0': accepted: a whole number of "
+                                 "nodes, 1 or more");
+    assert_int_equal(bl_layout_set(&l, BL_F_NODES, "two", &err), -1);
+    assert_int_equal(bl_field_from_key("nodes"), BL_F_NODES);
+    bl_layout_field_text(&l, BL_F_NODES, text, sizeof text);
+    assert_string_equal(text, ""); /* not given */
+    l = make(4, 2, "ppr:2:node", "1");
+    bl_layout_field_text(&l, BL_F_NODES, text, sizeof text);
+    assert_string_equal(text, "2");
+    bl_layout_make_label(&l, "stencil");
+    assert_string_equal(l.label, "stencil np4 nodes=2 map=ppr:2:node "
+                                 "bind=core places=unset proc_bind=unset "
+                                 "t=1 init=parallel");
+    /* a layout without nodes keeps its one-node label */
+    l = make(2, 0, "core", "1");
+    bl_layout_make_label(&l, "triad");
+    assert_string_equal(l.label, "triad np2 map=core bind=core places=unset "
+                                 "proc_bind=unset t=1 init=parallel");
+}
+
+static void validation_counts_ranks_per_node(void **state)
+{
+    bl_layout_check c;
+    bl_err err;
+    (void)state;
+    /* 4 ranks on 2 nodes of 2 cores: 2 per node, fits; on 1 node it would not */
+    assert_int_equal(validate(make(4, 2, "core", "1"), &c, &err), 0);
+    assert_int_equal(validate(make(4, 0, "core", "1"), &c, &err), -1);
+    /* 5 over 2 nodes: ceil(5/2) = 3 on the busiest, 3 > 2 cores */
+    assert_int_equal(validate(make(5, 2, "node", "1"), &c, &err), -1);
+    assert_string_equal(err.msg, "np 5 over 2 nodes = 3 per node: np 3 needs 3 "
+                                 "slots, but this node has 2 (one per core; add "
+                                 "oversubscribe to share cores)");
+    /* ppr:1:node x 2 nodes = 2 ranks < np 3 */
+    assert_int_equal(validate(make(3, 2, "ppr:1:node", "1"), &c, &err), -1);
+    assert_string_equal(err.msg, "map_by 'ppr:1:node': 1 per node x 2 nodes "
+                                 "= 2 ranks, but np is 3");
+    /* ppr:2:node on 3 nodes: 2 per node, 6 ranks, each node's 2 cores */
+    assert_int_equal(validate(make(6, 3, "ppr:2:node", "1"), &c, &err), 0);
+    assert_int_equal(c.pus_per_rank, 1);
+    /* ppr:1:node with 2 threads filling the node: 1 rank x 2 PUs each */
+    assert_int_equal(validate(make(2, 2, "ppr:1:node:PE=2", "fill"), &c, &err), 0);
+    assert_int_equal(c.threads, 2);
+    /* ppr:3:node: 3 ranks on one node of 2 cores */
+    assert_int_equal(validate(make(6, 2, "ppr:3:node", "1"), &c, &err), -1);
+    assert_string_equal(err.msg, "np 6 over 2 nodes = 3 per node: map_by "
+                                 "'ppr:3:node': 3 ranks x 1 core = 3 cores on "
+                                 "one node, but it has 2 (add oversubscribe to "
+                                 "share cores)");
+    /* more nodes than ranks */
+    assert_int_equal(validate(make(1, 2, "core", "1"), &c, &err), -1);
+    assert_string_equal(err.msg, "np 1 on nodes 2: 1 node would get no rank "
+                                 "(give np 2 or more, or fewer nodes)");
+}
+
+static bl_kernel_spec kspec(void)
+{
+    bl_kernel_spec k = {0};
+    strcpy(k.name, "stencil");
+    strcpy(k.label, "stencil");
+    return k;
+}
+
+static void launchers_get_the_nodes(void **state)
+{
+    bl_layout l = make(4, 2, "ppr:2:node", "1");
+    bl_kernel_spec k = kspec();
+    bl_layout_argv_opts o = {.app = "app", .out_file = "o.h5", .threads = 1,
+                             .pus_per_rank = 1, .hosts = "bl1:2,bl2:2"};
+    bl_err err;
+    char **argv;
+    (void)state;
+    assert_int_equal(bl_layout_translate(&l, 4, 1, &err), 0);
+    argv = bl_layout_mpirun_argv(&l, &k, &o, &err);
+    assert_non_null(argv);
+    assert_string_equal(argv[1], "-np");
+    assert_string_equal(argv[2], "4");
+    assert_string_equal(argv[3], "--host");
+    assert_string_equal(argv[4], "bl1:2,bl2:2");
+    assert_string_equal(argv[5], "--map-by");
+    assert_string_equal(argv[6], "ppr:2:node");
+    bl_argv_free(argv);
+    argv = bl_layout_srun_argv(&l, &k, &o, &err);
+    assert_non_null(argv);
+    /* srun --mpi=pmix -n 4 -N 2 -c 1 ... --ntasks-per-node=2 */
+    assert_string_equal(argv[2], "-n");
+    assert_string_equal(argv[3], "4");
+    assert_string_equal(argv[4], "-N");
+    assert_string_equal(argv[5], "2");
+    int per_node = 0;
+    for (char **a = argv; *a; a++)
+        per_node |= !strcmp(*a, "--ntasks-per-node=2");
+    assert_true(per_node);
+    bl_argv_free(argv);
+    /* no nodes key, no hosts: no -N, no --host */
+    l = make(2, 0, "core", "1");
+    o.hosts = NULL;
+    assert_int_equal(bl_layout_translate(&l, 4, 1, &err), 0);
+    argv = bl_layout_srun_argv(&l, &k, &o, &err);
+    for (char **a = argv; *a; a++)
+        assert_string_not_equal(*a, "-N");
+    bl_argv_free(argv);
+    argv = bl_layout_mpirun_argv(&l, &k, &o, &err);
+    for (char **a = argv; *a; a++)
+        assert_string_not_equal(*a, "--host");
+    bl_argv_free(argv);
+}
+
+static void allocation_hosts_from_scontrol(void **state)
+{
+    bl_slurm_alloc a;
+    bl_err err;
+    char buf[64];
+    (void)state;
+    assert_int_equal(bl_slurm_alloc_parse("bl1\nbl2\nnode-03.site\n", &a, &err), 0);
+    assert_int_equal(a.n, 3);
+    assert_string_equal(a.hosts[2], "node-03.site");
+    assert_int_equal(bl_slurm_alloc_host_list(&a, 2, 4, buf, sizeof buf, &err), 0);
+    assert_string_equal(buf, "bl1:4,bl2:4");
+    assert_int_equal(bl_slurm_alloc_host_list(&a, 4, 4, buf, sizeof buf, &err), -1);
+    assert_string_equal(err.msg, "nodes 4, but this Slurm allocation has 3 "
+                                 "(bl1, ...); ask for 4 (salloc -N 4, or "
+                                 "bindlab slurm --nodes 4)");
+    assert_int_equal(bl_slurm_alloc_host_list(&a, 3, 4, buf, 12, &err), -1);
+    bl_slurm_alloc_free(&a);
+    /* a name that would change the meaning of --host */
+    assert_int_equal(bl_slurm_alloc_parse("bl1\nbl2,bl3\n", &a, &err), -1);
+    assert_string_equal(err.msg, "scontrol show hostnames: 'bl2,bl3' is not a "
+                                 "host name (letters, digits, '.', '-', '_')");
+    assert_int_equal(a.n, 0);
+    /* not in an allocation: nothing to run */
+    assert_int_equal(bl_slurm_alloc_read(NULL, "/nonexistent/scontrol", &a, &err), 0);
+    assert_int_equal(a.n, 0);
+    /* scontrol missing: an error naming the node list */
+    assert_int_equal(bl_slurm_alloc_read("bl[1-2]", "/nonexistent/scontrol", &a,
+                                         &err), -1);
+    assert_non_null(strstr(err.msg, "SLURM_JOB_NODELIST 'bl[1-2]'"));
+}
+
+static void batch_job_takes_the_layouts_nodes(void **state)
+{
+    static const char yaml[] =
+        "name: n\n"
+        "kernels: [{name: stencil}]\n"
+        "layouts:\n"
+        "  - {name: one, np: 2, map_by: core}\n"
+        "  - {name: spread, np: 3, nodes: 3, map_by: ppr:1:node}\n"
+        "  - {name: pairs, np: 4, nodes: 2, map_by: ppr:2:node}\n";
+    bl_sweep s;
+    bl_slurm_needs n;
+    bl_err err;
+    hwloc_topology_t t = topo();
+    (void)state;
+    assert_int_equal(bl_sweep_file_load_string(yaml, "n.yaml", &s, &err), 0);
+    assert_int_equal(bl_slurm_needs_compute(&s, t, 1, 0, &n, &err), 0);
+    /* the widest layout names 3 nodes; "pairs" puts 2 ranks on a node,
+     * and so does "one" (no nodes key: on the --nodes asked, 1) */
+    assert_int_equal(n.nodes, 3);
+    assert_int_equal(n.ntasks_per_node, 2);
+    assert_int_equal(n.nruns, 3);
+    hwloc_topology_destroy(t);
+    bl_sweep_free(&s);
+}
+
+int main(int argc, char **argv)
+{
+    static const struct CMUnitTest rules[] = {
+        cmocka_unit_test(nodes_key_is_checked_and_labelled),
+        cmocka_unit_test(validation_counts_ranks_per_node),
+        cmocka_unit_test(launchers_get_the_nodes),
+        cmocka_unit_test(allocation_hosts_from_scontrol),
+        cmocka_unit_test(batch_job_takes_the_layouts_nodes),
+    };
+    static const bl_test_group groups[] = {
+        BL_GROUP("rules", rules),
+    };
+    return bl_run_groups(argc, argv, groups);
+}
