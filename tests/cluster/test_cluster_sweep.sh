@@ -87,14 +87,12 @@ grep -q "nodes 2: mpirun reaches other nodes through a Slurm allocation, and SLU
 # 2. bindlab sweep inside salloc (the harness on the login node), mpirun.
 on head salloc -N2 --exclusive "$BINDLAB" sweep --results "$WORK/salloc" "$WORK/nodes.yaml" \
     >"$WORK/salloc.out" 2>&1 || { bad "sweep in salloc: exit $?"; tail -n 20 "$WORK/salloc.out"; }
-check_sweep "$WORK/salloc/nodesweep.h5" 4 mpirun && echo "ok: sweep in salloc with mpirun" ||
-    bad "sweep in salloc with mpirun"
+if check_sweep "$WORK/salloc/nodesweep.h5" 4 mpirun; then echo "ok: sweep in salloc with mpirun"; else bad "sweep in salloc with mpirun"; fi
 
 # 3. The same with srun as the launcher.
 on head salloc -N2 --exclusive "$BINDLAB" sweep --launcher srun --results "$WORK/srun" \
     "$WORK/nodes.yaml" >"$WORK/srun.out" 2>&1 || { bad "srun sweep: exit $?"; tail -n 20 "$WORK/srun.out"; }
-check_sweep "$WORK/srun/nodesweep.h5" 4 srun && echo "ok: sweep in salloc with srun" ||
-    bad "sweep in salloc with srun"
+if check_sweep "$WORK/srun/nodesweep.h5" 4 srun; then echo "ok: sweep in salloc with srun"; else bad "sweep in salloc with srun"; fi
 
 # 4. bindlab slurm: one job, an array of 2 + merge, and srun; the job's
 # nodes come from the layouts (2).
@@ -110,20 +108,18 @@ read -r array merge < <(sed -n 's/^submitted: array job \([0-9]*\), merge job \(
 on head "$BINDLAB" slurm "$WORK/nodes.yaml" --results "$WORK/ssrun" -o "$WORK/ssrun.sbatch" \
     --launcher srun --time 5 --submit >"$WORK/ssrun.out" 2>&1
 srunjob=$(sed -n 's/^submitted: job \([0-9][0-9]*\)$/\1/p' "$WORK/ssrun.out")
-[ -n "$single" ] && [ -n "$array" ] && [ -n "$merge" ] && [ -n "$srunjob" ] ||
+if [ -z "$single" ] || [ -z "$array" ] || [ -z "$merge" ] || [ -z "$srunjob" ]; then
     fail "not every job was submitted"
+fi
 wait_jobs "$single" "$array" "$merge" "$srunjob"
 for j in "$WORK"/one/slurm/*.out "$WORK"/arr/slurm/*.out "$WORK"/ssrun/slurm/*.out; do
     grep -q 'FAIL\|error' "$j" && { echo "--- $j"; cat "$j"; }
 done
-check_sweep "$WORK/one/nodesweep.h5" 4 mpirun && echo "ok: bindlab slurm, one job" ||
-    bad "bindlab slurm, one job"
-check_sweep "$WORK/arr/nodesweep.h5" 4 mpirun && echo "ok: bindlab slurm, array of 2 + merge" ||
-    bad "bindlab slurm, array + merge"
-check_sweep "$WORK/ssrun/nodesweep.h5" 4 srun && echo "ok: bindlab slurm, srun" ||
-    bad "bindlab slurm, srun"
+if check_sweep "$WORK/one/nodesweep.h5" 4 mpirun; then echo "ok: bindlab slurm, one job"; else bad "bindlab slurm, one job"; fi
+if check_sweep "$WORK/arr/nodesweep.h5" 4 mpirun; then echo "ok: bindlab slurm, array of 2 + merge"; else bad "bindlab slurm, array + merge"; fi
+if check_sweep "$WORK/ssrun/nodesweep.h5" 4 srun; then echo "ok: bindlab slurm, srun"; else bad "bindlab slurm, srun"; fi
 meta="$WORK/one/slurm/nodesweep-$single"
-[ "$(cat "$meta/nodes.txt" 2>/dev/null | tr '\n' ' ')" = "bl1 bl2 " ] || bad "the job's node list: $(cat "$meta/nodes.txt")"
+[ "$(tr '\n' ' ' <"$meta/nodes.txt" 2>/dev/null)" = "bl1 bl2 " ] || bad "the job's node list: $(cat "$meta/nodes.txt")"
 for n in bl1 bl2; do
     grep -q '<object type="Core"' "$meta/nodes/$n/lstopo.xml" 2>/dev/null || bad "no lstopo of $n in $meta/nodes"
 done
@@ -168,7 +164,7 @@ took=$(($(date +%s) - start))
 cat "$WORK/kill.out"
 echo "sweep exit $rc after $took s"
 [ "$took" -lt 90 ] || bad "the sweep with a dead node took $took s, the run's timeout is 90 s"
-"$PY" - "$WORK/kill/killsweep.h5" <<'PYEOF' && echo "ok: the dead node's run failed with its reason, the next ran" ||
+if "$PY" - "$WORK/kill/killsweep.h5" <<'PYEOF'; then
 import sys, h5py
 def s(v): return v.decode() if isinstance(v, bytes) else str(v)
 with h5py.File(sys.argv[1], "r") as f:
@@ -179,7 +175,10 @@ with h5py.File(sys.argv[1], "r") as f:
     assert "bl2" in s(runs["both"]["reason"]), s(runs["both"]["reason"])
     assert s(runs["first"]["status"]) == "ok", (s(runs["first"]["status"]), s(runs["first"]["reason"]))
 PYEOF
+    echo "ok: the dead node's run failed with its reason, the next ran"
+else
     bad "node killed mid-run"
+fi
 
 [ "$fails" = 0 ] || fail "$fails checks failed"
 echo "all cluster sweep checks passed"
