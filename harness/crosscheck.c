@@ -39,6 +39,14 @@ static int same_set(const bl_binding *claim, const char *seen)
     return eq;
 }
 
+/* One host: "node01.cluster" and "node01" (Open MPI prints the short
+ * name, gethostname may give the long one). */
+static int same_host(const char *a, const char *b)
+{
+    size_t na = strcspn(a, "."), nb = strcspn(b, ".");
+    return na == nb && strncmp(a, b, na) == 0;
+}
+
 static const bl_h5_placement *master_of(const bl_h5_run *run, int rank)
 {
     for (size_t i = 0; i < run->nplacement; i++)
@@ -86,7 +94,7 @@ int bl_crosscheck(const bl_binding_report *report, const bl_h5_run *run,
                   int numa_balancing, bl_h5_check **checks, size_t *nchecks,
                   char *flags, size_t flags_len)
 {
-    int mismatches = 0, spans = 0, migrated = 0;
+    int mismatches = 0, spans = 0, migrated = 0, elsewhere = 0;
     const char *bind;
 
     *checks = NULL;
@@ -107,8 +115,12 @@ int bl_crosscheck(const bl_binding_report *report, const bl_h5_run *run,
          * the binding it set before exec.) Intel MPI's pinning table is
          * always such a line: each rank's own view in MPI_Init, after
          * libgomp bound the master thread to the first place. */
+        /* across nodes: the report line of the rank's own node */
+        int known_hosts = claim && master && claim->host[0] && master->host &&
+                          master->host[0];
         int self = claim && master && claim->pid > 0 &&
                    claim->pid == master->pid &&
+                   (!known_hosts || same_host(claim->host, master->host)) &&
                    (report->format == BL_REPORT_OMPI4 ||
                     report->format == BL_REPORT_OMPI5 ||
                     report->format == BL_REPORT_IMPI);
@@ -121,6 +133,8 @@ int bl_crosscheck(const bl_binding_report *report, const bl_h5_run *run,
         c->source = strdup(!claim ? "" : self ? "rank" : "launcher");
         c->matches = (int8_t)same_set(claim, seen);
         mismatches += c->matches == 0;
+        /* the launcher put the rank on one node and it ran on another */
+        elsewhere += known_hosts && !same_host(claim->host, master->host);
         spans |= rank_spans_numa(run, r);
         (*nchecks)++;
     }
@@ -130,6 +144,8 @@ int bl_crosscheck(const bl_binding_report *report, const bl_h5_run *run,
 
     if (mismatches)
         add_flag(flags, flags_len, "binding-mismatch");
+    if (elsewhere)
+        add_flag(flags, flags_len, "host-mismatch");
     if (spans)
         add_flag(flags, flags_len, "rank-spans-numa");
     if (pu_shared(run))

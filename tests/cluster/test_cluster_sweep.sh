@@ -55,6 +55,10 @@ with h5py.File(path, "r") as f:
         assert s(a["status"]) == "ok", (k, name, s(a["status"]), s(a["reason"]))
         assert r["result"].attrs["verified"] == 1, (k, name)
         assert "binding-mismatch" not in s(a["flags"]), (k, name, s(a["flags"]))
+        assert "host-mismatch" not in s(a["flags"]), (k, name, s(a["flags"]))
+        # every rank's report line came from its own node and was read
+        checks = r["checks"][()]
+        assert len(checks) == len(want[name]) and all(c["matches"] == 1 for c in checks), (k, checks)
         assert s(a["launcher"]) == launcher, (k, s(a["launcher"]))
         assert int(a["layout_nodes"]) == 2, (k, int(a["layout_nodes"]))
         hosts = [s(x["host"]) for x in sorted(r["ranks"][()], key=lambda x: x["rank"])]

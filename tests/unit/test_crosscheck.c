@@ -119,6 +119,34 @@ static void crosscheck_reads_a_rank_report_against_its_master_thread(void **stat
     bl_h5_table_free(&bl_h5_check_def, c, n);
 }
 
+static void crosscheck_compares_each_rank_with_its_own_node(void **state)
+{
+    /* mpirun --map-by node over bl1 and bl2 (captured on the test cluster,
+     * tests/slurm/nodes.sh): each node binds its rank to its core 0. */
+    static const char *const two_nodes =
+        "[bl1:05460] MCW rank 0 bound to socket 0[core 0[hwt 0]]: [B/.]\n"
+        "[bl2:05458] MCW rank 1 bound to socket 0[core 0[hwt 0]]: [B/.]\n";
+    static char bl1[] = "bl1", bl2[] = "bl2.cluster.example";
+    char flags[256];
+    bl_h5_check *c;
+    size_t n;
+    (void)state;
+    /* both on CPU 0, each on its own node: no shared PU, no mismatch (the
+     * long name of bl2 is the same host) */
+    make_run("close", "0", "0", 0, 0);
+    rows[0].host = bl1;
+    rows[1].host = bl2;
+    assert_int_equal(check(two_nodes, flags, sizeof flags, &c, &n), 0);
+    assert_string_equal(c[1].host, "bl2.cluster.example");
+    assert_string_equal(flags, "");
+    bl_h5_table_free(&bl_h5_check_def, c, n);
+    /* rank 1 says it ran on bl1, where mpirun did not put it */
+    rows[1].host = bl1;
+    assert_int_equal(check(two_nodes, flags, sizeof flags, &c, &n), 0);
+    assert_string_equal(flags, "host-mismatch,pu-shared");
+    bl_h5_table_free(&bl_h5_check_def, c, n);
+}
+
 static void crosscheck_takes_slurm_lines_as_the_launchers(void **state)
 {
     /* Slurm names the task's pid, but it bound the task before exec: its
@@ -170,6 +198,7 @@ int main(void)
         cmocka_unit_test(crosscheck_matching_bindings_raise_no_flag),
         cmocka_unit_test(crosscheck_flags_a_mismatch_and_shared_pu),
         cmocka_unit_test(crosscheck_reads_a_rank_report_against_its_master_thread),
+        cmocka_unit_test(crosscheck_compares_each_rank_with_its_own_node),
         cmocka_unit_test(crosscheck_takes_slurm_lines_as_the_launchers),
         cmocka_unit_test(crosscheck_flags_unbound_threads_remote_pages_and_balancing),
     };
