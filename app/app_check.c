@@ -23,8 +23,10 @@ void bl_app_check_local(hwloc_const_bitmap_t rank_cpus,
     if (bl_pcheck_gather(&s, &err) < 0) {
         f->item[0].id = "check-unreadable";
         f->item[0].severity = BL_PCHECK_NOTE;
+        /* the message is cut to fit the finding: the note is what matters */
+        int len = (int)sizeof f->item[0].text - 40;
         snprintf(f->item[0].text, sizeof f->item[0].text,
-                 "the placement could not be read: %s", err.msg);
+                 "the placement could not be read: %.*s", len, err.msg);
         f->n = 1;
     } else {
         if (rank_cpus && !hwloc_bitmap_iszero(rank_cpus))
