@@ -54,7 +54,8 @@ qemu=$(cd "$BINDLAB_SOURCE_DIR/configs/topologies" && ls qemu*.xml | sed 's/\.xm
 expect "plan --topology qemu" "$qemu"
 expect "slurm x.yaml --topology qemu" "$qemu"
 expect "sweep def" "default"
-expect "sweep work" "workshop"
+work=$(cd "$BINDLAB_SOURCE_DIR/configs/sweeps" && ls work*.yaml | sed 's/\.yaml$//' | sort)
+expect "sweep work" "$work"
 
 # Local files: a sweep file here, and the topology files here.
 touch mine.yaml other.txt node-a.xml
