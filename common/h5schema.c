@@ -218,6 +218,9 @@ static const bl_h5_attr harness_attrs[] = {
     A(bl_h5_harness, flags, BL_A_STR, 0),
     A(bl_h5_harness, reason, BL_A_STR, 0),
     A(bl_h5_harness, nodes, BL_A_STR, 0),
+    /* A/B (issue 14) */
+    A(bl_h5_harness, start_time, BL_A_F64, 0),
+    A(bl_h5_harness, repetition_order, BL_A_STR, 0),
 };
 
 const bl_h5_attrs_def bl_h5_machine_attrs = BL_H5_ATTRS(machine_attrs);

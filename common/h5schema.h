@@ -243,6 +243,10 @@ typedef struct bl_h5_harness {
     char *stderr_tail, *binding_report, *flags, *reason;
     char *nodes;                    /* the /nodes/<k> the run ran on: "0",
                                      * "0,2"; "" none (never ran) */
+    /* issue 14: when the launch began (seconds since the Unix epoch, UTC)
+     * and the sweep's repetition order (interleaved | consecutive) */
+    double start_time;
+    char *repetition_order;
     bl_h5_check *checks;
     size_t nchecks;
 } bl_h5_harness;

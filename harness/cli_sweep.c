@@ -43,6 +43,9 @@ static const char usage[] =
 "  --oversubscribe       allow more ranks than cores\n"
 "  --shard I/K           run only runs I, I+K, I+2K... (1-based; Slurm arrays)\n"
 "  --timeout SECONDS     per-run timeout for every layout\n"
+"  --repetition-order interleaved|consecutive\n"
+"                        A B A B (default; drift hits every layout alike)\n"
+"                        or A A B B; overrides the file's repetition_order\n"
 "\n"
 "One sweep at a time per results directory: a second one is refused (exit\n"
 "1) with the PID of the first. Killing the sweep kills its run in flight.\n"
@@ -97,6 +100,12 @@ static int parse_args(int argc, char **argv, bl_sweep_opts *o)
                                           "with 1 <= I <= K (e.g. 2/8)",
                                           argv[i]);
             }
+        } else if (next && strcmp(a, "--repetition-order") == 0) {
+            if (bl_rep_order_parse(argv[++i], &o->repetition_order) < 0)
+                return bl_cli_usage_error(VERB, "--repetition-order: '%s' "
+                                          "is not accepted; use interleaved "
+                                          "(A B A B) or consecutive (A A B "
+                                          "B)", argv[i]);
         } else if (next && strcmp(a, "--timeout") == 0) {
             long v;
             if (bl_parse_long(argv[++i], "--timeout", 1, 86400 * 7, &v,

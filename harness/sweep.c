@@ -107,9 +107,24 @@ static int check_nodes(const bl_sweep_ctx *c, const bl_layout *l,
                                     sizeof scratch, err);
 }
 
+/* Interleaved order: repetition first, then the layout's place in the
+ * sweep (A1 B1 A2 B2 ...). */
+static int cmp_interleaved(const void *a, const void *b)
+{
+    const bl_sweep_item *x = a, *y = b;
+    if (x->rep != y->rep)
+        return x->rep < y->rep ? -1 : 1;
+    return (x->layout_index > y->layout_index) -
+           (x->layout_index < y->layout_index);
+}
+
 /* Plans every run: repetitions expanded, shard selected, each layout
  * translated for the launcher and validated against this node (and, with
- * nodes, against the allocation). */
+ * nodes, against the allocation), then put in the order they run. The
+ * shard is chosen on the layout-by-layout index, as before repetitions
+ * were interleaved, so a sharded sweep keeps its runs in the same shards
+ * and each shard holds repetitions of every layout (with the interleaved
+ * index, 2 shards of A B A B would split A from B). */
 static int plan_runs(bl_sweep_ctx *c, bl_err *err)
 {
     const bl_sweep *s = &c->sweep;
@@ -137,6 +152,7 @@ static int plan_runs(bl_sweep_ctx *c, bl_err *err)
                 continue;
             it = &c->items[c->nitems++];
             it->layout = l;
+            it->layout_index = i;
             it->rep = r;
             if (reps > 1)
                 bl_textf(it->run_id, sizeof it->run_id, "%s.%d", l->run_id, r);
@@ -147,6 +163,15 @@ static int plan_runs(bl_sweep_ctx *c, bl_err *err)
             if (!valid)
                 snprintf(it->reason, sizeof it->reason, "%s", e.msg);
         }
+    }
+    c->order = c->o->repetition_order != BL_REP_ORDER_UNSET
+                   ? c->o->repetition_order
+                   : s->repetition_order;
+    if (c->order != BL_REP_CONSECUTIVE) {
+        c->order = BL_REP_INTERLEAVED;
+        if (c->nitems > 1)
+            qsort(c->items, (size_t)c->nitems, sizeof *c->items,
+                  cmp_interleaved);
     }
     return 0;
 }

@@ -21,8 +21,11 @@ typedef struct bl_sweep_opts {
     const char *launcher_path; /* --mpirun: program to run; default the
                                 * family's (mpirun, mpiexec, srun) */
     int dry_run, resume, skip_invalid, oversubscribe;
-    int shard, nshards;        /* --shard I/K: runs with index % K == I-1 */
+    int shard, nshards;        /* --shard I/K: runs with index % K == I-1,
+                                  counted layout by layout, repetition by
+                                  repetition, whatever order they run in */
     double timeout_s;          /* > 0: overrides every layout's timeout */
+    bl_rep_order repetition_order; /* UNSET: the sweep file's */
     FILE *progress;            /* progress lines (stdout) */
 } bl_sweep_opts;
 

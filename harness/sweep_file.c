@@ -433,7 +433,8 @@ static int parse_top(ctx *c, const yaml_node_t *root)
 {
     static const char *const keys[] = {"name", "description", "kernels",
                                        "defaults", "sweep", "exclude",
-                                       "layouts", "launcher", NULL};
+                                       "layouts", "launcher",
+                                       "repetition_order", NULL};
     const yaml_node_t *excl = NULL;
     if (expect(c, root, YAML_MAPPING_NODE, "sweep file") < 0)
         return -1;
@@ -472,6 +473,14 @@ static int parse_top(ctx *c, const yaml_node_t *root)
                                         &c->spec.nexplicit, 1, "layouts");
             break;
         case 7: rc = parse_launcher(c, v); break;
+        case 8:
+            if (expect(c, v, YAML_SCALAR_NODE, keys[i]) < 0)
+                return -1;
+            if (bl_rep_order_parse(text(v), &c->out->repetition_order) < 0)
+                return fail_at(c, v, "repetition_order: '%s' is not "
+                               "accepted; use interleaved (A B A B, the "
+                               "default) or consecutive (A A B B)", text(v));
+            break;
         default: return -1;
         }
         if (rc < 0)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bindreport.h"
@@ -102,6 +103,13 @@ static char *kernel_args(const bl_kernel_spec *k)
     return joined ? joined : strdup("");
 }
 
+static double wall_clock_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 /* The harness record's layout fields, common to every outcome. */
 static void describe_layout(const bl_sweep_ctx *c, const bl_sweep_item *it,
                             bl_h5_harness *h)
@@ -134,6 +142,8 @@ static void describe_layout(const bl_sweep_ctx *c, const bl_sweep_item *it,
     snprintf(v, sizeof v, "%s %s", bl_launcher_kind_name(c->launcher.kind),
              c->launcher.version);
     h->launcher_version = strdup(v);
+    h->repetition_order = strdup(bl_rep_order_name(c->order));
+    h->start_time = wall_clock_s();
 }
 
 static char *concat(const char *a, const char *b)
@@ -330,6 +340,7 @@ int bl_sweep_item_run(bl_sweep_ctx *c, const bl_sweep_item *it,
     lo.timeout_s = c->o->timeout_s > 0 ? c->o->timeout_s : it->layout->timeout_s;
     lo.stdout_path = log;
     lo.stderr_path = log;
+    h->start_time = wall_clock_s();
     rc = bl_launch_run(&lo, &res, err);
     bl_argv_free(argv);
     if (rc < 0 || res.interrupted) {

@@ -18,6 +18,7 @@
 typedef struct bl_sweep_item {
     const bl_layout *layout;
     int rep;                    /* 1-based repetition */
+    int layout_index;           /* index of layout in the sweep */
     char run_id[32];            /* r0003, or r0003.2 with repetitions */
     bl_layout_check check;      /* threads and PUs per rank when valid */
     int valid;
@@ -35,8 +36,9 @@ typedef struct bl_sweep_ctx {
                                    layout names its nodes (n 0: none) */
     char results[PATH_MAX], dir[PATH_MAX], out[PATH_MAX], app[PATH_MAX];
     int is_root;
-    bl_sweep_item *items;
+    bl_sweep_item *items;        /* in the order they run */
     int nitems;
+    bl_rep_order order;          /* what the items' order follows */
 } bl_sweep_ctx;
 
 void bl_sweep_ctx_free(bl_sweep_ctx *c);

@@ -21,3 +21,19 @@ void bl_sweep_free(bl_sweep *s)
     free(s->layouts);
     memset(s, 0, sizeof *s);
 }
+
+const char *bl_rep_order_name(bl_rep_order o)
+{
+    return o == BL_REP_CONSECUTIVE ? "consecutive" : "interleaved";
+}
+
+int bl_rep_order_parse(const char *text, bl_rep_order *o)
+{
+    if (strcmp(text, "interleaved") == 0)
+        *o = BL_REP_INTERLEAVED;
+    else if (strcmp(text, "consecutive") == 0)
+        *o = BL_REP_CONSECUTIVE;
+    else
+        return -1;
+    return 0;
+}

@@ -6,6 +6,22 @@
 
 #include "layout.h"
 
+/* The order of a sweep's repetitions: interleaved runs repetition 1 of
+ * every layout, then repetition 2 of every layout, ... (A B A B), so that
+ * a drift of the machine (another job, a thermal limit, a page cache
+ * filling) hits every layout alike; consecutive runs each layout's
+ * repetitions one after the other (A A B B), as bindlab did before. */
+typedef enum bl_rep_order {
+    BL_REP_ORDER_UNSET = 0,     /* not given: interleaved */
+    BL_REP_INTERLEAVED,
+    BL_REP_CONSECUTIVE
+} bl_rep_order;
+
+/* "interleaved" or "consecutive" (UNSET reads as interleaved); parse
+ * returns -1 for anything else. */
+const char *bl_rep_order_name(bl_rep_order o);
+int bl_rep_order_parse(const char *text, bl_rep_order *o);
+
 typedef struct bl_sweep {
     char name[64];          /* name:, or the file name without .yaml */
     char description[512];
@@ -17,6 +33,7 @@ typedef struct bl_sweep {
     int nkernels;
     bl_layout *layouts;     /* in run id order: layouts[i].run_id = r%04d */
     int nlayouts;
+    bl_rep_order repetition_order;  /* repetition_order: */
 } bl_sweep;
 
 /* 1 when name can be a sweep's name: one path component of 1 to 63

@@ -195,7 +195,7 @@ static void config_rejects_unknown_keys_listing_accepted(void **state)
     expect_error("kernels: [triad]\nsweeps: {np: 1}\n",
                  "t.yaml:2:1: sweep file: unknown key 'sweeps'; accepted: "
                  "name, description, kernels, defaults, sweep, exclude, "
-                 "layouts, launcher");
+                 "layouts, launcher, repetition_order");
     expect_error("kernels:\n  - {name: triad, sizes: 1GiB}\n",
                  "t.yaml:2:19: kernels entry: unknown key 'sizes'; accepted: "
                  "name, label, size, iters, warmup, grid, radius, overlap, "
@@ -204,6 +204,34 @@ static void config_rejects_unknown_keys_listing_accepted(void **state)
                  "t.yaml:4:3: sweep: key 'np' is given twice");
     expect_error("kernels: [triad]\nsweep:\n  [a]: 1\n",
                  "t.yaml:3:3: sweep: keys must be plain words");
+}
+
+/* repetition_order: absent reads as unset (the sweep runs interleaved),
+ * the two words as themselves, anything else at its line and column. */
+static void config_reads_the_repetition_order(void **state)
+{
+    static const char *const texts[] = {
+        "kernels: [triad]\nlayouts: [{np: 1}]\n",
+        "kernels: [triad]\nlayouts: [{np: 1}]\nrepetition_order: interleaved\n",
+        "kernels: [triad]\nlayouts: [{np: 1}]\nrepetition_order: consecutive\n",
+    };
+    static const bl_rep_order want[] = {BL_REP_ORDER_UNSET, BL_REP_INTERLEAVED,
+                                        BL_REP_CONSECUTIVE};
+    (void)state;
+    for (int i = 0; i < 3; i++) {
+        bl_sweep s;
+        bl_err err;
+        if (bl_sweep_file_load_string(texts[i], "t.yaml", &s, &err) < 0)
+            fail_msg("%s: %s", texts[i], err.msg);
+        assert_int_equal(s.repetition_order, want[i]);
+        bl_sweep_free(&s);
+    }
+    expect_error("kernels: [triad]\nrepetition_order: ABAB\nlayouts: [{np: 1}]\n",
+                 "t.yaml:2:19: repetition_order: 'ABAB' is not accepted; use "
+                 "interleaved (A B A B, the default) or consecutive (A A B B)");
+    expect_error("kernels: [triad]\nrepetition_order: [a]\nlayouts: [{np: 1}]\n",
+                 "t.yaml:2:19: repetition_order: expected a single value, "
+                 "found a list");
 }
 
 static void config_rejects_wrong_shapes(void **state)
@@ -634,6 +662,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(config_reports_yaml_syntax_with_position),
         cmocka_unit_test(config_rejects_unknown_keys_listing_accepted),
         cmocka_unit_test(config_rejects_wrong_shapes),
+        cmocka_unit_test(config_reads_the_repetition_order),
         cmocka_unit_test(config_rejects_bad_kernel_entries),
         cmocka_unit_test(config_rejects_bad_values_where_written),
         cmocka_unit_test(config_reads_the_launcher_key),
