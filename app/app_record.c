@@ -212,6 +212,8 @@ static int fill_placement(bl_h5_run *r, const gathered *g, bl_err *err)
         row->package = p[i].package;
         row->migrations = p[i].migrations;
         row->pid = p[i].pid;
+        row->ctx_voluntary = p[i].ctx_voluntary;
+        row->ctx_involuntary = p[i].ctx_involuntary;
     }
     return 0;
 }

@@ -83,19 +83,20 @@ static void threads_end(hwloc_topology_t topo, bl_rank_record *rec,
     }
 }
 
-static int time_loop(const bl_kernel *k, bl_kernel_ctx *ctx, int warmup,
-                     int iters, double *times, bl_err *err)
+/* iters steps, each timed when times is not NULL (the warm-up is not). */
+static int time_loop(const bl_kernel *k, bl_kernel_ctx *ctx, int iters,
+                     double *times, bl_err *err)
 {
     int rc = 0;
-    for (int it = 0; it < warmup + iters && rc == 0; it++) {
+    for (int it = 0; it < iters && rc == 0; it++) {
         double t0;
         if (k->before_step)
             k->before_step(ctx);
         MPI_Barrier(ctx->comm);
         t0 = MPI_Wtime();
         rc = k->step(ctx, err);
-        if (it >= warmup)
-            times[it - warmup] = MPI_Wtime() - t0;
+        if (times)
+            times[it] = MPI_Wtime() - t0;
     }
     return rc;
 }
@@ -120,7 +121,7 @@ static int init_record(bl_rank_record *rec, int rank, int nthreads,
         p->thread = t;
         memcpy(p->host, host, sizeof p->host);
         bl_place_cpuset_text(rank_set, p->rank_cpuset, sizeof p->rank_cpuset);
-        p->migrations = -1;
+        p->migrations = p->ctx_voluntary = p->ctx_involuntary = -1;
     }
     return 0;
 }
@@ -236,9 +237,13 @@ static int measure(app_run *a)
     }
     bl_counters_init();
     a->k->first_touch(&a->ctx);
+    /* Counters, migrations and context switches start after the warm-up,
+     * so they are those of the timed iterations (and of the step's own
+     * parallel regions, which these two regions bracket). */
+    rc = time_loop(a->k, &a->ctx, a->o->warmup, NULL, &a->err);
     threads_begin(&a->rec, cts);
-    rc = time_loop(a->k, &a->ctx, a->o->warmup, a->o->iters, a->rec.times,
-                   &a->err);
+    if (rc == 0)
+        rc = time_loop(a->k, &a->ctx, a->o->iters, a->rec.times, &a->err);
     threads_end(a->topo, &a->rec, cts);
     free(cts);
     return failed_somewhere(a, rc, "run failed: ") < 0 ? STEP_FAILED

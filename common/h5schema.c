@@ -34,6 +34,9 @@ static const bl_h5_field placement_fields[] = {
     F(bl_h5_placement, package, BL_H5_I32),
     F(bl_h5_placement, migrations, BL_H5_I64),
     F(bl_h5_placement, pid, BL_H5_I64),
+    /* A/B (issue 14): context switches in the timed region */
+    F(bl_h5_placement, ctx_voluntary, BL_H5_I64),
+    F(bl_h5_placement, ctx_involuntary, BL_H5_I64),
 };
 static const bl_h5_field counter_fields[] = {
     F(bl_h5_counter, rank, BL_H5_I32),

@@ -52,6 +52,7 @@ typedef struct bl_h5_placement {
     int32_t cpu_first, cpu_last, core, l3, numa, package;
     int64_t migrations;
     int64_t pid;
+    int64_t ctx_voluntary, ctx_involuntary; /* timed region; -1 unknown */
 } bl_h5_placement;
 
 typedef struct bl_h5_counter {

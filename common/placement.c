@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -68,12 +69,25 @@ long long bl_place_thread_migrations(void)
     return value;
 }
 
+/* The calling thread's context switches so far; -1 when unknown. */
+static void thread_switches(long long *vol, long long *invol)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru) == 0) {
+        *vol = ru.ru_nvcsw;
+        *invol = ru.ru_nivcsw;
+    } else {
+        *vol = *invol = -1;
+    }
+}
+
 void bl_place_thread_begin(bl_thread_place *p)
 {
     p->tid = (long)syscall(SYS_gettid);
     p->pid = (long)getpid();
     p->cpu_first = sched_getcpu();
     p->mig_start = bl_place_thread_migrations();
+    thread_switches(&p->nvcsw_start, &p->nivcsw_start);
 }
 
 void bl_place_thread_end(hwloc_topology_t topo, bl_thread_place *p)
@@ -82,8 +96,15 @@ void bl_place_thread_end(hwloc_topology_t topo, bl_thread_place *p)
     long long mig = bl_place_thread_migrations();
     bl_pu_where w;
 
+    long long vol, invol;
+
+    thread_switches(&vol, &invol);
     p->cpu_last = sched_getcpu();
     p->migrations = (mig >= 0 && p->mig_start >= 0) ? mig - p->mig_start : -1;
+    p->ctx_voluntary = vol >= 0 && p->nvcsw_start >= 0
+                           ? vol - p->nvcsw_start : -1;
+    p->ctx_involuntary = invol >= 0 && p->nivcsw_start >= 0
+                             ? invol - p->nivcsw_start : -1;
     if (set && hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_THREAD) == 0)
         bl_place_cpuset_text(set, p->cpuset, sizeof p->cpuset);
     else

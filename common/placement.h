@@ -27,6 +27,12 @@ typedef struct bl_thread_place {
     long tid;                         /* Linux thread id */
     long pid;                         /* the rank's process id */
     long long mig_start;              /* scratch: counter at the start */
+    /* Context switches of the thread during the timed region, from
+     * getrusage(RUSAGE_THREAD): voluntary (it blocked or yielded: a wait,
+     * a sleeping barrier) and involuntary (the scheduler preempted it for
+     * another task: a neighbour); -1 unknown. */
+    long long ctx_voluntary, ctx_involuntary;
+    long long nvcsw_start, nivcsw_start; /* scratch */
 } bl_thread_place;
 
 /* The rank's binding as the launcher set it. It must be read before the

@@ -12,6 +12,7 @@
 static const char help[] =
     "usage: bindlab compare A.h5 B.h5 [C.h5 ...] [--csv | --html FILE.html]\n"
     "       bindlab compare MERGED.h5 [...]\n"
+    "       bindlab compare FILE.h5 [FILE2.h5 ...] --ab LAYOUT_A LAYOUT_B\n"
     "\n"
     "Puts the sweeps of several machines side by side (sweep files as\n"
     "written by 'bindlab sweep' or 'bindlab merge'). A file that holds\n"
@@ -32,6 +33,12 @@ static const char help[] =
     "matched_by), RFC 4180.\n"
     "--html FILE.html: the matches, intervals and best layouts as one\n"
     "self-contained web page (no network needed; docs/report.md).\n"
+    "--ab LAYOUT_A LAYOUT_B: A/B of two layouts of one sweep instead (e.g.\n"
+    "pinned vs free), in each file given: each named by its name, its\n"
+    "label or its run id without the repetition (r0001). Their medians,\n"
+    "ratio B/A, bootstrap interval and rank test, the tails (p50/p90/p99/max\n"
+    "of the iteration times) and the CPU migrations and context switches\n"
+    "of the timed region per run.\n"
     "\n"
     "Exit status: 0 written, 1 a file is missing, truncated, not a sweep\n"
     "file or has no machine record, 2 bad usage.\n";
@@ -39,12 +46,37 @@ static const char help[] =
 #define VERB "compare"
 #define MAX_FILES 26
 
+/* --ab in every file; a layout a file lacks is exit 1 naming its layouts'
+ * names. */
+static int write_ab(const bl_cmp_machine *ms, size_t n, const char *const *ab)
+{
+    for (size_t i = 0; i < n; i++) {
+        const bl_cmp_layout *x[2];
+        for (int k = 0; k < 2; k++)
+            if (!(x[k] = bl_cmp_find(&ms[i], ab[k]))) {
+                fprintf(stderr, "bindlab compare: %s: no usable runs of "
+                        "layout '%s' (give a layout's name, label or run id "
+                        "as 'bindlab report %s' shows them)\n", ms[i].path,
+                        ab[k], ms[i].path);
+                return BL_EXIT_FAILED;
+            }
+        if (i)
+            putchar('\n');
+        if (bl_cmp_write_ab(stdout, &ms[i], x[0], x[1]) < 0 ||
+            fflush(stdout) != 0) {
+            perror("bindlab compare: writing the comparison");
+            return BL_EXIT_FAILED;
+        }
+    }
+    return BL_EXIT_OK;
+}
+
 int bl_cli_compare(int argc, char **argv)
 {
     const char *files[MAX_FILES];
     bl_cmp_machine ms[MAX_FILES];
     size_t n = 0, loaded = 0, nfiles = 0, machines = 0;
-    const char *html = NULL, *v;
+    const char *html = NULL, *v, *ab[2] = {NULL, NULL};
     int csv = 0, missing, rc = BL_EXIT_OK;
     bl_err err;
 
@@ -56,6 +88,14 @@ int bl_cli_compare(int argc, char **argv)
         }
         if (strcmp(a, "--csv") == 0)
             csv = 1;
+        else if (strcmp(a, "--ab") == 0) {
+            if (i + 2 >= argc)
+                return bl_cli_usage_error(VERB, "--ab needs two layouts "
+                                          "(names, labels or run ids), e.g. "
+                                          "--ab pinned free");
+            ab[0] = argv[++i];
+            ab[1] = argv[++i];
+        }
         else if ((v = bl_cli_option_value("--html", argc, argv, &i,
                                           &missing)))
             html = v;
@@ -74,7 +114,13 @@ int bl_cli_compare(int argc, char **argv)
         size_t k = bl_cmp_count_machines(files[i]);
         machines += k > 1 ? k : 1;
     }
-    if (machines < 2)
+    if (ab[0] && (csv || html))
+        return bl_cli_usage_error(VERB, "--ab writes text: leave out --csv "
+                                  "and --html");
+    if (ab[0] && nfiles < 1)
+        return bl_cli_usage_error(VERB, "--ab: give the sweep file that "
+                                  "holds both layouts");
+    if (!ab[0] && machines < 2)
         return bl_cli_usage_error(VERB, "give two sweep files or more (one "
                                   "per machine), e.g. epyc.h5 xeon.h5, or a "
                                   "merged file holding several machines");
@@ -102,7 +148,9 @@ int bl_cli_compare(int argc, char **argv)
         }
     }
     n = loaded;
-    if (rc == BL_EXIT_OK && html) {
+    if (rc == BL_EXIT_OK && ab[0])
+        rc = write_ab(ms, n, ab);
+    else if (rc == BL_EXIT_OK && html) {
         if (bl_cmp_write_html(html, ms, n, &err) < 0) {
             fprintf(stderr, "bindlab compare: %s\n", err.msg);
             rc = BL_EXIT_FAILED;

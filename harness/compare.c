@@ -280,20 +280,107 @@ int bl_cmp_stats(const bl_cmp_machine *ref, const bl_cmp_layout *r,
     return rc;
 }
 
-/* The iteration times of a layout's usable runs: per timed iteration the
- * slowest rank's time (the iteration ends when every rank is done), read
- * from /runs/<id>/run timings. *out is malloc'ed; returns the count (0
- * when no run recorded timings). */
-static size_t layout_iteration_times(const bl_cmp_machine *m,
-                                     const bl_cmp_layout *x, double **out)
+/* What a layout's usable runs recorded beyond their rate: per timed
+ * iteration the slowest rank's time (the iteration ends when every rank is
+ * done), from /runs/<id>/run timings; and per run, summed over every
+ * thread of every rank, the CPU migrations and context switches of the
+ * timed region (perf_event_open's cpu_migrations and context_switches
+ * counters; the involuntary ones from the placement table, i.e.
+ * getrusage). A run that lacks a quantity (an older file, a machine that
+ * could not count it) adds no value for it. */
+typedef struct layout_detail {
+    double *times;
+    size_t ntimes;
+    double *migrations, *switches, *involuntary;   /* one per run */
+    size_t nmig, nsw, ninv;
+} layout_detail;
+
+static void detail_free(layout_detail *d)
+{
+    free(d->times);
+    free(d->migrations);
+    free(d->switches);
+    free(d->involuntary);
+    memset(d, 0, sizeof *d);
+}
+
+/* The counter `name` summed over the run's threads; -1 when a thread's is
+ * unavailable or there is none. */
+static double counter_sum(const bl_h5_run *run, const char *name)
+{
+    double sum = 0;
+    size_t seen = 0;
+    for (size_t i = 0; i < run->ncounters; i++) {
+        const bl_h5_counter *c = &run->counters[i];
+        if (strcmp(str(c->name), name) != 0)
+            continue;
+        if (!c->available)
+            return -1;
+        sum += (double)c->value;
+        seen++;
+    }
+    return seen ? sum : -1;
+}
+
+static double involuntary_sum(const bl_h5_run *run)
+{
+    double sum = 0;
+    for (size_t i = 0; i < run->nplacement; i++) {
+        if (run->placement[i].ctx_involuntary < 0)
+            return -1;
+        sum += (double)run->placement[i].ctx_involuntary;
+    }
+    return run->nplacement ? sum : -1;
+}
+
+static int add_times(layout_detail *d, size_t *cap, const bl_h5_run *run)
+{
+    size_t want = d->ntimes + (size_t)run->iterations;
+    if (want > *cap) {
+        double *p = realloc(d->times, 2 * want * sizeof *p);
+        if (!p)
+            return -1;
+        d->times = p;
+        *cap = 2 * want;
+    }
+    for (int it = 0; it < run->iterations; it++) {
+        double t = 0;
+        for (int r = 0; r < run->ranks; r++) {
+            double y = run->timings[(size_t)it * run->ranks + r];
+            if (y > t)
+                t = y;
+        }
+        d->times[d->ntimes++] = t;
+    }
+    return 0;
+}
+
+static void add_run(layout_detail *d, const bl_h5_run *run)
+{
+    double v;
+    if ((v = counter_sum(run, "cpu_migrations")) >= 0)
+        d->migrations[d->nmig++] = v;
+    if ((v = counter_sum(run, "context_switches")) >= 0)
+        d->switches[d->nsw++] = v;
+    if ((v = involuntary_sum(run)) >= 0)
+        d->involuntary[d->ninv++] = v;
+}
+
+static int layout_detail_read(const bl_cmp_machine *m, const bl_cmp_layout *x,
+                              layout_detail *d)
 {
     bl_err e;
-    size_t n = 0, cap = 0;
-    double *v = NULL;
-    hid_t f = bl_h5_open_read(m->path, &e);
-    *out = NULL;
-    if (f < 0)
-        return 0;
+    size_t cap = 0;
+    hid_t f;
+    memset(d, 0, sizeof *d);
+    d->migrations = calloc(m->report.nrows + 1, sizeof *d->migrations);
+    d->switches = calloc(m->report.nrows + 1, sizeof *d->switches);
+    d->involuntary = calloc(m->report.nrows + 1, sizeof *d->involuntary);
+    if (!d->migrations || !d->switches || !d->involuntary ||
+        (f = bl_h5_open_read(m->path, &e)) < 0) {
+        detail_free(d);
+        return -1;
+    }
     for (size_t i = 0; i < m->report.nrows; i++) {
         const bl_report_row *row = &m->report.rows[i];
         char group[600];
@@ -305,50 +392,78 @@ static size_t layout_iteration_times(const bl_cmp_machine *m,
         bl_h5_run_path(str(row->s->run_id), group, sizeof group);
         if (bl_h5_read_run(f, group, &run, &e) < 0)
             continue;
-        if (run.timings && run.iterations > 0 && run.ranks > 0) {
-            size_t want = n + (size_t)run.iterations;
-            if (want > cap) {
-                double *p = realloc(v, 2 * want * sizeof *v);
-                if (!p) {
-                    bl_h5_run_free(&run);
-                    break;
-                }
-                v = p;
-                cap = 2 * want;
-            }
-            for (int it = 0; it < run.iterations; it++) {
-                double t = 0;
-                for (int r = 0; r < run.ranks; r++) {
-                    double y = run.timings[(size_t)it * run.ranks + r];
-                    if (y > t)
-                        t = y;
-                }
-                v[n++] = t;
-            }
+        add_run(d, &run);
+        if (run.timings && run.iterations > 0 && run.ranks > 0 &&
+            add_times(d, &cap, &run) < 0) {
+            bl_h5_run_free(&run);
+            break;
         }
         bl_h5_run_free(&run);
     }
     H5Fclose(f);
-    *out = v;
-    return n;
+    return 0;
 }
 
-/* The tails: p90, p99 and max of the iteration times on both sides. */
+/* "4 [0..37]": the median of a per-run count and its range; "?" when no
+ * run has it. */
+static void per_run_text(const double *v, size_t n, char *buf, size_t len)
+{
+    double lo, hi;
+    if (n == 0) {
+        snprintf(buf, len, "?");
+        return;
+    }
+    lo = hi = v[0];
+    for (size_t i = 1; i < n; i++) {
+        lo = v[i] < lo ? v[i] : lo;
+        hi = v[i] > hi ? v[i] : hi;
+    }
+    snprintf(buf, len, "%.0f [%.0f..%.0f]", bl_stats_median(v, n), lo, hi);
+}
+
+/* One side's migrations and context switches per run. */
+static void switches_line(FILE *f, char tag, const layout_detail *d)
+{
+    char mig[96], sw[96], inv[96];
+    per_run_text(d->migrations, d->nmig, mig, sizeof mig);
+    per_run_text(d->switches, d->nsw, sw, sizeof sw);
+    per_run_text(d->involuntary, d->ninv, inv, sizeof inv);
+    fprintf(f, "      %c: %s migrations, %s context switches, %s "
+            "involuntary\n", tag, mig, sw, inv);
+}
+
+/* The tails: p90, p99 and max of the iteration times on both sides, then
+ * what the scheduler did to the threads in the timed region. */
 static void tails_line(FILE *f, const bl_cmp_machine *ref,
                        const bl_cmp_layout *r, const bl_cmp_machine *om,
                        const bl_cmp_layout *o, char btag)
 {
-    double *a, *b;
-    size_t na = layout_iteration_times(ref, r, &a);
-    size_t nb = layout_iteration_times(om, o, &b);
-    if (na > 0 && nb > 0)
-        fprintf(f, "    iteration times p90/p99/max: A %.4g/%.4g/%.4g s, "
-                "%c %.4g/%.4g/%.4g s\n", bl_stats_quantile(a, na, 0.9),
-                bl_stats_quantile(a, na, 0.99), bl_stats_quantile(a, na, 1),
-                btag, bl_stats_quantile(b, nb, 0.9),
-                bl_stats_quantile(b, nb, 0.99), bl_stats_quantile(b, nb, 1));
-    free(a);
-    free(b);
+    layout_detail a, b;
+    if (layout_detail_read(ref, r, &a) < 0)
+        return;
+    if (layout_detail_read(om, o, &b) < 0) {
+        detail_free(&a);
+        return;
+    }
+    if (a.ntimes > 0 && b.ntimes > 0)
+        fprintf(f, "    iteration times p50/p90/p99/max: A "
+                "%.4g/%.4g/%.4g/%.4g s, %c %.4g/%.4g/%.4g/%.4g s\n",
+                bl_stats_quantile(a.times, a.ntimes, 0.5),
+                bl_stats_quantile(a.times, a.ntimes, 0.9),
+                bl_stats_quantile(a.times, a.ntimes, 0.99),
+                bl_stats_quantile(a.times, a.ntimes, 1), btag,
+                bl_stats_quantile(b.times, b.ntimes, 0.5),
+                bl_stats_quantile(b.times, b.ntimes, 0.9),
+                bl_stats_quantile(b.times, b.ntimes, 0.99),
+                bl_stats_quantile(b.times, b.ntimes, 1));
+    if ((a.nmig || a.nsw || a.ninv) && (b.nmig || b.nsw || b.ninv)) {
+        fprintf(f, "    in the timed region, all threads, per run (median "
+                "[min..max]):\n");
+        switches_line(f, 'A', &a);
+        switches_line(f, btag, &b);
+    }
+    detail_free(&a);
+    detail_free(&b);
 }
 
 /* Is the difference real? (with 2 repetitions or more on each side) */
@@ -430,6 +545,48 @@ int bl_cmp_write_text(FILE *f, const bl_cmp_machine *ms, size_t n)
             }
     if (!any)
         fprintf(f, "  none\n");
+    return ferror(f) ? -1 : 0;
+}
+
+/* The layout that `which` names in m: its name, its label, or its run id
+ * without the repetition (r0003 for r0003.1, r0003.2 ...). */
+const bl_cmp_layout *bl_cmp_find(const bl_cmp_machine *m, const char *which)
+{
+    size_t n = strlen(which);
+    for (size_t i = 0; i < m->nlayouts; i++) {
+        const bl_h5_summary *s = m->layouts[i].l->first;
+        if (strcmp(str(s->label), which) == 0 ||
+            (s->name && s->name[0] && strcmp(s->name, which) == 0))
+            return &m->layouts[i];
+    }
+    for (size_t i = 0; i < m->report.nrows; i++) {
+        const bl_h5_summary *s = m->report.rows[i].s;
+        const char *id = str(s->run_id);
+        if (m->report.rows[i].usable && strncmp(id, which, n) == 0 &&
+            (id[n] == '\0' || id[n] == '.'))
+            for (size_t j = 0; j < m->nlayouts; j++)
+                if (strcmp(str(m->layouts[j].l->label), str(s->label)) == 0 &&
+                    strcmp(str(m->layouts[j].l->first->kernel),
+                           str(s->kernel)) == 0)
+                    return &m->layouts[j];
+    }
+    return NULL;
+}
+
+int bl_cmp_write_ab(FILE *f, const bl_cmp_machine *m, const bl_cmp_layout *a,
+                    const bl_cmp_layout *b)
+{
+    fprintf(f, "%s (%s), %s\n", m->path, str(m->m.hostname),
+            str(m->m.cpu_model));
+    fprintf(f, "  A %.4g %s '%s' (%zu run%s)\n", a->l->median, a->unit,
+            a->l->label, a->l->n, a->l->n == 1 ? "" : "s");
+    fprintf(f, "  B %.4g %s '%s' (%zu run%s) ratio B/A %.2f\n", b->l->median,
+            b->unit, b->l->label, b->l->n, b->l->n == 1 ? "" : "s",
+            b->l->median / a->l->median);
+    if (strcmp(str(a->unit), str(b->unit)) != 0)
+        fprintf(f, "    (different rate units: the ratio means nothing)\n");
+    stats_line(f, m, a, m, b);
+    tails_line(f, m, a, m, b, 'B');
     return ferror(f) ? -1 : 0;
 }
 

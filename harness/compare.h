@@ -81,6 +81,14 @@ int bl_cmp_stats(const bl_cmp_machine *ref, const bl_cmp_layout *r,
 int bl_cmp_write_html(const char *path, const bl_cmp_machine *ms, size_t n,
                       bl_err *err);
 
+/* A/B of two layouts of one sweep (--ab): the layout m's argument names
+ * (its name, label or run id without the repetition; NULL when none), and
+ * the two side by side: medians, ratio B/A, interval and rank test, tails,
+ * migrations and context switches. */
+const bl_cmp_layout *bl_cmp_find(const bl_cmp_machine *m, const char *which);
+int bl_cmp_write_ab(FILE *f, const bl_cmp_machine *m, const bl_cmp_layout *a,
+                    const bl_cmp_layout *b);
+
 /* The side-by-side table (text), or CSV (one row per layout and machine). */
 int bl_cmp_write_text(FILE *f, const bl_cmp_machine *ms, size_t n);
 int bl_cmp_write_csv(FILE *f, const bl_cmp_machine *ms, size_t n);

@@ -21,9 +21,10 @@ expect_line "$T/out" "  B 40 GB/s 'triad np4 map=ppr:2:numa:PE=2 bind=core place
 # tails: the fixture times iteration i of rank r as median_s x (1 + 0.01 x
 # ((i x np + r) % 3)); an iteration takes its slowest rank. r0004 (np 2):
 # iterations at 1.01 (4 of 10) or 1.02 (6 of 10) x 0.7158 GB / 14.6 GB/s
-# = 0.04903 s, so p90 = p99 = max = 1.02 x 0.04903 = 0.05001 s; x0 (np 4:
-# every iteration has a 1.02 rank): 1.02 x 0.7158 / 40 = 0.01825 s
-expect_line "$T/out" "    iteration times p90/p99/max: A 0.05001/0.05001/0.05001 s, B 0.01825/0.01825/0.01825 s"
+# = 0.04903 s, so p50 (the 5th and 6th of 10 sorted: both 1.02) = p90 = p99
+# = max = 1.02 x 0.04903 = 0.05001 s; x0 (np 4: every iteration has a 1.02
+# rank): 1.02 x 0.7158 / 40 = 0.01825 s
+expect_line "$T/out" "    iteration times p50/p90/p99/max: A 0.05001/0.05001/0.05001/0.05001 s, B 0.01825/0.01825/0.01825/0.01825 s"
 # r0000 (np1 t2) is x1 (np2 t4), median of 30 and 32 = 31; 31 / 8.52 = 3.64
 expect_line "$T/out" "  B 31 GB/s 'triad np2 map=ppr:1:numa:PE=4 bind=core places=cores proc_bind=close t=4 init=parallel' ratio 3.64 (same ranks per numa)"
 # r0011 (stencil, bind_to none, np2 t1) is x4 (np4 t2): 2000 / 583 = 3.43
