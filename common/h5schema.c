@@ -128,6 +128,17 @@ static const bl_h5_field time_split_fields[] = {
     F(bl_h5_time_split, total_s, BL_H5_F64),
 };
 
+/* A/B (issue 14): the noisy neighbours of a run */
+static const bl_h5_field neighbour_fields[] = {
+    F(bl_h5_neighbour, kind, BL_H5_STR),
+    F(bl_h5_neighbour, pid, BL_H5_I64),
+    F(bl_h5_neighbour, argv, BL_H5_STR),
+    F(bl_h5_neighbour, cpus, BL_H5_STR),
+    F(bl_h5_neighbour, last_cpu, BL_H5_I32),
+    F(bl_h5_neighbour, cpu_s, BL_H5_F64),
+    F(bl_h5_neighbour, wall_s, BL_H5_F64),
+};
+
 #define DEF(var, dset, type, fields) \
     const bl_h5_table_def var = BL_H5_TABLE(dset, type, fields)
 DEF(bl_h5_placement_def, "placement", bl_h5_placement, placement_fields);
@@ -141,6 +152,7 @@ DEF(bl_h5_check_def, "checks", bl_h5_check, check_fields);
 DEF(bl_h5_summary_def, "summary", bl_h5_summary, summary_fields);
 DEF(bl_h5_time_split_def, "time_split", bl_h5_time_split,
     time_split_fields);
+DEF(bl_h5_neighbour_def, "neighbours", bl_h5_neighbour, neighbour_fields);
 
 
 /* ---- attribute sets: one attribute per line, in the file's order -------- */
@@ -224,6 +236,7 @@ static const bl_h5_attr harness_attrs[] = {
     /* A/B (issue 14) */
     A(bl_h5_harness, start_time, BL_A_F64, 0),
     A(bl_h5_harness, repetition_order, BL_A_STR, 0),
+    A(bl_h5_harness, noisy, BL_A_STR, 0),
 };
 
 const bl_h5_attrs_def bl_h5_machine_attrs = BL_H5_ATTRS(machine_attrs);

@@ -227,6 +227,19 @@ typedef struct bl_h5_check {
     int8_t matches;            /* 1 equal, 0 differ, -1 nothing to compare */
 } bl_h5_check;
 
+/* A/B (issue 14): one row per noisy-neighbour process the harness ran
+ * beside the run (harness/noisy.h), in /runs/<id>/neighbours. */
+typedef struct bl_h5_neighbour {
+    char *kind;                /* "cpu" or "mem" */
+    int64_t pid;
+    char *argv;                /* its command, shell-quoted to read */
+    char *cpus;                /* the CPUs it was allowed to run on */
+    int32_t last_cpu;          /* where it ran last, -1 unknown */
+    double cpu_s;              /* its user + system CPU time */
+    double wall_s;             /* start to kill */
+} bl_h5_neighbour;
+extern const bl_h5_table_def bl_h5_neighbour_def;
+
 typedef struct bl_h5_harness {
     char *run_id, *label, *name, *status;   /* ok|failed|timeout|invalid */
     int repetition;
@@ -248,9 +261,13 @@ typedef struct bl_h5_harness {
      * and the sweep's repetition order (interleaved | consecutive) */
     double start_time;
     char *repetition_order;
+    char *noisy;                    /* the neighbour spec, "none" */
+    bl_h5_neighbour *neighbours;
+    size_t nneighbours;
     bl_h5_check *checks;
     size_t nchecks;
 } bl_h5_harness;
+
 
 /* One row per run in /summary. */
 typedef struct bl_h5_summary {

@@ -24,5 +24,7 @@ int bl_cli_plan(int argc, char **argv);
 int bl_cli_check(int argc, char **argv);
 /* bindlab matrix latency|bandwidth|c2c -o FILE.h5 [--svg F] | show FILE.h5 */
 int bl_cli_matrix(int argc, char **argv);
+/* bindlab hog cpu|mem [--size S] [--ready-fd FD] [--parent PID] */
+int bl_cli_hog(int argc, char **argv);
 
 #endif

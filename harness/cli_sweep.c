@@ -8,6 +8,7 @@
 #include "cli_util.h"
 #include "datadir.h"
 #include "launcher_choice.h"
+#include "noisy.h"
 #include "sweep.h"
 #include "units.h"
 
@@ -46,6 +47,12 @@ static const char usage[] =
 "  --repetition-order interleaved|consecutive\n"
 "                        A B A B (default; drift hits every layout alike)\n"
 "                        or A A B B; overrides the file's repetition_order\n"
+"  --noisy SPEC          run a noisy neighbour beside every run: cpu, mem or\n"
+"                        cpu+mem, then ,free (default) or ,pinned=CPUS, e.g.\n"
+"                        --noisy cpu,pinned=1; 'bindlab hog' processes in\n"
+"                        their own process group, killed and reaped when\n"
+"                        each run ends; recorded in the run (overrides the\n"
+"                        file's noisy:; none turns it off)\n"
 "\n"
 "One sweep at a time per results directory: a second one is refused (exit\n"
 "1) with the PID of the first. Killing the sweep kills its run in flight.\n"
@@ -106,6 +113,11 @@ static int parse_args(int argc, char **argv, bl_sweep_opts *o)
                                           "is not accepted; use interleaved "
                                           "(A B A B) or consecutive (A A B "
                                           "B)", argv[i]);
+        } else if (next && strcmp(a, "--noisy") == 0) {
+            bl_noisy n;
+            if (bl_noisy_parse(argv[++i], &n, &err) < 0)
+                return bl_cli_usage_error(VERB, "--noisy: %s", err.msg);
+            o->noisy = argv[i];
         } else if (next && strcmp(a, "--timeout") == 0) {
             long v;
             if (bl_parse_long(argv[++i], "--timeout", 1, 86400 * 7, &v,

@@ -8,11 +8,12 @@
 #include <strings.h>
 
 #include "mempol.h"
+#include "noisy.h"
 
 static const char *const field_keys[BL_F_COUNT] = {
     "kernel", "np", "map_by", "bind_to", "rank_by", "omp_places",
     "omp_proc_bind", "threads", "init", "repetitions", "timeout",
-    "mem_policy", "nodes",
+    "mem_policy", "nodes", "noisy",
 };
 
 const char *bl_field_key(bl_field f)
@@ -32,7 +33,7 @@ const char *bl_field_keys(void)
 {
     return "kernel, np, map_by, bind_to, rank_by, omp_places, "
            "omp_proc_bind, threads, init, repetitions, timeout, mem_policy, "
-           "nodes";
+           "nodes, noisy";
 }
 
 /* --- resources ---------------------------------------------------------- */
@@ -342,6 +343,15 @@ int bl_layout_set(bl_layout *l, bl_field f, const char *t, bl_err *err)
         return copy_text(l->mem_policy, sizeof l->mem_policy,
                          strcmp(t, "firsttouch") ? t : "", "mem_policy", err);
     }
+    case BL_F_NOISY: {
+        bl_noisy n;
+        char canon[sizeof l->noisy];
+        if (bl_noisy_parse(t, &n, err) < 0)
+            return -1;
+        bl_noisy_text(&n, canon, sizeof canon);
+        return copy_text(l->noisy, sizeof l->noisy,
+                         bl_noisy_any(&n) ? canon : "", "noisy", err);
+    }
     default:
         return bl_err_set(err, "%s: not a field that can be set here",
                           bl_field_key(f));
@@ -389,6 +399,9 @@ void bl_layout_field_text(const bl_layout *l, bl_field f, char *buf, size_t len)
     case BL_F_MEM_POLICY:
         snprintf(buf, len, "%s", l->mem_policy[0] ? l->mem_policy : "firsttouch");
         break;
+    case BL_F_NOISY:
+        snprintf(buf, len, "%s", l->noisy[0] ? l->noisy : "none");
+        break;
     default: buf[0] = '\0';
     }
 }
@@ -403,11 +416,12 @@ void bl_layout_make_label(bl_layout *l, const char *kernel_label)
         snprintf(nodes, sizeof nodes, " nodes=%d", l->nodes);
     snprintf(l->label, sizeof l->label,
              "%s np%d%s map=%s bind=%s%s%s places=%s proc_bind=%s t=%s "
-             "init=%s%s%s",
+             "init=%s%s%s%s%s",
              kernel_label, l->np, nodes, l->map_by, l->bind_to,
              l->rank_by[0] ? " rank=" : "", l->rank_by,
              l->omp_places[0] ? l->omp_places : "unset",
              l->omp_proc_bind[0] ? l->omp_proc_bind : "unset", t,
              l->serial_init ? "serial" : "parallel",
-             l->mem_policy[0] ? " mem=" : "", l->mem_policy);
+             l->mem_policy[0] ? " mem=" : "", l->mem_policy,
+             l->noisy[0] ? " noisy=" : "", l->noisy);
 }

@@ -30,6 +30,7 @@ typedef enum bl_field {
     BL_F_TIMEOUT,
     BL_F_MEM_POLICY,
     BL_F_NODES,
+    BL_F_NOISY,
     BL_F_COUNT
 } bl_field;
 
@@ -83,7 +84,7 @@ typedef struct bl_kernel_spec {
 typedef struct bl_layout {
     char run_id[16];            /* "r0007": an HDF5 group and file name */
     char name[64];              /* the explicit layout's name, or "" */
-    char label[512];            /* stable, human: "triad np2 map=core ..." */
+    char label[768];            /* stable, human: "triad np2 map=core ..." */
     int kernel;                 /* index into the sweep's kernels */
     int np;
     int nodes;                  /* nodes the ranks spread over; 0 = not
@@ -98,6 +99,8 @@ typedef struct bl_layout {
     int threads;                /* > 0, or BL_THREADS_FILL */
     int serial_init;
     char mem_policy[64];        /* app --mem-policy; "" = firsttouch */
+    char noisy[64];             /* noisy neighbour (noisy.h), canonical;
+                                   "" = none */
     int repetitions;
     double timeout_s;
     char map_by_launcher[64];

@@ -5,6 +5,7 @@
  * at most N ranks on each R; binding more ranks than cores to one object
  * is refused unless overload is allowed. */
 #include "layout.h"
+#include "noisy.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -153,6 +154,12 @@ static int validate_node(const bl_layout *l, hwloc_topology_t topo,
     if (check_present(&n, l->map.res, "map_by", l->map_by, err) < 0 ||
         check_present(&n, l->bind, "bind_to", l->bind_to, err) < 0)
         return -1;
+    if (l->noisy[0]) {  /* its pinned CPUs must be this node's */
+        bl_noisy nz;
+        if (bl_noisy_parse(l->noisy, &nz, err) < 0 ||
+            bl_noisy_check(&nz, topo, err) < 0)
+            return -1;
+    }
     rank = BL_RES_NONE;
     if (l->rank_by[0]) {
         bl_mapby rm;

@@ -29,6 +29,7 @@ static const verb verbs[] = {
     {"plan", bl_cli_plan, "where a layout's ranks and threads land on any node: table, map, picture"},
     {"check", bl_cli_check, "is this process placed coherently? CPUs vs memory nodes, OpenMP, launchers"},
     {"matrix", bl_cli_matrix, "latency/bandwidth per (CPU node, memory node) and core-to-core latency: HDF5 + SVG heatmap"},
+    {"hog", bl_cli_hog, "a noisy neighbour (CPU or memory hog) until killed; sweep --noisy starts it"},
 };
 #define NVERBS (sizeof verbs / sizeof verbs[0])
 

@@ -31,6 +31,10 @@ int bl_h5_write_harness(hid_t file, const char *group, const bl_h5_harness *h,
     if (rc == 0 && H5Lexists(g, "checks", H5P_DEFAULT) <= 0)
         rc |= bl_h5_table_write(g, &bl_h5_check_def, h->checks, h->nchecks,
                                 err);
+    if (rc == 0 && h->nneighbours && H5Lexists(g, "neighbours",
+                                               H5P_DEFAULT) <= 0)
+        rc |= bl_h5_table_write(g, &bl_h5_neighbour_def, h->neighbours,
+                                h->nneighbours, err);
     H5Gclose(g);
     return rc ? bl_err_set(err, "HDF5: cannot write the harness record of "
                            "'%s'", group) : 0;
@@ -49,6 +53,9 @@ int bl_h5_read_harness(hid_t file, const char *group, bl_h5_harness *h,
     h->binding_report = bl_h5_string_read(g, "binding_report");
     rc = bl_h5_table_read(g, &bl_h5_check_def, (void **)&h->checks,
                           &h->nchecks, err);
+    if (rc == 0 && H5Lexists(g, "neighbours", H5P_DEFAULT) > 0)
+        rc = bl_h5_table_read(g, &bl_h5_neighbour_def,
+                              (void **)&h->neighbours, &h->nneighbours, err);
     H5Gclose(g);
     return rc;
 }
@@ -58,6 +65,7 @@ void bl_h5_harness_free(bl_h5_harness *h)
     bl_h5_attrs_free(&bl_h5_harness_attrs, h);
     free(h->binding_report);
     bl_h5_table_free(&bl_h5_check_def, h->checks, h->nchecks);
+    bl_h5_table_free(&bl_h5_neighbour_def, h->neighbours, h->nneighbours);
     memset(h, 0, sizeof *h);
 }
 

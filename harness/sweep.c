@@ -13,6 +13,7 @@
 #include "launcher_choice.h"
 #include "launcher_info.h"
 #include "layout_hydra.h"
+#include "noisy.h"
 #include "shellquote.h"
 #include "sweep_lock.h"
 #include "sweep_item.h"
@@ -304,6 +305,28 @@ static int execute(bl_sweep_ctx *c, bl_sweep_totals *t, bl_err *err)
     return stop_requested ? -2 : 0;
 }
 
+/* --noisy: the same neighbour beside every layout. Two layouts that then
+ * have the same label (the file varied noisy: and nothing else) would be
+ * one run id's record twice: refused. */
+static int override_noisy(bl_sweep *s, const char *spec, bl_err *err)
+{
+    for (int i = 0; i < s->nlayouts; i++) {
+        bl_layout *l = &s->layouts[i];
+        if (bl_layout_set(l, BL_F_NOISY, spec, err) < 0)
+            return bl_err_prefix(err, "--noisy");
+        bl_layout_make_label(l, s->kernels[l->kernel].label);
+    }
+    for (int i = 0; i < s->nlayouts; i++)
+        for (int j = i + 1; j < s->nlayouts; j++)
+            if (strcmp(s->layouts[i].label, s->layouts[j].label) == 0)
+                return bl_err_set(err, "--noisy %s makes layouts %s and %s "
+                                  "the same ('%s'): the sweep file varies "
+                                  "noisy: already; leave out --noisy",
+                                  spec, s->layouts[i].run_id,
+                                  s->layouts[j].run_id, s->layouts[i].label);
+    return 0;
+}
+
 /* What a sweep needs, after its sweep file, before its runs are planned:
  * this node, the launcher and its version, the paths. 0, or -1 with err
  * set (the caller frees c). */
@@ -367,7 +390,8 @@ int bl_sweep_run(const bl_sweep_opts *o, bl_sweep_totals *t, bl_err *err)
     bl_launch_clear_interrupt();
     if (bl_sweep_file_load(o->file, &c.sweep, err) < 0)
         return -1;
-    if (setup(&c, o, err) < 0) {
+    if ((o->noisy && override_noisy(&c.sweep, o->noisy, err) < 0) ||
+        setup(&c, o, err) < 0) {
         bl_sweep_ctx_free(&c);
         return -1;
     }

@@ -26,6 +26,7 @@ typedef struct bl_sweep_opts {
                                   repetition, whatever order they run in */
     double timeout_s;          /* > 0: overrides every layout's timeout */
     bl_rep_order repetition_order; /* UNSET: the sweep file's */
+    const char *noisy;         /* --noisy: every layout's neighbour (noisy.h) */
     FILE *progress;            /* progress lines (stdout) */
 } bl_sweep_opts;
 

@@ -13,9 +13,11 @@
 #include "crosscheck.h"
 #include "grow.h"
 #include "layout_hydra.h"
+#include "noisy.h"
 #include "results_file.h"
 #include "shellquote.h"
 #include "topo.h"
+#include "sys_util.h"
 
 void bl_sweep_ctx_free(bl_sweep_ctx *c)
 {
@@ -143,7 +145,43 @@ static void describe_layout(const bl_sweep_ctx *c, const bl_sweep_item *it,
              c->launcher.version);
     h->launcher_version = strdup(v);
     h->repetition_order = strdup(bl_rep_order_name(c->order));
+    h->noisy = strdup(l->noisy[0] ? l->noisy : "none");
     h->start_time = wall_clock_s();
+}
+
+/* The stopped neighbours into the record. */
+static void record_neighbours(const bl_noisy_run *nr, bl_h5_harness *h)
+{
+    if (nr->n == 0 || !(h->neighbours = calloc((size_t)nr->n,
+                                               sizeof *h->neighbours)))
+        return;
+    h->nneighbours = (size_t)nr->n;
+    for (int i = 0; i < nr->n; i++) {
+        const bl_noisy_proc *p = &nr->procs[i];
+        bl_h5_neighbour *row = &h->neighbours[i];
+        row->kind = strdup(p->kind);
+        row->argv = strdup(p->argv);
+        row->cpus = strdup(p->cpus);
+        row->pid = p->started_pid;
+        row->last_cpu = p->last_cpu;
+        row->cpu_s = p->cpu_s;
+        row->wall_s = p->wall_s;
+    }
+}
+
+/* Starts the layout's noisy neighbour, if any: 0, -1 with err, -2 when
+ * interrupted. */
+static int start_neighbours(const bl_layout *l, bl_noisy_run *nr, bl_err *err)
+{
+    bl_noisy n;
+    char exe[PATH_MAX];
+    memset(nr, 0, sizeof *nr);
+    if (!l->noisy[0])
+        return 0;
+    if (bl_noisy_parse(l->noisy, &n, err) < 0 ||
+        bl_self_path(exe, sizeof exe, err) < 0)
+        return -1;
+    return bl_noisy_start(&n, exe, nr, err);
 }
 
 static char *concat(const char *a, const char *b)
@@ -314,6 +352,8 @@ int bl_sweep_item_run(bl_sweep_ctx *c, const bl_sweep_item *it,
     size_t nm = 0;
     bl_h5_run app, *ap = NULL;
     bl_binding_report rep = {0};
+    bl_noisy_run nr;
+    bl_err nerr;
     char **argv;
     char *text;
     int rc;
@@ -340,8 +380,26 @@ int bl_sweep_item_run(bl_sweep_ctx *c, const bl_sweep_item *it,
     lo.timeout_s = c->o->timeout_s > 0 ? c->o->timeout_s : it->layout->timeout_s;
     lo.stdout_path = log;
     lo.stderr_path = log;
+    rc = start_neighbours(it->layout, &nr, &nerr);
+    if (rc == -2) {
+        bl_argv_free(argv);
+        return -2;
+    }
+    if (rc < 0) {
+        /* a run-time failure of this run, recorded as such */
+        bl_argv_free(argv);
+        h->status = strdup("failed");
+        h->reason = strdup(nerr.msg);
+        h->exit_status = -1;
+        h->start_time = wall_clock_s();
+        return bl_h5_write_sweep_run(record, c->sweep.file, NULL, 0, NULL, h,
+                                     err);
+    }
     h->start_time = wall_clock_s();
     rc = bl_launch_run(&lo, &res, err);
+    /* the neighbour ends with the run, however the run ended */
+    bl_noisy_stop(&nr);
+    record_neighbours(&nr, h);
     bl_argv_free(argv);
     if (rc < 0 || res.interrupted) {
         bl_launch_result_free(&res);

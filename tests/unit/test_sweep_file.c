@@ -190,7 +190,7 @@ static void config_rejects_unknown_keys_listing_accepted(void **state)
     FMT(want, sizeof want, "%s/sweeps/broken-unknown-key.yaml:6:5: "
              "layouts: unknown key 'map-by'; accepted: kernel, np, map_by, "
              "bind_to, rank_by, omp_places, omp_proc_bind, threads, init, "
-             "repetitions, timeout, mem_policy, nodes, name", fixtures());
+             "repetitions, timeout, mem_policy, nodes, noisy, name", fixtures());
     assert_string_equal(err.msg, want);
     expect_error("kernels: [triad]\nsweeps: {np: 1}\n",
                  "t.yaml:2:1: sweep file: unknown key 'sweeps'; accepted: "
@@ -355,13 +355,13 @@ static void config_rejects_keys_in_the_wrong_section(void **state)
                  "t.yaml:4:6: exclude: 'name' cannot be given here; accepted: "
                  "kernel, np, map_by, bind_to, rank_by, omp_places, "
                  "omp_proc_bind, threads, init, repetitions, timeout, "
-                 "mem_policy, nodes");
+                 "mem_policy, nodes, noisy");
     expect_error("kernels: [triad]\ndefaults: {kernel: triad}\n"
                  "layouts: [{np: 1}]\n",
                  "t.yaml:2:12: defaults: 'kernel' cannot be given here; "
                  "accepted: kernel, np, map_by, bind_to, rank_by, omp_places, "
                  "omp_proc_bind, threads, init, repetitions, timeout, "
-                 "mem_policy, nodes");
+                 "mem_policy, nodes, noisy");
 }
 
 static void config_rejects_sweeps_that_expand_wrong(void **state)
@@ -481,6 +481,7 @@ static void shipped_sweeps_validate_on_their_nodes(void **state)
         {"workshop", "AMD-19h-Zen3-2xEpyc-7763.xml", 6},
         {"epyc-2s", "AMD-19h-Zen3-2xEpyc-7763.xml", 14},
         {"xeon-2s", "pack:2 l3:1 numa:1 core:20 pu:2", 13},
+        {"pinned-vs-free", "pack:1 l3:1 numa:1 core:2 pu:1", 8},
     };
     (void)state;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
