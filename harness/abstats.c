@@ -182,3 +182,34 @@ double bl_stats_mann_whitney_p(const double *a, size_t na, const double *b,
         z = 0;
     return erfc(z / sqrt(2.0));
 }
+
+/* P(Bin(n, 1/2) <= k), summed in logs so that n in the thousands works. */
+static double binom_half_cdf(size_t n, size_t k)
+{
+    double sum = 0;
+    for (size_t i = 0; i <= k && i <= n; i++)
+        sum += exp(lgamma((double)n + 1) - lgamma((double)i + 1) -
+                   lgamma((double)(n - i) + 1) - (double)n * log(2.0));
+    return sum < 1 ? sum : 1;
+}
+
+int bl_stats_median_ci(const double *v, size_t n, double level, double *lo,
+                       double *hi, double *coverage)
+{
+    double *s;
+    size_t k = 1;
+    if (n < 2 || !(s = malloc(n * sizeof *s)))
+        return -1;
+    memcpy(s, v, n * sizeof *s);
+    qsort(s, n, sizeof *s, cmp_double);
+    /* the interval [x_(k), x_(n+1-k)] misses the median when k or more of
+     * the n values fall on one side of it: 2 P(Bin(n, 1/2) <= k - 1) */
+    while (k + 1 <= n / 2 && 1 - 2 * binom_half_cdf(n, k) >= level)
+        k++;
+    *lo = s[k - 1];
+    *hi = s[n - k];
+    if (coverage)
+        *coverage = 1 - 2 * binom_half_cdf(n, k - 1);
+    free(s);
+    return 0;
+}

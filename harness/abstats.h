@@ -28,4 +28,13 @@ int bl_stats_boot_ratio(const double *a, size_t na, const double *b,
 double bl_stats_mann_whitney_p(const double *a, size_t na, const double *b,
                                size_t nb);
 
+/* A distribution-free interval of the median of v[0..n): the order
+ * statistics [x_(k), x_(n+1-k)] for the largest k whose coverage, 1 - 2
+ * P(Bin(n, 1/2) <= k - 1), is at least `level` (e.g. 0.95). Below 6 values
+ * no k reaches 95%: the interval is then [min, max] (k = 1, coverage 1 -
+ * 2^(1-n), 93.75% for 5 values), and *coverage (may be NULL) says so.
+ * -1 when n < 2 or out of memory. */
+int bl_stats_median_ci(const double *v, size_t n, double level, double *lo,
+                       double *hi, double *coverage);
+
 #endif

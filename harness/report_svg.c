@@ -79,11 +79,19 @@ long bl_report_layouts(const bl_report *r, const bl_report_group *g,
 
 enum { WIDTH = 640, ROW = 34, TOP = 4 };
 
-/* A layout ties with the best when both have repetitions and their min..max
- * ranges overlap: the data cannot rank them (docs/report.md). */
-static int ties_best(const bl_report_layout *best, const bl_report_layout *x)
+/* A layout ties with the best when it is in the best's tie group
+ * (results_report.h: the 95% intervals of their medians overlap, [min,
+ * max] below 6 repetitions): the data cannot rank them (docs/report.md).
+ * The group is the one the text report and the CSV show. */
+static int ties_best(const bl_report *r, const bl_report_layout *best,
+                     const bl_report_layout *x)
 {
-    return x != best && best->n > 1 && x->n > 1 && x->max >= best->min;
+    if (x == best)
+        return 0;
+    for (size_t i = 0; i < r->nrows; i++)
+        if (r->rows[i].s == x->first)
+            return r->rows[i].tie_group == 1 && r->rows[i].tied;
+    return 0;
 }
 
 int bl_report_svg_bars(bl_strbuf *b, const bl_report *r,
@@ -126,11 +134,11 @@ int bl_report_svg_bars(bl_strbuf *b, const bl_report *r,
         if (x->n > 1)
             bl_strbuf_printf(b, " (median of %zu, %.4g to %.4g)", x->n,
                              x->min, x->max);
-        if (ties_best(&l[0], x))
+        if (ties_best(r, &l[0], x))
             bl_strbuf_puts(b, ", a tie with the best");
         bl_strbuf_printf(b, "</text></a>\n<rect class=\"bar%s\" x=\"1\" "
                          "y=\"%.0f\" width=\"%.1f\" height=\"14\"><title>",
-                         i == 0 ? " best" : ties_best(&l[0], x) ? " tie" : "",
+                         i == 0 ? " best" : ties_best(r, &l[0], x) ? " tie" : "",
                          y + 15, xmed);
         bl_html_escape(b, x->label);
         bl_strbuf_printf(b, "</title></rect>\n");

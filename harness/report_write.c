@@ -7,14 +7,14 @@
 #include <string.h>
 
 enum { COL_RUN, COL_NODE, COL_LABEL, COL_STATUS, COL_THREADS, COL_MEDIAN,
-       COL_RATE, COL_UNIT, COL_VS_BEST, COL_VS_NONE, COL_VERIFIED, COL_LOCAL,
-       COL_FLAGS, NCOLS };
+       COL_RATE, COL_UNIT, COL_VS_BEST, COL_RANK, COL_VS_NONE, COL_VERIFIED,
+       COL_LOCAL, COL_FLAGS, NCOLS };
 
 static const char *const headers[NCOLS] = {
     "run", "node", "label", "status", "threads", "median_s", "rate", "unit",
-    "vs_best", "vs_none", "verified", "local", "flags"};
+    "vs_best", "rank", "vs_none", "verified", "local", "flags"};
 /* numbers are right-aligned so that their digits line up */
-static const int right[NCOLS] = {0, 1, 0, 0, 1, 1, 1, 0, 1, 1, 0, 1, 0};
+static const int right[NCOLS] = {0, 1, 0, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 0};
 
 #define CELL 96
 
@@ -60,6 +60,12 @@ static void fill_cells(const bl_report_row *row, char cells[NCOLS][CELL])
     fmt_sig(s->rate, cells[COL_RATE], CELL);
     snprintf(cells[COL_UNIT], CELL, "%s", has_result ? str(s->rate_unit) : "-");
     fmt_ratio(row->ratio_best, cells[COL_VS_BEST], CELL);
+    /* the layout's tie group: "1=" when other layouts share it */
+    if (row->tie_group > 0)
+        snprintf(cells[COL_RANK], CELL, "%d%s", row->tie_group,
+                 row->tied ? "=" : "");
+    else
+        snprintf(cells[COL_RANK], CELL, "-");
     fmt_ratio(row->ratio_baseline, cells[COL_VS_NONE], CELL);
     /* a run that never produced a result was not checked at all */
     snprintf(cells[COL_VERIFIED], CELL, "%s",
@@ -123,6 +129,11 @@ static void write_group_line(FILE *f, const bl_report_group *g,
         fprintf(f, "; %zu run%s not ok or not verified", g->nunusable,
                 g->nunusable == 1 ? "" : "s");
     fputc('\n', f);
+    if (g->ntied_best > 1)
+        fprintf(f, "%s: %zu of %zu layouts tie for the best (rank 1=: the "
+                "95%% intervals of their medians overlap the best's); more "
+                "repetitions may tell them apart\n", g->kernel,
+                g->ntied_best, g->nlayouts);
 }
 
 int bl_report_write_table(FILE *f, const bl_report *r)
@@ -207,7 +218,8 @@ int bl_report_write_csv(FILE *f, const bl_report *r)
     const bl_h5_table_def *def = &bl_h5_summary_def;
     for (size_t c = 0; c < def->nfields; c++)
         fprintf(f, "%s%s", c ? "," : "", def->fields[c].name);
-    fputs(",ratio_best,ratio_baseline,baseline_run_id\r\n", f);
+    fputs(",ratio_best,ratio_baseline,baseline_run_id,tie_group,"
+          "layout_median,layout_ci_lo,layout_ci_hi\r\n", f);
     for (size_t i = 0; i < r->nrows; i++) {
         const bl_report_row *row = &r->rows[i];
         for (size_t c = 0; c < def->nfields; c++) {
@@ -221,6 +233,15 @@ int bl_report_write_csv(FILE *f, const bl_report *r)
         csv_ratio(f, row->ratio_baseline);
         fputc(',', f);
         bl_report_csv_field(f, row->baseline ? row->baseline->run_id : "");
+        fputc(',', f);
+        if (row->tie_group > 0)
+            fprintf(f, "%d", row->tie_group);
+        fputc(',', f);
+        csv_ratio(f, row->layout_median);
+        fputc(',', f);
+        csv_ratio(f, row->ci_lo);
+        fputc(',', f);
+        csv_ratio(f, row->ci_hi);
         fputs("\r\n", f);
     }
     return ferror(f) ? -1 : 0;

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "abstats.h"
+
 int bl_report_sort_parse(const char *s, bl_report_sort *sort, bl_err *err)
 {
     static const char *const names[] = {"rate", "label", "run"};
@@ -218,6 +220,106 @@ static void rank_rows(bl_report *r, keyed *k, const bl_h5_summary *const *byid,
                 find_baseline(r->groups[g].best, byid, n);
 }
 
+/* One layout of one kernel+unit group while ties are worked out. */
+typedef struct tie_layout {
+    const char *label;
+    size_t group;
+    double *rates;
+    size_t n;
+    double median, lo, hi;
+    int tie_group, tied;
+} tie_layout;
+
+static int cmp_tie_layout(const void *a, const void *b)
+{
+    const tie_layout *x = a, *y = b;
+    if (x->group != y->group)
+        return x->group < y->group ? -1 : 1;
+    if (x->median != y->median)
+        return x->median > y->median ? -1 : 1;
+    return strcmp(x->label, y->label);
+}
+
+static int overlaps(const tie_layout *a, const tie_layout *b)
+{
+    return a->n >= 2 && b->n >= 2 && a->lo <= b->hi && b->lo <= a->hi;
+}
+
+/* Groups the layouts of each kernel+unit into ties (bl_report_row's
+ * tie_group in results_report.h). -1 when out of memory. */
+static int find_ties(bl_report *r, keyed *k, size_t n)
+{
+    tie_layout *t = calloc(n ? n : 1, sizeof *t);
+    double *pool = calloc(n ? n : 1, sizeof *pool);
+    size_t nt = 0, used = 0;
+    if (!t || !pool) {
+        free(t);
+        free(pool);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {   /* the layouts, rates kept apart */
+        const char *label = str(k[i].row.s->label);
+        size_t j = 0;
+        if (!k[i].row.usable)
+            continue;
+        while (j < nt && (t[j].group != k[i].group_order ||
+                          strcmp(t[j].label, label) != 0))
+            j++;
+        if (j == nt) {
+            t[nt].label = label;
+            t[nt].group = k[i].group_order;
+            nt++;
+        }
+    }
+    for (size_t j = 0; j < nt; j++) {  /* one block of pool per layout */
+        t[j].rates = pool + used;
+        for (size_t i = 0; i < n; i++)
+            if (k[i].row.usable && k[i].group_order == t[j].group &&
+                strcmp(str(k[i].row.s->label), t[j].label) == 0)
+                t[j].rates[t[j].n++] = k[i].row.s->rate;
+        used += t[j].n;
+        t[j].median = bl_stats_median(t[j].rates, t[j].n);
+        if (bl_stats_median_ci(t[j].rates, t[j].n, 0.95, &t[j].lo, &t[j].hi,
+                               NULL) < 0)
+            t[j].lo = t[j].hi = NAN;
+    }
+    qsort(t, nt, sizeof *t, cmp_tie_layout);
+    for (size_t j = 0, leader = 0; j < nt; j++) {
+        if (j == 0 || t[j].group != t[j - 1].group) {
+            leader = j;
+            t[j].tie_group = 1;
+        } else if (overlaps(&t[leader], &t[j])) {
+            t[j].tie_group = t[leader].tie_group;
+            t[j].tied = t[leader].tied = 1;
+        } else {
+            t[j].tie_group = t[leader].tie_group + 1;
+            leader = j;
+        }
+        r->groups[t[j].group].nlayouts++;
+        r->groups[t[j].group].ntied_best += t[j].tie_group == 1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        bl_report_row *row = &k[i].row;
+        row->ci_lo = row->ci_hi = row->layout_median = NAN;
+        if (!row->usable)
+            continue;
+        for (size_t j = 0; j < nt; j++)
+            if (t[j].group == k[i].group_order &&
+                strcmp(t[j].label, str(row->s->label)) == 0) {
+                row->tie_group = t[j].tie_group;
+                row->tied = t[j].tied;
+                row->layout_runs = t[j].n;
+                row->layout_median = t[j].median;
+                row->ci_lo = t[j].lo;
+                row->ci_hi = t[j].hi;
+                break;
+            }
+    }
+    free(t);
+    free(pool);
+    return 0;
+}
+
 /* Closing lines follow the kernels' run order (stable insertion sort). */
 static void order_groups(bl_report *r, const bl_h5_summary *const *byid,
                          size_t n)
@@ -270,6 +372,12 @@ int bl_report_build(const bl_h5_summary *rows, size_t n, const char *kernel,
             first = i + 1;
     }
     rank_rows(r, k, byid, m);
+    if (find_ties(r, k, m) < 0) {
+        free(byid);
+        free(k);
+        bl_report_free(r);
+        return bl_err_set(err, "out of memory for a report of %zu runs", n);
+    }
     g_sort = sort;
     if (m)
         qsort(k, m, sizeof *k, cmp_keyed);

@@ -31,6 +31,20 @@ typedef struct bl_report_row {
     double ratio_baseline;     /* rate / baseline rate; NAN without a baseline */
     const bl_h5_summary *best;     /* best run of its kernel+unit, or NULL */
     const bl_h5_summary *baseline; /* its bind_to none baseline, or NULL */
+    /* Ties (issue 14): the run's layout (the usable runs of its kernel+unit
+     * with its label) and the 95% interval of that layout's median rate
+     * (bl_stats_median_ci: [min, max] below 6 runs; NAN with one run).
+     * Layouts are ranked by median; tie_group 1 holds the best layout and
+     * every layout whose interval overlaps the best's, group 2 starts at
+     * the next layout that does not and takes those overlapping its
+     * interval, and so on. A layout of one run has no interval and is a
+     * group of its own. 0 for a run that is not usable. The text report
+     * shows it as "rank" (1=, 1=, 2 ...), the CSV as tie_group, the HTML
+     * page marks the same groups. */
+    int tie_group;
+    int tied;                      /* its group has more than one layout */
+    size_t layout_runs;
+    double layout_median, ci_lo, ci_hi;
 } bl_report_row;
 
 /* One kernel+unit: its best run and that run's baseline (for the closing
@@ -41,6 +55,7 @@ typedef struct bl_report_group {
                                 * an index into /nodes); -1 none */
     const bl_h5_summary *best, *baseline;
     size_t nruns, nunusable;
+    size_t nlayouts, ntied_best;     /* layouts; of them in tie group 1 */
 } bl_report_group;
 
 typedef struct bl_report {

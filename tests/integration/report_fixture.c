@@ -13,6 +13,10 @@
  *   report_fixture DIR xeon    5 runs of the same kernels on another
  *                              machine (2 packages, 2 NUMA nodes, 2 L3,
  *                              8 cores), for bindlab compare
+ *   report_fixture DIR ties    7 triad layouts A..G with repetitions whose
+ *                              rates are chosen so that the tie groups of
+ *                              bindlab report can be worked out by hand
+ *                              (test_report_ties.sh), plus a failed run
  *
  * Rates are of the order measured on the development VM (docs/kernels/
  * stencil.md: triad 8.5-14.6 GB/s, stencil 500-600 MLUP/s). */
@@ -226,8 +230,47 @@ static int write_xeon(const char *dir)
     return 0;
 }
 
+/* "ties" mode: layout X's repetitions get the rates listed (GB/s). */
+static int write_ties(const char *dir)
+{
+    static const struct {
+        const char *name;
+        int n;
+        double rates[9];
+    } l[] = {
+        {"A", 5, {10.0, 10.2, 10.4, 10.6, 10.8}},
+        {"B", 5, {9.0, 9.5, 9.9, 10.1, 10.3}},
+        {"C", 5, {8.0, 8.5, 9.0, 9.2, 9.6}},
+        {"D", 9, {7.0, 7.1, 7.2, 7.3, 7.4, 7.5, 7.6, 7.7, 7.8}},
+        {"E", 9, {7.5, 7.6, 7.7, 7.8, 7.9, 8.0, 8.1, 8.2, 8.3}},
+        {"F", 9, {7.0, 7.6, 7.61, 7.62, 7.63, 7.64, 7.65, 7.66, 8.5}},
+        {"G", 1, {5.0}},
+    };
+    for (size_t i = 0; i < sizeof l / sizeof l[0]; i++)
+        for (int r = 0; r < l[i].n; r++) {
+            char id[32], lbl[64];
+            spec s = runs[4];
+            snprintf(id, sizeof id, "t%s.%d", l[i].name, r + 1);
+            snprintf(lbl, sizeof lbl, "triad layout %s", l[i].name);
+            s.run_id = id;
+            s.rate = l[i].rates[r];
+            s.flags = "";
+            g_repetition = r + 1;
+            if (write_one(dir, &s, lbl) < 0)
+                return -1;
+        }
+    {   /* a failed repetition of A: no rate, in no tie group */
+        spec s = runs[6];
+        s.run_id = "tA.6";
+        g_repetition = 6;
+        return write_one(dir, &s, "triad layout A");
+    }
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 3 && strcmp(argv[2], "ties") == 0)
+        return write_ties(argv[1]) < 0;
     if (argc == 3 && strcmp(argv[2], "xeon") == 0)
         return write_xeon(argv[1]) < 0;
     if (argc == 4 && strcmp(argv[2], "many") == 0) {
@@ -235,7 +278,7 @@ int main(int argc, char **argv)
         return write_many(argv[1], atoi(argv[3])) < 0;
     }
     if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "other"))) {
-        fprintf(stderr, "usage: report_fixture DIR [other | many N | xeon]\n");
+        fprintf(stderr, "usage: report_fixture DIR [other | many N | xeon | ties]\n");
         return 2;
     }
     if (argc == 3) {

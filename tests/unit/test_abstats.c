@@ -80,6 +80,32 @@ static void bootstrap(void **state)
     assert_int_equal(bl_stats_boot_ratio(x, 0, y, 3, 10, 1, 0.95, &lo, &hi), -1);
 }
 
+/* The order-statistic interval of the median, worked out by hand:
+ * n = 5: no k reaches 95% (k = 2 covers 1 - 2*(1+5)/32 = 62.5%), so
+ * [min, max] with 1 - 2/32 = 93.75%; n = 10: k = 2 covers 1 - 2*(1+10)/1024
+ * = 97.85%, k = 3 only 1 - 2*56/1024 = 89.1%, so [x(2), x(9)]; n = 9: k = 2,
+ * 1 - 2*10/512 = 96.09%; the input order does not matter. */
+static void median_interval(void **state)
+{
+    double five[] = {3, 1, 5, 2, 4}, ten[10], nine[9], lo, hi, cov;
+    (void)state;
+    for (int i = 0; i < 10; i++)
+        ten[i] = 10 - i;
+    for (int i = 0; i < 9; i++)
+        nine[i] = 7.0 + 0.1 * i;
+    assert_int_equal(bl_stats_median_ci(five, 5, 0.95, &lo, &hi, &cov), 0);
+    assert_true(lo == 1 && hi == 5);
+    assert_true(fabs(cov - 0.9375) < 1e-12);
+    assert_int_equal(bl_stats_median_ci(ten, 10, 0.95, &lo, &hi, &cov), 0);
+    assert_true(lo == 2 && hi == 9);
+    assert_true(fabs(cov - (1 - 22.0 / 1024)) < 1e-12);
+    assert_int_equal(bl_stats_median_ci(nine, 9, 0.95, &lo, &hi, &cov), 0);
+    assert_true(lo == nine[1] && hi == nine[7]);
+    assert_true(fabs(cov - (1 - 20.0 / 512)) < 1e-12);
+    assert_int_equal(bl_stats_median_ci(five, 1, 0.95, &lo, &hi, NULL), -1);
+    assert_int_equal(bl_stats_median_ci(five, 0, 0.95, &lo, &hi, NULL), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -87,6 +113,7 @@ int main(void)
         cmocka_unit_test(mann_whitney_exact),
         cmocka_unit_test(mann_whitney_normal),
         cmocka_unit_test(bootstrap),
+        cmocka_unit_test(median_interval),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -367,7 +367,7 @@ static void csv_has_every_summary_column_and_the_ratios(void **st)
     bl_report r;
     bl_err err;
     char *text = NULL, *line, *save = NULL, *fields[64];
-    size_t len = 0, nlines = 0, ncols = bl_h5_summary_def.nfields + 3;
+    size_t len = 0, nlines = 0, ncols = bl_h5_summary_def.nfields + 7;
     FILE *f = open_memstream(&text, &len);
     (void)st;
     assert_int_equal(bl_report_build(rows, NSWEEP, NULL, BL_REPORT_SORT_RATE,
@@ -386,8 +386,10 @@ static void csv_has_every_summary_column_and_the_ratios(void **st)
             for (size_t c = 0; c < bl_h5_summary_def.nfields; c++)
                 assert_string_equal(fields[c],
                                     bl_h5_summary_def.fields[c].name);
-            assert_string_equal(fields[ncols - 3], "ratio_best");
-            assert_string_equal(fields[ncols - 1], "baseline_run_id");
+            assert_string_equal(fields[ncols - 7], "ratio_best");
+            assert_string_equal(fields[ncols - 5], "baseline_run_id");
+            assert_string_equal(fields[ncols - 4], "tie_group");
+            assert_string_equal(fields[ncols - 1], "layout_ci_hi");
             continue;
         }
         /* same order as the table; the place list survived quoting */
@@ -401,12 +403,12 @@ static void csv_has_every_summary_column_and_the_ratios(void **st)
                 assert_string_equal(fields[c], "-1");
         if (strcmp(fields[0], "r0005") == 0) {
             assert_string_equal(fields[11], "{0:1},{1:1}");
-            assert_string_equal(fields[ncols - 3], "");
+            assert_string_equal(fields[ncols - 7], "");
         }
         if (strcmp(fields[0], "r0000") == 0) {
-            assert_near(strtod(fields[ncols - 2], NULL),
+            assert_near(strtod(fields[ncols - 6], NULL),
                                 8.52 / 6.10, 1e-15);
-            assert_string_equal(fields[ncols - 1], "r0002");
+            assert_string_equal(fields[ncols - 5], "r0002");
         }
     }
     assert_int_equal(nlines, NSWEEP + 1);
