@@ -289,6 +289,8 @@ static int execute(bl_sweep_ctx *c, bl_sweep_totals *t, bl_err *err)
             continue;
         }
         rc = bl_sweep_item_run(c, it, &h, &rate, unit, sizeof unit, err);
+        if (rc < 0)
+            bl_h5_harness_free(&h); /* what the record had so far */
         if (rc == -2)
             break; /* interrupted: not recorded, --resume reruns it */
         if (rc < 0)
