@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "cli_util.h"
@@ -12,7 +13,7 @@
 
 static const char help[] =
     "usage: bindlab report FILE.h5 [--csv] [--kernel K] [--sort rate|label|run]\n"
-    "                      [--html FILE.html]\n"
+    "                      [--html FILE.html] [--plot DIR]\n"
     "\n"
     "Prints the /summary table of a sweep file (results/NAME.h5 as written by\n"
     "'bindlab sweep' or 'bindlab merge', or one run's results/NAME.d/rNNNN.h5)\n"
@@ -47,16 +48,34 @@ static const char help[] =
     "table (sortable), and every flag explained with links to its runs\n"
     "(docs/report.md). The table is then not printed.\n"
     "\n"
+    "--plot DIR writes the page's charts as SVG files for slides into DIR\n"
+    "(created when missing): KERNEL-rate.svg (bars), KERNEL-iterations.svg\n"
+    "(iteration times per layout) and map-RUN.svg (where each rank and thread\n"
+    "of run RUN ran, pages per NUMA node). SVG only: convert with e.g.\n"
+    "'rsvg-convert -o x.png x.svg' when a slide tool wants PNG. With --html,\n"
+    "both are written; alone, the table is not printed.\n"
+    "\n"
     "Exit status: 0 table written, 1 the file is missing, truncated, not a\n"
     "sweep file, or holds no runs, 2 bad usage (including an unknown kernel).\n";
 
 #define VERB "report"
 
 typedef struct {
-    const char *input, *kernel, *html;
+    const char *input, *kernel, *html, *plot;
     int csv;
     bl_report_sort sort;
 } options;
+
+/* --plot DIR: a directory, or nothing yet (then created); anything else
+ * (a file, a device) is refused before the input is read. */
+static int plot_dir_check(const char *dir, bl_err *err)
+{
+    struct stat st;
+    if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
+        return bl_err_set(err, "%s: not a directory (give a directory, "
+                          "new or existing, for the SVG files)", dir);
+    return 0;
+}
 
 /* Returns -1 to go on, or an exit status. */
 static int parse_args(int argc, char **argv, options *o)
@@ -79,6 +98,9 @@ static int parse_args(int argc, char **argv, options *o)
         } else if (!missing && (v = bl_cli_option_value("--html", argc, argv,
                                                         &i, &missing))) {
             o->html = v;
+        } else if (!missing && (v = bl_cli_option_value("--plot", argc, argv,
+                                                        &i, &missing))) {
+            o->plot = v;
         } else if (!missing && (v = bl_cli_option_value("--sort", argc, argv,
                                                         &i, &missing))) {
             if (bl_report_sort_parse(v, &o->sort, &err) < 0)
@@ -98,8 +120,13 @@ static int parse_args(int argc, char **argv, options *o)
     if (!o->input)
         return bl_cli_usage_error(VERB, "no input: give a sweep file, e.g. "
                                   "results/NAME.h5");
-    if (o->html && o->csv)
-        return bl_cli_usage_error(VERB, "--html and --csv: choose one");
+    if ((o->html || o->plot) && o->csv)
+        return bl_cli_usage_error(VERB, "--%s and --csv: choose one",
+                                  o->html ? "html" : "plot");
+    if (o->plot && plot_dir_check(o->plot, &err) < 0) {
+        fprintf(stderr, "bindlab report: --plot %s\n", err.msg);
+        return BL_EXIT_USAGE;
+    }
     /* a device, directory, FIFO... is never replaced: refused before the
      * input is read, like every writer */
     if (o->html && bl_atomic_check_target(o->html, &err) < 0) {
@@ -238,13 +265,20 @@ int bl_cli_report(int argc, char **argv)
         bl_h5_table_free(&bl_h5_summary_def, rows, n);
         return BL_EXIT_USAGE;
     }
-    if (o.html) {
-        rc = bl_report_write_html(o.html, o.input, &r, &err) < 0
-                 ? BL_EXIT_FAILED : BL_EXIT_OK;
+    if (o.html || o.plot) {
+        size_t nfiles = 0;
+        rc = BL_EXIT_OK;
+        if (o.html && bl_report_write_html(o.html, o.input, &r, &err) < 0)
+            rc = BL_EXIT_FAILED;
+        else if (o.html)
+            printf("%s: %zu runs\n", o.html, r.nrows);
+        if (rc == BL_EXIT_OK && o.plot &&
+            bl_report_write_plots(o.plot, o.input, &r, &nfiles, &err) < 0)
+            rc = BL_EXIT_FAILED;
+        else if (rc == BL_EXIT_OK && o.plot)
+            printf("%s: %zu SVG files\n", o.plot, nfiles);
         if (rc)
             fprintf(stderr, "bindlab report: %s\n", err.msg);
-        else
-            printf("%s: %zu runs\n", o.html, r.nrows);
         bl_report_free(&r);
         bl_h5_table_free(&bl_h5_summary_def, rows, n);
         return rc;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "atomic_file.h"
+#include "report_nodemap.h"
 
 static const char *str(const char *s)
 {
@@ -50,7 +51,7 @@ static const struct {
     {"migrated", "A thread moved to another CPU during the timed region."},
 };
 
-static const char *flag_why(const char *flag)
+const char *bl_report_flag_why(const char *flag)
 {
     for (size_t i = 0; i < sizeof flag_text / sizeof flag_text[0]; i++)
         if (strcmp(flag, flag_text[i].flag) == 0)
@@ -59,9 +60,7 @@ static const char *flag_why(const char *flag)
            "of the version that wrote the file.";
 }
 
-/* The next comma-separated flag of s from *pos into buf (empty ones
- * skipped); 0 when there is none left. */
-static int flag_at(const char *s, size_t *pos, char *buf, size_t len)
+int bl_report_flag_next(const char *s, size_t *pos, char *buf, size_t len)
 {
     while (s[*pos] == ',' || s[*pos] == ' ')
         (*pos)++;
@@ -97,9 +96,14 @@ static const char css[] =
     "svg.bars{width:100%;min-width:600px;height:auto;max-width:900px;"
     "font-size:12px}"
     "svg.bars text{fill:#222}svg.bars a text{text-decoration:underline}"
-    ".bar{fill:#7aa6d6}.bar.best{fill:#2f6db3}.bar.tie{fill:#4f86c6}"
-    ".whisker{stroke:#222;stroke-width:1.5;fill:none}"
     "dt{font-weight:bold;margin-top:.6em}"
+    "svg.iters{width:100%;min-width:600px;height:auto;max-width:1100px;"
+    "font-size:12px}svg.iters text{fill:#222}"
+    "svg.iters a text{text-decoration:underline}"
+    "details.run{border-top:1px solid #ddd;padding:2px 0}"
+    "details.run>summary{cursor:pointer}details.run[open]{padding-bottom:8px}"
+    "details.run:target>summary{background:#ffe9a8}"
+    "svg.defs{position:absolute;width:0;height:0}"
     "@media (max-width:640px){body{padding:4px 6px;font-size:13px}"
     "table{font-size:11px}}";
 
@@ -124,7 +128,11 @@ static const char script[] =
     "function(){by(i,c.getAttribute('aria-sort')==='ascending'?-1:1);});});"
     "var m=/^#sort=(-?)([a-z_]+)$/.exec(location.hash);"
     "if(m)Array.prototype.forEach.call(h,function(c,i){"
-    "if(c.getAttribute('data-k')===m[2])by(i,m[1]?-1:1);});})();";
+    "if(c.getAttribute('data-k')===m[2])by(i,m[1]?-1:1);});"
+    "function op(){var e=location.hash.length>1&&document.getElementById("
+    "decodeURIComponent(location.hash.slice(1)));"
+    "if(e&&e.tagName==='DETAILS'&&!e.open){e.open=true;e.scrollIntoView();}}"
+    "window.addEventListener('hashchange',op);op();})();";
 
 static void num_cell(bl_strbuf *b, double v, const char *fmt)
 {
@@ -170,7 +178,7 @@ static void flag_links(bl_strbuf *b, const char *flags)
     char f[128];
     size_t pos = 0;
     int first = 1;
-    while (flag_at(str(flags), &pos, f, sizeof f)) {
+    while (bl_report_flag_next(str(flags), &pos, f, sizeof f)) {
         bl_strbuf_puts(b, first ? "" : ", ");
         bl_strbuf_puts(b, "<a href=\"#flag-");
         bl_html_escape(b, f);
@@ -200,9 +208,12 @@ static void table_part(bl_strbuf *b, const bl_report *r)
         int has_result = s->rate > 0 || s->median_s > 0;
         bl_strbuf_puts(b, "<tr id=\"run-");
         bl_html_escape(b, s->run_id);
-        bl_strbuf_printf(b, "\"%s><td>", row->usable ? "" : " class=\"bad\"");
+        bl_strbuf_printf(b, "\"%s><td><a href=\"#map-", row->usable ? ""
+                         : " class=\"bad\"");
         bl_html_escape(b, s->run_id);
-        bl_strbuf_puts(b, "</td><td>");
+        bl_strbuf_puts(b, "\">");
+        bl_html_escape(b, s->run_id);
+        bl_strbuf_puts(b, "</a></td><td>");
         bl_html_escape(b, s->label);
         bl_strbuf_puts(b, "</td><td>");
         bl_html_escape(b, s->status);
@@ -248,7 +259,7 @@ static int flags_part(bl_strbuf *b, const bl_report *r)
         return -1;
     for (size_t i = 0; i < r->nrows; i++) {
         size_t pos = 0;
-        while (flag_at(str(r->rows[i].s->flags), &pos, f, sizeof f)) {
+        while (bl_report_flag_next(str(r->rows[i].s->flags), &pos, f, sizeof f)) {
             size_t k = 0;
             while (k < nseen && strcmp(seen[k], f) != 0)
                 k++;
@@ -280,12 +291,12 @@ static int flags_part(bl_strbuf *b, const bl_report *r)
         bl_strbuf_puts(b, "\">");
         bl_html_escape(b, seen[k]);
         bl_strbuf_puts(b, "</dt><dd>");
-        bl_html_escape(b, flag_why(seen[k]));
+        bl_html_escape(b, bl_report_flag_why(seen[k]));
         bl_strbuf_puts(b, " Runs: ");
         for (size_t i = 0; i < r->nrows; i++) {
             size_t pos = 0;
             const bl_h5_summary *s = r->rows[i].s;
-            while (flag_at(str(s->flags), &pos, f, sizeof f))
+            while (bl_report_flag_next(str(s->flags), &pos, f, sizeof f))
                 if (strcmp(f, seen[k]) == 0) {
                     ids[nruns++] = str(s->run_id);
                     break;
@@ -309,7 +320,7 @@ static int flags_part(bl_strbuf *b, const bl_report *r)
 }
 
 char *bl_report_html_text(const bl_report *r, const char *input,
-                          const bl_h5_machine *m)
+                          const bl_h5_machine *m, const bl_report_detail *d)
 {
     bl_strbuf b = {0};
     int rc = 0;
@@ -319,8 +330,9 @@ char *bl_report_html_text(const bl_report *r, const char *input,
                        "content=\"width=device-width,initial-scale=1\">\n"
                        "<title>bindlab report: ");
     bl_html_escape(&b, input);
-    bl_strbuf_printf(&b, "</title>\n<style>%s</style>\n</head><body>\n"
-                     "<h1>bindlab report: ", css);
+    bl_strbuf_printf(&b, "</title>\n<style>%s%s%s</style>\n</head><body>\n"
+                     "<h1>bindlab report: ", css, bl_report_svg_css,
+                     bl_nodemap_css);
     bl_html_escape(&b, input);
     bl_strbuf_printf(&b, "</h1>\n<p>%zu run%s. Rates compare only within one "
                      "kernel and unit; a run counts when it is ok and "
@@ -344,12 +356,23 @@ char *bl_report_html_text(const bl_report *r, const char *input,
                            "darkest bar is the best layout; a layout whose "
                            "range overlaps the best's is a tie with it "
                            "(the runs cannot rank them).</p>\n");
-        rc = bl_report_svg_bars(&b, r, gr);
+        rc = bl_report_svg_bars(&b, r, gr, 0);
+        if (rc == 0 && d) {
+            bl_strbuf_puts(&b, "<p>Iteration times (the slowest rank's time "
+                               "of each timed iteration, all repetitions of "
+                               "a layout together): box from the first to "
+                               "the third quartile, line at the median, "
+                               "whisker from p5 to p95, dots at the fastest "
+                               "and the slowest iteration.</p>\n");
+            rc = bl_report_svg_iters(&b, r, d, gr, 0);
+        }
     }
     if (rc == 0) {
         table_part(&b, r);
         rc = flags_part(&b, r);
     }
+    if (rc == 0 && d)
+        rc = bl_report_html_runs(&b, r, d);
     bl_strbuf_printf(&b, "<script>%s</script>\n</body></html>\n", script);
     if (rc < 0) {
         free(bl_strbuf_take(&b));
@@ -361,22 +384,16 @@ char *bl_report_html_text(const bl_report *r, const char *input,
 int bl_report_write_html(const char *path, const char *input,
                          const bl_report *r, bl_err *err)
 {
-    bl_h5_machine m;
-    bl_err e;
-    int have_m = 0, rc;
+    bl_report_detail d;
+    int rc;
     char *text;
-    hid_t f = bl_h5_open_read(input, &e);
 
-    if (f >= 0) {
-        /* H5Lexists: a file of runs that all failed has no /machine */
-        if (H5Lexists(f, "machine", H5P_DEFAULT) > 0 &&
-            bl_h5_read_machine(f, &m, &e) == 0)
-            have_m = 1;
-        H5Fclose(f);
-    }
-    text = bl_report_html_text(r, input, have_m ? &m : NULL);
-    if (have_m)
-        bl_h5_machine_free(&m);
+    /* a file of runs that all failed has no machine: d.nmachines is 0 */
+    if (bl_report_detail_read(input, r, &d, err) < 0)
+        return -1;
+    text = bl_report_html_text(r, input, d.nmachines ? &d.machines[0] : NULL,
+                               &d);
+    bl_report_detail_free(&d);
     if (!text)
         return bl_err_set(err, "%s: out of memory building the page", path);
     rc = bl_atomic_write(path, text, strlen(text), err);

@@ -13,6 +13,7 @@
 #define BL_REPORT_HTML_H
 
 #include "h5schema.h"
+#include "report_runs.h"
 #include "results_report.h"
 #include "strbuf.h"
 
@@ -33,20 +34,60 @@ typedef struct bl_report_layout {
 long bl_report_layouts(const bl_report *r, const bl_report_group *g,
                        bl_report_layout **out);
 
-/* Appends group g's bar chart as an inline <svg> element. */
+/* Appends group g's bar chart as an <svg> element: inline in the page
+ * (wrapped in a scrolling <div>, labels linking to the runs), or, when
+ * standalone, a whole SVG file's element (xmlns, its own <style>, no
+ * links) for `report --plot`. */
 int bl_report_svg_bars(bl_strbuf *b, const bl_report *r,
-                       const bl_report_group *g);
+                       const bl_report_group *g, int standalone);
+
+/* The CSS of the charts' shapes (in the page's <style>, and in each
+ * standalone SVG). */
+extern const char bl_report_svg_css[];
+
+/* Opens a chart's <svg> of class cls and size w x h: in the page inside
+ * <div class="wrap">, standalone with xmlns and bl_report_svg_css (and
+ * `extra_css`, may be NULL). bl_report_svg_close ends it. */
+void bl_report_svg_open(bl_strbuf *b, const char *cls, double w, double h,
+                        int standalone, const char *extra_css);
+void bl_report_svg_close(bl_strbuf *b, int standalone);
+
+/* Appends group g's iteration-time chart (report_dist.c): per layout a
+ * box plot of its per-iteration times over its usable repetitions. */
+int bl_report_svg_iters(bl_strbuf *b, const bl_report *r,
+                        const bl_report_detail *d, const bl_report_group *g,
+                        int standalone);
+
+/* Appends the section "Where each run ran" (report_html_runs.c): per run a
+ * collapsed <details id="map-RUN"> with its node map, pages per NUMA node
+ * and its flags explained. */
+int bl_report_html_runs(bl_strbuf *b, const bl_report *r,
+                        const bl_report_detail *d);
+
+/* The sentence that explains flag (one per flag of docs/schema.md). */
+const char *bl_report_flag_why(const char *flag);
+
+/* The next comma-separated flag of s from *pos into buf (empty ones
+ * skipped); 0 when there is none left. */
+int bl_report_flag_next(const char *s, size_t *pos, char *buf, size_t len);
 
 /* The whole page for the report r of sweep file `input`; m (may be NULL)
- * is the file's /machine. The caller frees the text. NULL when out of
- * memory. */
+ * is the file's /machine, d (may be NULL) what its runs recorded beyond
+ * /summary. The caller frees the text. NULL when out of memory. */
 char *bl_report_html_text(const bl_report *r, const char *input,
-                          const bl_h5_machine *m);
+                          const bl_h5_machine *m, const bl_report_detail *d);
 
 /* Reads input's /machine, builds the page and writes it to path
  * atomically (common/atomic_file.h: only a regular file or nothing is
  * replaced). 0 or -1 with err naming the problem. */
 int bl_report_write_html(const char *path, const char *input,
                          const bl_report *r, bl_err *err);
+
+/* `--plot DIR` (report_plot.c): DIR (created when missing) gets each
+ * kernel's KERNEL-rate.svg and KERNEL-iterations.svg and each run's
+ * map-RUN.svg, standalone SVG files written atomically; *nfiles counts
+ * them. 0, or -1 with err naming the file or directory. */
+int bl_report_write_plots(const char *dir, const char *input,
+                          const bl_report *r, size_t *nfiles, bl_err *err);
 
 #endif

@@ -19,10 +19,23 @@
  *                              (test_report_ties.sh), plus a failed run
  *
  * Rates are of the order measured on the development VM (docs/kernels/
- * stencil.md: triad 8.5-14.6 GB/s, stencil 500-600 MLUP/s). */
+ * stencil.md: triad 8.5-14.6 GB/s, stencil 500-600 MLUP/s).
+ *
+ * Each run with a result records where its threads ran and its pages, by
+ * a rule simple enough to check by hand (tests/integration/
+ * test_report_html.sh): thread g = rank * threads + thread ends on CPU
+ * g % PUs; a run flagged "migrated" started each thread on CPU
+ * (g + 1) % PUs (2 migrations); each rank has 131072 pages, the run's
+ * local fraction of them (rounded) on the NUMA node of its first thread,
+ * the rest "not present" on a one-node machine, else on the next node.
+ * The machines' topology XML is hwloc's own export of a synthetic
+ * topology: "pack:1 core:2 pu:1" (the VM) and "pack:2 numa:1 l3:1 core:4
+ * pu:1" (xeon). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <hwloc.h>
 
 #include "results_file.h"
 
@@ -73,6 +86,72 @@ static const char *g_virtualization = "";
 /* "xeon" mode: the machine of every run written (else the 2-core VM's) */
 static bl_h5_machine *g_machine;
 
+/* hwloc's XML of a synthetic topology (malloc'ed), or NULL. */
+static char *synthetic_xml(const char *desc)
+{
+    hwloc_topology_t t;
+    char *xml = NULL, *copy = NULL;
+    int len;
+    if (hwloc_topology_init(&t) < 0)
+        return NULL;
+    if (hwloc_topology_set_synthetic(t, desc) == 0 &&
+        hwloc_topology_load(t) == 0 &&
+        hwloc_topology_export_xmlbuffer(t, &xml, &len, 0) == 0) {
+        copy = strdup(xml);
+        hwloc_free_xmlbuffer(t, xml);
+    }
+    hwloc_topology_destroy(t);
+    return copy;
+}
+
+enum { PAGES = 131072 };
+
+/* The placement and memory rows of run s (see the top of the file). */
+static int placement_rows(const spec *s, const bl_h5_machine *m,
+                          bl_h5_run *app)
+{
+    static char cpus[64][12];
+    static bl_h5_placement pl[64];
+    static bl_h5_memory mem[32];
+    int per_numa = m->pus / (m->numa_nodes > 0 ? m->numa_nodes : 1);
+    int migrated = strstr(s->flags, "migrated") != NULL;
+    size_t np = 0, nm = 0;
+    if (s->np * s->threads > 64 || s->np > 16)
+        return -1;
+    for (int r = 0; r < s->np; r++) {
+        int first = (r * s->threads) % m->pus;
+        int own = first / per_numa;
+        long long local = (long long)(s->local * PAGES + 0.5);
+        for (int t = 0; t < s->threads; t++) {
+            int g = r * s->threads + t, cpu = g % m->pus;
+            bl_h5_placement *p = &pl[np++];
+            snprintf(cpus[g], sizeof cpus[g], "%d", cpu);
+            memset(p, 0, sizeof *p);
+            p->rank = r;
+            p->thread = t;
+            p->host = m->hostname;
+            p->rank_cpuset = "";
+            p->cpuset = cpus[g];
+            p->cpu_last = cpu;
+            p->cpu_first = migrated ? (g + 1) % m->pus : cpu;
+            p->migrations = migrated ? 2 : 0;
+            p->core = cpu;
+            p->l3 = p->numa = p->package = cpu / per_numa;
+            p->pid = 1000 + r;
+        }
+        mem[nm++] = (bl_h5_memory){r, own, local};
+        if (local < PAGES)
+            mem[nm++] = (bl_h5_memory){r, m->numa_nodes > 1
+                                              ? (own + 1) % m->numa_nodes : -1,
+                                       PAGES - local};
+    }
+    app->placement = pl;
+    app->nplacement = np;
+    app->memory = mem;
+    app->nmemory = nm;
+    return 0;
+}
+
 static void label(const spec *s, char *buf, size_t len)
 {
     snprintf(buf, len, "%s np%d map=%s bind=%s places=%s proc_bind=%s t=%d "
@@ -87,7 +166,7 @@ static int write_one(const char *dir, const spec *s, const char *label_text)
         .hostname = "vm-2core", .cpu_model = "AMD EPYC 7B13",
         .mpi_library_version = "Open MPI v4.1.4", .compiler = "gcc 12.2.0",
         .omp_runtime = "libgomp.so.1", .kernel_release = "6.1.0-18-amd64",
-        .topology_xml = "<topology/>", .packages = 1, .numa_nodes = 1,
+        .topology_xml = NULL, .packages = 1, .numa_nodes = 1,
         .l3_domains = 1, .cores = 2, .pus = 2, .numa_balancing = 0};
     const int iters = 10;
     double timings[10 * 8];   /* iterations x ranks, up to np 8 */
@@ -99,6 +178,8 @@ static int write_one(const char *dir, const spec *s, const char *label_text)
     bl_err err;
 
     m.virtualization = (char *)g_virtualization;
+    if (!m.topology_xml && !(m.topology_xml = synthetic_xml("pack:1 core:2 pu:1")))
+        return -1;
 
     label(s, lbl, sizeof lbl);
     h.run_id = (char *)s->run_id;
@@ -149,6 +230,8 @@ static int write_one(const char *dir, const spec *s, const char *label_text)
         for (int i = 0; i < iters * s->np; i++)
             timings[i] = app.result.median_s * (1.0 + 0.01 * (i % 3));
         app.timings = timings;
+        if (placement_rows(s, g_machine ? g_machine : &m, &app) < 0)
+            return -1;
         h.wall_s = 1.2 + iters * app.result.median_s;
         h.app_s = iters * app.result.median_s;
     } else {
@@ -206,7 +289,7 @@ static int write_xeon(const char *dir)
         .hostname = "xeon-8core", .cpu_model = "Intel Xeon Gold 6130",
         .mpi_library_version = "Open MPI v4.1.4", .compiler = "gcc 12.2.0",
         .omp_runtime = "libgomp.so.1", .kernel_release = "6.1.0-18-amd64",
-        .topology_xml = "<topology/>", .packages = 2, .numa_nodes = 2,
+        .topology_xml = NULL, .packages = 2, .numa_nodes = 2,
         .l3_domains = 2, .cores = 8, .pus = 8, .numa_balancing = 0,
         .virtualization = ""};
     static const spec x[] = {
@@ -222,6 +305,8 @@ static int write_xeon(const char *dir)
          "ok", 4, 2, 2000.0, 1, 1.0, "omp-unbound", 0, 0},
     };
     g_machine = &xeon;
+    if (!(xeon.topology_xml = synthetic_xml("pack:2 numa:1 l3:1 core:4 pu:1")))
+        return -1;
     for (size_t i = 0; i < sizeof x / sizeof x[0]; i++) {
         g_repetition = strcmp(x[i].run_id, "x1.2") == 0 ? 2 : 1;
         if (write_one(dir, &x[i], NULL) < 0)

@@ -43,6 +43,66 @@ grep -q '<dt id="flag-migrated">migrated</dt><dd>A thread moved .* Runs: <a href
 [ "$(grep -c '<dt id="flag-' "$T/r.html")" = 2 ] || fail "flags listed: $(grep -o '<dt id="flag-[^"]*' "$T/r.html")"
 grep -q 'id="emulated"' "$T/r.html" && fail "emulated note for a machine not recorded as emulated"
 
+# node maps (report_fixture.c: thread g = rank * threads + thread ends on
+# CPU g % 2; "migrated" runs started on (g + 1) % 2; 131072 pages per
+# rank, the local fraction on NUMA node 0, the rest not present): one
+# collapsed block per run, the machine's boxes once (topology "pack:1
+# core:2 pu:1") and a map for each of the 9 runs with a result, 2
+# threads each
+[ "$(grep -c '<details class="run" id="map-r00' "$T/r.html")" = 12 ] || fail "run blocks"
+[ "$(grep -c '<g id="topo-0">' "$T/r.html")" = 1 ] || fail "machine template"
+[ "$(grep -c '<use href="#topo-0"/>' "$T/r.html")" = 9 ] || fail "maps: $(grep -c '<use href=' "$T/r.html")"
+[ "$(grep -c '<g class="th">' "$T/r.html")" = 18 ] || fail "threads drawn: $(grep -c '<g class="th">' "$T/r.html")"
+# r0000: 1 rank x 2 threads: thread 1 on CPU 1
+sed -n '/id="map-r0000"/,/<\/details>/p' "$T/r.html" > "$T/map0"
+grep -q '<title>rank 0 thread 1: PU 1 (core 1, NUMA 0, package 0)</title><rect class="k0" [^>]*/><text [^>]*>0.1</text>' "$T/map0" ||
+    fail "r0000 thread 1: $(grep -o '<title>rank 0 thread 1[^<]*' "$T/map0")"
+# r0005 (migrated): rank 0 thread 0 ended on 0, started on 1
+grep -q '<title>rank 0 thread 0: PU 0 (core 0, NUMA 0, package 0), started on PU 1, 2 migrations</title>' "$T/r.html" ||
+    fail "r0005 migration"
+# r0011: local 0.98: round(0.98 * 131072) = 128451 pages on node 0 = 98%
+sed -n '/id="map-r0011"/,/<\/details>/p' "$T/r.html" > "$T/map11"
+[ "$(grep -c '>NUMA 0 98% not present 2% (131072 pages)</text>' "$T/map11")" = 2 ] || fail "r0011 pages: $(grep -o 'NUMA 0 [^<]*' "$T/map11")"
+grep -q '<a href="#flag-omp-unbound">omp-unbound</a>: OMP_PROC_BIND was unset' "$T/map11" || fail "r0011 flag explained"
+sed -n '/id="map-r0006"/,/<\/details>/p' "$T/r.html" | grep -q 'This run recorded no placement' || fail "r0006 (failed): no placement said"
+grep -q '<td><a href="#map-r0004">r0004</a></td>' "$T/r.html" || fail "run cell links to its map"
+# iteration times: the fixture's timings[i] = median_s * (1 + 0.01 * (i %
+# 3)), i over iterations x ranks. r0004 (np 2): per iteration the larger
+# of two neighbours: 1.01 1.02 1.02 1.01 ... = four 1.01, six 1.02; all
+# quantiles from p25 up are 1.02 x 0.0490294 s (0.71583 GB / 14.6 GB/s)
+# = 50.01 ms. r0000 (np 1): 1.00 x4, 1.01 x3, 1.02 x3: median 1.01, p90
+# 1.02 of 0.0840173 s (/ 8.52 GB/s): 84.86 and 85.7 ms
+grep -q '>triad np2 map=core bind=core places=cores proc_bind=close t=1 init=parallel: median 50.01, p90 50.01, p99 50.01, max 50.01 ms (10 iterations, 1 run)</text>' "$T/r.html" ||
+    fail "r0004 iteration times: $(grep -o '>triad np2 map=core bind=core places=cores proc_bind=close t=1 init=parallel: median[^<]*' "$T/r.html")"
+grep -q '>triad np1 map=slot:PE=2 bind=core places=cores proc_bind=close t=2 init=parallel: median 84.86, p90 85.7, p99 85.7, max 85.7 ms (10 iterations, 1 run)</text>' "$T/r.html" ||
+    fail "r0000 iteration times"
+[ "$(grep -c '<rect class="box"' "$T/r.html")" = 8 ] || fail "iteration boxes: $(grep -c '<rect class="box"' "$T/r.html")"
+
+# --- --plot DIR: the charts as SVG files ----------------------------------------
+"$BINDLAB" report "$T/sweep.h5" --plot "$T/plots/new" > "$T/out" 2> "$T/err" ||
+    fail "report --plot: exit $? $(cat "$T/err")"
+# 2 kernels x (rate, iterations) + the maps of the 9 runs with a result
+expect_line "$T/out" "$T/plots/new: 13 SVG files"
+[ "$(cd "$T/plots/new" && ls | tr '\n' ' ')" = "map-r0000.svg map-r0001.svg map-r0002.svg map-r0003.svg map-r0004.svg map-r0005.svg map-r0009.svg map-r0010.svg map-r0011.svg stencil-iterations.svg stencil-rate.svg triad-iterations.svg triad-rate.svg " ] ||
+    fail "plot files: $(ls "$T/plots/new")"
+# each a well-formed SVG document of its own (an XML parser, not grep)
+python3 - "$T/plots/new" <<'EOF' || fail "plot files are not standalone SVG"
+import glob, sys, xml.etree.ElementTree as ET
+for f in glob.glob(sys.argv[1] + "/*.svg"):
+    root = ET.parse(f).getroot()
+    assert root.tag == "{http://www.w3.org/2000/svg}svg", (f, root.tag)
+    assert root.get("width") and root.get("height"), f
+EOF
+# the same facts as the page: 6 triad bars, r0005's migration
+[ "$(grep -c '<rect class="bar' "$T/plots/new/triad-rate.svg")" = 6 ] || fail "triad-rate.svg bars"
+grep -q 'rank 0 thread 0: PU 0 (core 0, NUMA 0, package 0), started on PU 1, 2 migrations' "$T/plots/new/map-r0005.svg" ||
+    fail "map-r0005.svg"
+grep -q '<a href' "$T/plots/new/triad-rate.svg" && fail "a link in a standalone chart"
+rc=0; "$BINDLAB" report "$T/sweep.h5" --plot "$T/out" 2> "$T/err" || rc=$?
+[ "$rc" = 2 ] && grep -q -- "--plot $T/out: not a directory" "$T/err" || fail "--plot FILE: exit $rc $(cat "$T/err")"
+rc=0; "$BINDLAB" report "$T/sweep.h5" --plot "$T/plots" --csv 2> /dev/null || rc=$?
+[ "$rc" = 2 ] || fail "--plot --csv: exit $rc"
+
 # --- refusals -------------------------------------------------------------------
 cp "$T/r.html" "$T/keep.html"
 rc=0; "$BINDLAB" report "$T/sweep.h5" --html /dev/null 2> "$T/err" || rc=$?
@@ -73,6 +133,8 @@ echo "1,000 runs: page written in $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.
 # ... have 4 usable runs; every layout has more than one: 200 whiskers.
 [ "$(grep -c '<rect class="bar' "$T/m.html")" = 200 ] || fail "1,000-run bars"
 [ "$(grep -c 'class="whisker"' "$T/m.html")" = 200 ] || fail "1,000-run whiskers"
+[ "$(grep -c '<rect class="box"' "$T/m.html")" = 200 ] || fail "1,000-run iteration boxes"
+[ "$(grep -c '<details class="run"' "$T/m.html")" = 1000 ] || fail "1,000-run maps"
 # L000: 5.00 5.05 5.10 5.15 5.20 -> median 5.1. L049: 5 + (49*37 % 100)/10
 # = 6.3, runs .1-.4 (run 249 failed): 6.30 6.35 6.40 6.45 -> 6.375;
 # map maps[49 % 4] = slot:PE=2, bind binds[(49 / 4) % 4] = core

@@ -1,0 +1,110 @@
+/* The runs section of `bindlab report --html`: per run, collapsed so that
+ * a page of 1,000 runs stays usable, its node map (report_nodemap.c), its
+ * pages per NUMA node and its flags explained. Each machine's boxes are
+ * written once, in a hidden <svg>, and every run's map refers to them. */
+#include "report_html.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_nodemap.h"
+
+static const char *str(const char *s)
+{
+    return s ? s : "";
+}
+
+static void run_flags(bl_strbuf *b, const bl_h5_summary *s)
+{
+    char f[128];
+    size_t pos = 0;
+    int any = 0;
+    while (bl_report_flag_next(str(s->flags), &pos, f, sizeof f)) {
+        bl_strbuf_puts(b, any ? "" : "<ul>\n");
+        bl_strbuf_puts(b, "<li><a href=\"#flag-");
+        bl_html_escape(b, f);
+        bl_strbuf_puts(b, "\">");
+        bl_html_escape(b, f);
+        bl_strbuf_puts(b, "</a>: ");
+        bl_html_escape(b, bl_report_flag_why(f));
+        bl_strbuf_puts(b, "</li>\n");
+        any = 1;
+    }
+    if (any)
+        bl_strbuf_puts(b, "</ul>\n");
+}
+
+static void one_run(bl_strbuf *b, const bl_report_run *x,
+                    const bl_nodemap *maps, const bl_report_detail *d)
+{
+    const bl_h5_summary *s = x->s;
+    bl_strbuf_puts(b, "<details class=\"run\" id=\"map-");
+    bl_html_escape(b, s->run_id);
+    bl_strbuf_puts(b, "\"><summary>");
+    bl_html_escape(b, s->run_id);
+    bl_strbuf_puts(b, ": ");
+    bl_html_escape(b, s->label);
+    bl_strbuf_puts(b, " (");
+    bl_html_escape(b, s->status);
+    if (str(s->flags)[0]) {
+        bl_strbuf_puts(b, "; ");
+        bl_html_escape(b, s->flags);
+    }
+    bl_strbuf_puts(b, ")</summary>\n<p><a href=\"#run-");
+    bl_html_escape(b, s->run_id);
+    bl_strbuf_puts(b, "\">its row in the table</a></p>\n");
+    if (x->nplacement == 0) {
+        bl_strbuf_puts(b, "<p>This run recorded no placement (it left no "
+                          "result: see its status).</p>\n");
+    } else if (x->machine < 0 || !d->topos[x->machine]) {
+        bl_strbuf_puts(b, "<p>The run's machine has no topology that hwloc "
+                          "can read: no map.</p>\n");
+    } else {
+        char id[32];
+        snprintf(id, sizeof id, "topo-%d", x->machine);
+        size_t off = bl_nodemap_run_svg(b, &maps[x->machine], id, x);
+        if (off)
+            bl_strbuf_printf(b, "<p>%zu thread%s recorded a CPU that is not "
+                             "on this machine's map (not drawn).</p>\n", off,
+                             off == 1 ? "" : "s");
+    }
+    run_flags(b, s);
+    bl_strbuf_puts(b, "</details>\n");
+}
+
+int bl_report_html_runs(bl_strbuf *b, const bl_report *r,
+                        const bl_report_detail *d)
+{
+    bl_nodemap *maps = calloc(d->nmachines + 1, sizeof *maps);
+    int rc = 0;
+    (void)r;
+    if (!maps)
+        return -1;
+    bl_strbuf_puts(b, "<h2 id=\"maps\">Where each run ran</h2>\n<p>Per run "
+                      "(click to open): the machine's packages, NUMA nodes, "
+                      "cores and PUs (small grey numbers: the OS's CPU "
+                      "numbers) from its recorded topology, each thread as "
+                      "<i>rank.thread</i> on the PU where it ended the timed "
+                      "region, coloured by rank (a dashed outline: the PU it "
+                      "started on, when it moved), and each rank's pages per "
+                      "NUMA node.</p>\n<svg class=\"defs\" aria-hidden=\"true\">"
+                      "<defs>\n");
+    for (size_t k = 0; k < d->nmachines && rc == 0; k++) {
+        char id[32];
+        if (!d->topos[k])
+            continue;
+        if (bl_nodemap_build(d->topos[k], &maps[k]) < 0) {
+            rc = -1;
+            break;
+        }
+        snprintf(id, sizeof id, "topo-%zu", k);
+        bl_nodemap_template(b, &maps[k], id);
+    }
+    bl_strbuf_puts(b, "</defs></svg>\n");
+    for (size_t i = 0; i < d->nruns && rc == 0; i++)
+        one_run(b, &d->runs[i], maps, d);
+    for (size_t k = 0; k < d->nmachines; k++)
+        bl_nodemap_free(&maps[k]);
+    free(maps);
+    return rc;
+}

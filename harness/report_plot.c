@@ -1,0 +1,123 @@
+/* `bindlab report FILE.h5 --plot DIR`: the page's charts as SVG files for
+ * slides, each a file of its own (xmlns, its own style, white background,
+ * a size in pixels), written atomically:
+ *   KERNEL-rate.svg         the bar chart of a kernel's layouts
+ *   KERNEL-iterations.svg   their iteration times
+ *   map-RUN.svg             one run's node map and pages per NUMA node
+ * A kernel measured in two units gets "-2" after its name for the second. */
+#include "report_html.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "atomic_file.h"
+#include "report_nodemap.h"
+#include "sys_util.h"
+
+/* A file name from a kernel or run id: letters, digits, '.', '-' and '_'
+ * kept, everything else '_' (a run id may hold anything). */
+static void safe_name(const char *s, char *buf, size_t len)
+{
+    size_t i = 0;
+    for (; s && *s && i + 1 < len; s++, i++) {
+        char c = *s;
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                 (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_';
+        buf[i] = ok && !(i == 0 && c == '.') ? c : '_';
+    }
+    buf[i] = '\0';
+}
+
+static int write_text(const char *dir, const char *name, bl_strbuf *b,
+                      size_t *nfiles, bl_err *err)
+{
+    char path[4096];
+    char *text = bl_strbuf_take(b);
+    int rc;
+    if (!text)
+        return bl_err_set(err, "%s/%s: out of memory", dir, name);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    rc = bl_atomic_write(path, text, strlen(text), err);
+    free(text);
+    if (rc == 0)
+        (*nfiles)++;
+    return rc;
+}
+
+static int charts(const char *dir, const bl_report *r,
+                  const bl_report_detail *d, size_t *nfiles, bl_err *err)
+{
+    for (size_t g = 0; g < r->ngroups; g++) {
+        const bl_report_group *gr = &r->groups[g];
+        char k[128], name[200];
+        int same = 0;
+        bl_strbuf b = {0};
+        for (size_t h = 0; h < g; h++)
+            same += strcmp(r->groups[h].kernel, gr->kernel) == 0;
+        safe_name(gr->kernel, k, sizeof k);
+        if (same)
+            snprintf(k + strlen(k), sizeof k - strlen(k), "-%d", same + 1);
+        if (!gr->best)
+            continue;   /* nothing usable: no chart */
+        if (bl_report_svg_bars(&b, r, gr, 1) < 0)
+            return bl_err_set(err, "out of memory drawing %s", k);
+        snprintf(name, sizeof name, "%s-rate.svg", k);
+        if (write_text(dir, name, &b, nfiles, err) < 0)
+            return -1;
+        if (bl_report_svg_iters(&b, r, d, gr, 1) < 0)
+            return bl_err_set(err, "out of memory drawing %s", k);
+        /* a kernel whose runs kept no timings has only its bar chart */
+        if (b.s && strncmp(b.s, "<?xml", 5) == 0) {
+            snprintf(name, sizeof name, "%s-iterations.svg", k);
+            if (write_text(dir, name, &b, nfiles, err) < 0)
+                return -1;
+        } else {
+            free(bl_strbuf_take(&b));
+        }
+    }
+    return 0;
+}
+
+static int maps(const char *dir, const bl_report_detail *d, size_t *nfiles,
+                bl_err *err)
+{
+    bl_nodemap *m = calloc(d->nmachines + 1, sizeof *m);
+    int rc = 0;
+    if (!m)
+        return bl_err_set(err, "out of memory");
+    for (size_t k = 0; k < d->nmachines && rc == 0; k++)
+        if (d->topos[k] && bl_nodemap_build(d->topos[k], &m[k]) < 0)
+            rc = bl_err_set(err, "out of memory laying out a machine");
+    for (size_t i = 0; i < d->nruns && rc == 0; i++) {
+        const bl_report_run *x = &d->runs[i];
+        char id[256], name[300];
+        bl_strbuf b = {0};
+        if (x->nplacement == 0 || x->machine < 0 || !d->topos[x->machine])
+            continue;
+        bl_nodemap_run_svg(&b, &m[x->machine], NULL, x);
+        safe_name(x->s->run_id, id, sizeof id);
+        snprintf(name, sizeof name, "map-%s.svg", id);
+        rc = write_text(dir, name, &b, nfiles, err);
+    }
+    for (size_t k = 0; k < d->nmachines; k++)
+        bl_nodemap_free(&m[k]);
+    free(m);
+    return rc;
+}
+
+int bl_report_write_plots(const char *dir, const char *input,
+                          const bl_report *r, size_t *nfiles, bl_err *err)
+{
+    bl_report_detail d;
+    int rc;
+    *nfiles = 0;
+    if (bl_mkdir_p(dir, err) < 0)
+        return -1;
+    if (bl_report_detail_read(input, r, &d, err) < 0)
+        return -1;
+    rc = charts(dir, r, &d, nfiles, err);
+    if (rc == 0)
+        rc = maps(dir, &d, nfiles, err);
+    bl_report_detail_free(&d);
+    return rc;
+}

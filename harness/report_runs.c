@@ -1,0 +1,178 @@
+/* Reading what the report's pictures need from each run of a sweep file
+ * (report_runs.h). */
+#include "report_runs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "results_file.h"
+
+static const char *str(const char *s)
+{
+    return s ? s : "";
+}
+
+/* The topology of machine m from its recorded XML, or NULL when there is
+ * none or hwloc cannot read it (an old file, a hand-made fixture). */
+static hwloc_topology_t load_topology(const bl_h5_machine *m)
+{
+    hwloc_topology_t t;
+    const char *xml = str(m->topology_xml);
+    if (strstr(xml, "<object") == NULL || hwloc_topology_init(&t) < 0)
+        return NULL;
+    if (hwloc_topology_set_xmlbuffer(t, xml, (int)strlen(xml) + 1) < 0 ||
+        hwloc_topology_load(t) < 0) {
+        hwloc_topology_destroy(t);
+        return NULL;
+    }
+    return t;
+}
+
+/* The file's machines. Today a sweep file has one, /machine; the runs of
+ * a merged file of several machines will point at /nodes/<k>
+ * (docs/schema.md), and this is the one place that has to learn it. */
+static int read_machines(hid_t f, bl_report_detail *d, bl_err *err)
+{
+    bl_err e;
+    if (H5Lexists(f, "machine", H5P_DEFAULT) <= 0)
+        return 0;
+    d->machines = calloc(1, sizeof *d->machines);
+    d->topos = calloc(1, sizeof *d->topos);
+    if (!d->machines || !d->topos)
+        return bl_err_set(err, "out of memory reading the machine");
+    if (bl_h5_read_machine(f, &d->machines[0], &e) < 0)
+        return 0;   /* drawn without a map, as a file without a machine */
+    d->nmachines = 1;
+    d->topos[0] = load_topology(&d->machines[0]);
+    return 0;
+}
+
+/* Per timed iteration the slowest rank's time from the run's timings
+ * dataset [iterations][ranks]; nothing when it has none. */
+static void read_iterations(hid_t g, bl_report_run *x)
+{
+    hsize_t dims[2] = {0, 0};
+    hid_t d, space;
+    double *t;
+    if (H5Lexists(g, "timings", H5P_DEFAULT) <= 0 ||
+        (d = H5Dopen2(g, "timings", H5P_DEFAULT)) < 0)
+        return;
+    space = H5Dget_space(d);
+    if (H5Sget_simple_extent_ndims(space) == 2)
+        H5Sget_simple_extent_dims(space, dims, NULL);
+    H5Sclose(space);
+    if (dims[0] * dims[1] == 0 ||
+        !(t = malloc(dims[0] * dims[1] * sizeof *t))) {
+        H5Dclose(d);
+        return;
+    }
+    if (H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, t) >= 0 &&
+        (x->iter_s = malloc(dims[0] * sizeof *x->iter_s))) {
+        for (hsize_t it = 0; it < dims[0]; it++) {
+            double m = 0;
+            for (hsize_t k = 0; k < dims[1]; k++)
+                m = t[it * dims[1] + k] > m ? t[it * dims[1] + k] : m;
+            x->iter_s[x->niter++] = m;
+        }
+    }
+    free(t);
+    H5Dclose(d);
+}
+
+/* Reads only what the pictures need of run group `name` (placement,
+ * memory, timings), not its counters, environment and attributes: a
+ * 1,000-run file is read in a fraction of the time bl_h5_read_run takes.
+ * A run that left no app record (failed before writing, invalid) has
+ * none of them: nothing is kept, and that is no error. */
+static void read_run(hid_t f, const char *name, bl_report_run *x)
+{
+    bl_err e;
+    hid_t g;
+    void *rows;
+    if (H5Lexists(f, name, H5P_DEFAULT) <= 0 ||
+        (g = H5Gopen2(f, name, H5P_DEFAULT)) < 0)
+        return;
+    if (bl_h5_table_read(g, &bl_h5_placement_def, &rows, &x->nplacement,
+                         &e) == 0)
+        x->placement = rows;
+    else
+        x->nplacement = 0;
+    if (bl_h5_table_read(g, &bl_h5_memory_def, &rows, &x->nmemory, &e) == 0)
+        x->memory = rows;
+    else
+        x->nmemory = 0;
+    read_iterations(g, x);
+    H5Gclose(g);
+}
+
+int bl_report_detail_read(const char *path, const bl_report *r,
+                          bl_report_detail *d, bl_err *err)
+{
+    hid_t f;
+    memset(d, 0, sizeof *d);
+    if ((f = bl_h5_open_read(path, err)) < 0)
+        return -1;
+    d->runs = calloc(r->nrows + 1, sizeof *d->runs);
+    if (!d->runs || read_machines(f, d, err) < 0) {
+        H5Fclose(f);
+        bl_report_detail_free(d);
+        return bl_err_set(err, "%s: out of memory reading its runs", path);
+    }
+    d->nruns = r->nrows;
+    for (size_t i = 0; i < r->nrows; i++) {
+        bl_report_run *x = &d->runs[i];
+        char group[600];
+        x->s = r->rows[i].s;
+        x->machine = d->nmachines ? 0 : -1;
+        bl_h5_run_path(str(x->s->run_id), group, sizeof group);
+        read_run(f, group, x);
+    }
+    H5Fclose(f);
+    return 0;
+}
+
+void bl_report_detail_free(bl_report_detail *d)
+{
+    for (size_t i = 0; i < d->nruns; i++) {
+        bl_h5_table_free(&bl_h5_placement_def, d->runs[i].placement,
+                         d->runs[i].nplacement);
+        bl_h5_table_free(&bl_h5_memory_def, d->runs[i].memory,
+                         d->runs[i].nmemory);
+        free(d->runs[i].iter_s);
+    }
+    for (size_t k = 0; k < d->nmachines; k++) {
+        if (d->topos[k])
+            hwloc_topology_destroy(d->topos[k]);
+        bl_h5_machine_free(&d->machines[k]);
+    }
+    free(d->runs);
+    free(d->machines);
+    free(d->topos);
+    memset(d, 0, sizeof *d);
+}
+
+size_t bl_report_layout_iters(const bl_report *r, const bl_report_detail *d,
+                              const char *kernel, const char *label,
+                              double **out, size_t *nruns)
+{
+    size_t n = 0, total = 0;
+    double *v;
+    *out = NULL;
+    *nruns = 0;
+    for (size_t i = 0; i < d->nruns; i++)
+        total += d->runs[i].niter;
+    if (!(v = malloc((total + 1) * sizeof *v)))
+        return 0;
+    for (size_t i = 0; i < d->nruns; i++) {
+        const bl_report_run *x = &d->runs[i];
+        if (!r->rows[i].usable || x->niter == 0 ||
+            strcmp(str(x->s->kernel), kernel) != 0 ||
+            strcmp(str(x->s->label), label) != 0)
+            continue;
+        memcpy(v + n, x->iter_s, x->niter * sizeof *v);
+        n += x->niter;
+        (*nruns)++;
+    }
+    *out = v;
+    return n;
+}

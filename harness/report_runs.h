@@ -1,0 +1,47 @@
+/* What `bindlab report --html` and `--plot` draw beyond /summary, read
+ * once per run from the sweep file: where each rank and thread ran
+ * (placement), its pages per NUMA node (memory), its iteration times,
+ * and the machine each run ran on with its topology loaded from the
+ * recorded hwloc XML. */
+#ifndef BL_REPORT_RUNS_H
+#define BL_REPORT_RUNS_H
+
+#include <hwloc.h>
+
+#include "h5schema.h"
+#include "results_report.h"
+
+typedef struct bl_report_run {
+    const bl_h5_summary *s;        /* the run's /summary row */
+    int machine;                   /* index into machines, -1 none */
+    bl_h5_placement *placement;    size_t nplacement;
+    bl_h5_memory *memory;          size_t nmemory;
+    /* per timed iteration the slowest rank's time, seconds (the iteration
+     * ends when every rank is done) */
+    double *iter_s;                size_t niter;
+} bl_report_run;
+
+typedef struct bl_report_detail {
+    bl_report_run *runs;           /* one per report row, in row order */
+    size_t nruns;
+    bl_h5_machine *machines;       /* the file's machine records */
+    hwloc_topology_t *topos;       /* per machine; NULL when its XML does
+                                    * not load (then no map is drawn) */
+    size_t nmachines;
+} bl_report_detail;
+
+/* Reads every row's run from sweep file path. A run group that is
+ * missing or unreadable gives a run with nothing recorded (its map says
+ * so); only an unopenable file or no memory is an error (-1, err set). */
+int bl_report_detail_read(const char *path, const bl_report *r,
+                          bl_report_detail *d, bl_err *err);
+void bl_report_detail_free(bl_report_detail *d);
+
+/* The runs of d that belong to layout `label` of kernel `kernel` and are
+ * usable, their iteration times concatenated into *out (malloc'ed; the
+ * caller frees it). Returns the count; *nruns gets the runs that had any. */
+size_t bl_report_layout_iters(const bl_report *r, const bl_report_detail *d,
+                              const char *kernel, const char *label,
+                              double **out, size_t *nruns);
+
+#endif
