@@ -13,7 +13,7 @@
 
 /* the plot area ends PAD short of the right edge, so the last tick's
  * label fits */
-enum { WIDTH = 900, PAD = 30, ROW = 34, TOP = 4, AXIS = 26 };
+enum { WIDTH = 900, PAD = 30, ROW = 46, TOP = 4, AXIS = 26, BOX = 27 };
 
 typedef struct dist {
     double min, p5, q1, med, q3, p95, p90, p99, max;
@@ -147,21 +147,24 @@ int bl_report_svg_iters(bl_strbuf *b, const bl_report *r,
         }
         bl_strbuf_printf(b, "<text x=\"1\" y=\"%g\">", y + 11);
         bl_html_escape(b, l[i].label);
-        bl_strbuf_printf(b, ": median %.4g, p90 %.4g, p99 %.4g, max %.4g %s "
-                         "(%zu iterations, %zu run%s)</text>%s\n",
+        /* the numbers on a line of their own: a long label and them do
+         * not fit on one */
+        bl_strbuf_printf(b, "</text>%s<text class=\"st\" x=\"1\" y=\"%g\">"
+                         "median %.4g, p90 %.4g, p99 %.4g, max %.4g %s "
+                         "(%zu iterations, %zu run%s)</text>\n",
+                         standalone ? "" : "</a>", y + 23,
                          s->med * sc, s->p90 * sc, s->p99 * sc, s->max * sc,
-                         u, s->n, s->nruns, s->nruns == 1 ? "" : "s",
-                         standalone ? "" : "</a>");
+                         u, s->n, s->nruns, s->nruns == 1 ? "" : "s");
         bl_strbuf_printf(b, "<path class=\"iw\" d=\"M%.1f %gH%.1fM%.1f "
                          "%gv8M%.1f %gv8\"/><rect class=\"box\" x=\"%.1f\" "
                          "y=\"%g\" width=\"%.1f\" height=\"14\"/><path "
                          "class=\"med\" d=\"M%.1f %gv14\"/><circle class=\"ext\""
                          " cx=\"%.1f\" cy=\"%g\" r=\"2\"/><circle class=\"ext\" "
                          "cx=\"%.1f\" cy=\"%g\" r=\"2\"/>\n",
-                         X(s->p5), y + 22, X(s->p95), X(s->p5), y + 18,
-                         X(s->p95), y + 18, X(s->q1), y + 15,
-                         X(s->q3) - X(s->q1), X(s->med), y + 15, X(s->min),
-                         y + 22, X(s->max), y + 22);
+                         X(s->p5), y + BOX + 7, X(s->p95), X(s->p5),
+                         y + BOX + 3, X(s->p95), y + BOX + 3, X(s->q1),
+                         y + BOX, X(s->q3) - X(s->q1), X(s->med), y + BOX,
+                         X(s->min), y + BOX + 7, X(s->max), y + BOX + 7);
         y += ROW;
     }
 #undef X

@@ -35,7 +35,8 @@ static void run_flags(bl_strbuf *b, const bl_h5_summary *s)
 }
 
 static void one_run(bl_strbuf *b, const bl_report_run *x,
-                    const bl_nodemap *maps, const bl_report_detail *d)
+                    const bl_nodemap *maps, const bl_report_detail *d,
+                    bl_nodemap_seen *seen)
 {
     const bl_h5_summary *s = x->s;
     bl_strbuf_puts(b, "<details class=\"run\" id=\"map-");
@@ -62,7 +63,8 @@ static void one_run(bl_strbuf *b, const bl_report_run *x,
     } else {
         char id[32];
         snprintf(id, sizeof id, "topo-%d", x->machine);
-        size_t off = bl_nodemap_run_svg(b, &maps[x->machine], id, x);
+        size_t off = bl_nodemap_run_svg(b, &maps[x->machine], id, x,
+                                        &seen[x->machine]);
         if (off)
             bl_strbuf_printf(b, "<p>%zu thread%s recorded a CPU that is not "
                              "on this machine's map (not drawn).</p>\n", off,
@@ -76,10 +78,14 @@ int bl_report_html_runs(bl_strbuf *b, const bl_report *r,
                         const bl_report_detail *d)
 {
     bl_nodemap *maps = calloc(d->nmachines + 1, sizeof *maps);
+    bl_nodemap_seen *seen = calloc(d->nmachines + 1, sizeof *seen);
     int rc = 0;
     (void)r;
-    if (!maps)
+    if (!maps || !seen) {
+        free(maps);
+        free(seen);
         return -1;
+    }
     bl_strbuf_puts(b, "<h2 id=\"maps\">Where each run ran</h2>\n<p>Per run "
                       "(click to open): the machine's packages, NUMA nodes, "
                       "cores and PUs (small grey numbers: the OS's CPU "
@@ -102,9 +108,12 @@ int bl_report_html_runs(bl_strbuf *b, const bl_report *r,
     }
     bl_strbuf_puts(b, "</defs></svg>\n");
     for (size_t i = 0; i < d->nruns && rc == 0; i++)
-        one_run(b, &d->runs[i], maps, d);
-    for (size_t k = 0; k < d->nmachines; k++)
+        one_run(b, &d->runs[i], maps, d, seen);
+    for (size_t k = 0; k < d->nmachines; k++) {
         bl_nodemap_free(&maps[k]);
+        bl_nodemap_seen_free(&seen[k]);
+    }
     free(maps);
+    free(seen);
     return rc;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "report_html.h"
 
 enum { PU_W = 28, PU_H = 20, CP = 2, G = 6, HEAD = 16, MAXCOLS = 8,
@@ -208,17 +209,69 @@ static int pu_of_os(const bl_nodemap *m, int os)
     return -1;
 }
 
+/* A thread's title: where it ran, and how it moved or shared its PU. */
+static void thread_title(bl_strbuf *b, const bl_nodemap *m,
+                         const bl_h5_placement *p, int l, int from, int on)
+{
+    bl_strbuf_printf(b, "<title>rank %d thread %d: PU %d (core %d, NUMA %d, "
+                     "package %d)", (int)p->rank, (int)p->thread, m->os[l],
+                     m->core[l], m->numa[l], m->package[l]);
+    if (from >= 0)
+        bl_strbuf_printf(b, ", started on PU %d", m->os[from]);
+    if (p->migrations > 0)
+        bl_strbuf_printf(b, ", %lld migration%s", (long long)p->migrations,
+                         p->migrations == 1 ? "" : "s");
+    if (on > 1)
+        bl_strbuf_printf(b, ", shares the PU with %d other thread%s", on - 1,
+                         on == 2 ? "" : "s");
+    bl_strbuf_puts(b, "</title>");
+}
+
+/* A rank's threads drawn compactly (a run of more than DETAILED
+ * threads): its cells as one path, the PUs its threads started on (when
+ * they moved) as another, its labels, and one title counting them. */
+typedef struct rank_draw {
+    bl_strbuf cells, from, texts;
+    int rank, n, moved;
+} rank_draw;
+
+static void rank_flush(bl_strbuf *b, rank_draw *r)
+{
+    char *c = bl_strbuf_take(&r->cells), *f = bl_strbuf_take(&r->from),
+         *t = bl_strbuf_take(&r->texts);
+    int k = r->rank >= 0 ? r->rank % NCOLOURS : 0;
+    if (r->n > 0) {
+        bl_strbuf_printf(b, "<g class=\"th k%d\"><title>rank %d: %d thread%s,"
+                         " %d moved</title><path d=\"%s\"/>%s", k, r->rank,
+                         r->n, r->n == 1 ? "" : "s", r->moved, c ? c : "",
+                         t ? t : "");
+        if (f && f[0])
+            bl_strbuf_printf(b, "<path class=\"from s%d\" d=\"%s\"/>", k, f);
+        bl_strbuf_puts(b, "</g>\n");
+    }
+    free(c);
+    free(f);
+    free(t);
+    r->n = r->moved = 0;
+}
+
 /* Each thread's cell: the PU it ended the timed region on (where it
  * started, when that differs, as a dashed outline); threads that ended
- * on one PU share its cell side by side. Returns the threads that are
- * not on the map. */
+ * on one PU share its cell side by side. One group per rank carries its
+ * colour. Up to DETAILED threads, each thread is an element with its own
+ * title (hover: PU, core, NUMA node, package, migrations); above, each
+ * rank is drawn compactly (rank_draw), so that a page of 1,000 runs of
+ * 128 threads stays small. Returns the threads that are not on the map. */
+enum { DETAILED = 64 };
 static size_t threads_part(bl_strbuf *b, const bl_nodemap *m,
                            const bl_report_run *x)
 {
+    rank_draw rd = {.rank = -1};
     int *pu = malloc((x->nplacement + 1) * sizeof *pu);
     int *on = calloc((size_t)m->npu + 1, sizeof *on);
     int *done = calloc((size_t)m->npu + 1, sizeof *done);
     size_t off = 0;
+    int open_rank = -1, detailed = x->nplacement <= DETAILED;
     if (!pu || !on || !done) {
         free(pu);
         free(on);
@@ -241,30 +294,46 @@ static size_t threads_part(bl_strbuf *b, const bl_nodemap *m,
         double w = (double)PU_W / on[l], cx = m->x[l] + w * done[l]++;
         int from = p->cpu_last >= 0 && p->cpu_first >= 0 &&
                    p->cpu_first != p->cpu_last ? pu_of_os(m, p->cpu_first) : -1;
-        bl_strbuf_printf(b, "<g class=\"th\"><title>rank %d thread %d: PU %d "
-                         "(core %d, NUMA %d, package %d)", (int)p->rank,
-                         (int)p->thread, m->os[l], m->core[l], m->numa[l],
-                         m->package[l]);
-        if (from >= 0)
-            bl_strbuf_printf(b, ", started on PU %d", m->os[from]);
-        if (p->migrations > 0)
-            bl_strbuf_printf(b, ", %lld migration%s",
-                             (long long)p->migrations,
-                             p->migrations == 1 ? "" : "s");
-        if (on[l] > 1)
-            bl_strbuf_printf(b, ", shares the PU with %d other thread%s",
-                             on[l] - 1, on[l] == 2 ? "" : "s");
-        bl_strbuf_printf(b, "</title><rect class=\"k%d\" x=\"%.1f\" y=\"%g\" "
-                         "width=\"%.1f\" height=\"%d\"/><text x=\"%.1f\" "
-                         "y=\"%g\">%d.%d</text>", k, cx, m->y[l], w, PU_H,
-                         cx + w / 2, m->y[l] + 13, (int)p->rank,
+        if (!detailed) {
+            if (p->rank != rd.rank)
+                rank_flush(b, &rd);
+            rd.rank = p->rank;
+            rd.n++;
+            rd.moved += from >= 0;
+            bl_strbuf_printf(&rd.cells, "M%g %gh%gv%dh%gz", cx, m->y[l], w,
+                             PU_H, -w);
+            bl_strbuf_printf(&rd.texts, "<text x=\"%g\" y=\"%g\">%d.%d"
+                             "</text>", cx + w / 2, m->y[l] + 13,
+                             (int)p->rank, (int)p->thread);
+            if (from >= 0 && m->x[from] >= 0)
+                bl_strbuf_printf(&rd.from, "M%g %gh%dv%dh%dz", m->x[from] + 1,
+                                 m->y[from] + 1, PU_W - 2, PU_H - 2,
+                                 -(PU_W - 2));
+            continue;
+        }
+        int titled = 1;
+        if (p->rank != open_rank) {
+            bl_strbuf_printf(b, "%s<g class=\"th k%d\">",
+                             open_rank >= 0 ? "</g>\n" : "", k);
+            open_rank = p->rank;
+        }
+        if (titled) {
+            bl_strbuf_puts(b, "<g>");
+            thread_title(b, m, p, l, from, on[l]);
+        }
+        bl_strbuf_printf(b, "<rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%d\""
+                         "/><text x=\"%g\" y=\"%g\">%d.%d</text>", cx, m->y[l],
+                         w, PU_H, cx + w / 2, m->y[l] + 13, (int)p->rank,
                          (int)p->thread);
         if (from >= 0 && m->x[from] >= 0)
             bl_strbuf_printf(b, "<rect class=\"from s%d\" x=\"%g\" y=\"%g\" "
                              "width=\"%d\" height=\"%d\"/>", k, m->x[from] + 1,
                              m->y[from] + 1, PU_W - 2, PU_H - 2);
-        bl_strbuf_puts(b, "</g>\n");
+        bl_strbuf_puts(b, titled ? "</g>\n" : "\n");
     }
+    if (open_rank >= 0)
+        bl_strbuf_puts(b, "</g>\n");
+    rank_flush(b, &rd);
     free(pu);
     free(on);
     free(done);
@@ -346,9 +415,60 @@ static double pages_part(bl_strbuf *b, const bl_report_run *x, double y,
     return h;
 }
 
-size_t bl_nodemap_run_svg(bl_strbuf *b, const bl_nodemap *m,
-                          const char *use_id, const bl_report_run *x)
+/* FNV-1a: enough to find equal maps (the texts are compared too). */
+static uint64_t hash_text(const char *t)
 {
+    uint64_t h = 14695981039346656037ULL;
+    for (; *t; t++)
+        h = (h ^ (unsigned char)*t) * 1099511628211ULL;
+    return h;
+}
+
+/* Appends body once per distinct text: the first time as a group with an
+ * id, later as a reference to it. Without `seen`, or out of memory, as
+ * is. */
+static void body_once(bl_strbuf *b, bl_nodemap_seen *seen, char *body)
+{
+    uint64_t h = hash_text(body);
+    size_t j;
+    if (!seen) {
+        bl_strbuf_puts(b, body);
+        free(body);
+        return;
+    }
+    for (j = 0; j < seen->n; j++)
+        if (seen->hash[j] == h && strcmp(seen->body[j], body) == 0) {
+            bl_strbuf_printf(b, "<use href=\"#b-%zu\"/>\n", j);
+            free(body);
+            return;
+        }
+    if (bl_grow(&seen->hash, sizeof *seen->hash, seen->n, &seen->cap_hash,
+                64) < 0 ||
+        bl_grow(&seen->body, sizeof *seen->body, seen->n, &seen->cap_body,
+                64) < 0) {
+        bl_strbuf_puts(b, body);
+        free(body);
+        return;
+    }
+    bl_strbuf_printf(b, "<g id=\"b-%zu\">\n%s</g>\n", seen->n, body);
+    seen->hash[seen->n] = h;
+    seen->body[seen->n++] = body;
+}
+
+void bl_nodemap_seen_free(bl_nodemap_seen *seen)
+{
+    for (size_t j = 0; j < seen->n; j++)
+        free(seen->body[j]);
+    free(seen->body);
+    free(seen->hash);
+    memset(seen, 0, sizeof *seen);
+}
+
+size_t bl_nodemap_run_svg(bl_strbuf *b, const bl_nodemap *m,
+                          const char *use_id, const bl_report_run *x,
+                          bl_nodemap_seen *seen)
+{
+    bl_strbuf body = {0};
     size_t nranks = 0;
     for (size_t i = 0; i < x->nmemory; i++)
         if (i == 0 || x->memory[i].rank != x->memory[i - 1].rank)
@@ -376,8 +496,11 @@ size_t bl_nodemap_run_svg(bl_strbuf *b, const bl_nodemap *m,
         bl_strbuf_printf(b, "<use href=\"#%s\"/>\n", use_id);
     else
         bl_strbuf_puts(b, m->boxes);
-    size_t off = threads_part(b, m, x);
-    pages_part(b, x, m->height, width);
+    size_t off = threads_part(&body, m, x);
+    pages_part(&body, x, m->height, width);
+    char *text = bl_strbuf_take(&body);
+    if (text)
+        body_once(b, seen, text);
     bl_strbuf_puts(b, "</svg>\n");
     return off;
 }

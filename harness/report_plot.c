@@ -94,7 +94,7 @@ static int maps(const char *dir, const bl_report_detail *d, size_t *nfiles,
         bl_strbuf b = {0};
         if (x->nplacement == 0 || x->machine < 0 || !d->topos[x->machine])
             continue;
-        bl_nodemap_run_svg(&b, &m[x->machine], NULL, x);
+        bl_nodemap_run_svg(&b, &m[x->machine], NULL, x, NULL);
         safe_name(x->s->run_id, id, sizeof id);
         snprintf(name, sizeof name, "map-%s.svg", id);
         rc = write_text(dir, name, &b, nfiles, err);

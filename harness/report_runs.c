@@ -61,7 +61,10 @@ static void read_iterations(hid_t g, bl_report_run *x)
     if (H5Sget_simple_extent_ndims(space) == 2)
         H5Sget_simple_extent_dims(space, dims, NULL);
     H5Sclose(space);
-    if (dims[0] * dims[1] == 0 ||
+    /* a damaged file may claim any size: refuse what cannot be real (and
+     * whose product would wrap) rather than read past a buffer */
+    if (dims[0] == 0 || dims[1] == 0 || dims[0] > (1u << 24) ||
+        dims[1] > (1u << 20) || dims[0] * dims[1] > ((hsize_t)1 << 28) ||
         !(t = malloc(dims[0] * dims[1] * sizeof *t))) {
         H5Dclose(d);
         return;
@@ -109,14 +112,25 @@ int bl_report_detail_read(const char *path, const bl_report *r,
                           bl_report_detail *d, bl_err *err)
 {
     hid_t f;
+    int rc;
     memset(d, 0, sizeof *d);
     if ((f = bl_h5_open_read(path, err)) < 0)
         return -1;
+    rc = bl_report_detail_read_file(f, r, d, err);
+    H5Fclose(f);
+    if (rc < 0)
+        return bl_err_set(err, "%s: out of memory reading its runs", path);
+    return 0;
+}
+
+int bl_report_detail_read_file(hid_t f, const bl_report *r,
+                               bl_report_detail *d, bl_err *err)
+{
+    memset(d, 0, sizeof *d);
     d->runs = calloc(r->nrows + 1, sizeof *d->runs);
     if (!d->runs || read_machines(f, d, err) < 0) {
-        H5Fclose(f);
         bl_report_detail_free(d);
-        return bl_err_set(err, "%s: out of memory reading its runs", path);
+        return bl_err_set(err, "out of memory reading the runs");
     }
     d->nruns = r->nrows;
     for (size_t i = 0; i < r->nrows; i++) {
@@ -127,7 +141,6 @@ int bl_report_detail_read(const char *path, const bl_report *r,
         bl_h5_run_path(str(x->s->run_id), group, sizeof group);
         read_run(f, group, x);
     }
-    H5Fclose(f);
     return 0;
 }
 

@@ -35,6 +35,9 @@ typedef struct bl_report_detail {
  * so); only an unopenable file or no memory is an error (-1, err set). */
 int bl_report_detail_read(const char *path, const bl_report *r,
                           bl_report_detail *d, bl_err *err);
+/* The same from an open file. */
+int bl_report_detail_read_file(hid_t f, const bl_report *r,
+                               bl_report_detail *d, bl_err *err);
 void bl_report_detail_free(bl_report_detail *d);
 
 /* The runs of d that belong to layout `label` of kernel `kernel` and are

@@ -82,7 +82,7 @@ enum { WIDTH = 640, ROW = 34, TOP = 4 };
 const char bl_report_svg_css[] =
     ".bar{fill:#7aa6d6}.bar.best{fill:#2f6db3}.bar.tie{fill:#4f86c6}"
     ".whisker{stroke:#222;stroke-width:1.5;fill:none}"
-    ".tick{font-size:10px;text-anchor:middle}"
+    ".tick{font-size:10px;text-anchor:middle}.st{font-size:11px;fill:#555}"
     ".box{fill:#b9d0ea;stroke:#2f6db3}.med{stroke:#173d6b;stroke-width:2}"
     ".axis{stroke:#888;fill:none}.ext{fill:#c03b3b}"
     ".iw{stroke:#222;stroke-width:1.2;fill:none}";

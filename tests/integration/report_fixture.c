@@ -10,6 +10,11 @@
  *                              each (run ids L000.1 ... L000.5), every 50th
  *                              run failed, every 7th flagged migrated, on
  *                              a machine recorded as emulated
+ *   report_fixture DIR many N big  the same on a bigger machine (2
+ *                              packages x 4 NUMA nodes x 8 cores x 2 PUs,
+ *                              not emulated), every run 8 ranks x 16
+ *                              threads, layout k's threads shifted by k
+ *                              CPUs (bench/report_html.sh)
  *   report_fixture DIR xeon    5 runs of the same kernels on another
  *                              machine (2 packages, 2 NUMA nodes, 2 L3,
  *                              8 cores), for bindlab compare
@@ -85,6 +90,8 @@ static int g_repetition;
 static const char *g_virtualization = "";
 /* "xeon" mode: the machine of every run written (else the 2-core VM's) */
 static bl_h5_machine *g_machine;
+/* "many N big": the CPU offset of the layout written next */
+static int g_cpu_offset;
 
 /* hwloc's XML of a synthetic topology (malloc'ed), or NULL. */
 static char *synthetic_xml(const char *desc)
@@ -110,20 +117,20 @@ enum { PAGES = 131072 };
 static int placement_rows(const spec *s, const bl_h5_machine *m,
                           bl_h5_run *app)
 {
-    static char cpus[64][12];
-    static bl_h5_placement pl[64];
-    static bl_h5_memory mem[32];
+    static char cpus[256][12];
+    static bl_h5_placement pl[256];
+    static bl_h5_memory mem[64];
     int per_numa = m->pus / (m->numa_nodes > 0 ? m->numa_nodes : 1);
     int migrated = strstr(s->flags, "migrated") != NULL;
     size_t np = 0, nm = 0;
-    if (s->np * s->threads > 64 || s->np > 16)
+    if (s->np * s->threads > 256 || s->np > 32)
         return -1;
     for (int r = 0; r < s->np; r++) {
-        int first = (r * s->threads) % m->pus;
+        int first = (r * s->threads + g_cpu_offset) % m->pus;
         int own = first / per_numa;
         long long local = (long long)(s->local * PAGES + 0.5);
         for (int t = 0; t < s->threads; t++) {
-            int g = r * s->threads + t, cpu = g % m->pus;
+            int g = r * s->threads + t, cpu = (g + g_cpu_offset) % m->pus;
             bl_h5_placement *p = &pl[np++];
             snprintf(cpus[g], sizeof cpus[g], "%d", cpu);
             memset(p, 0, sizeof *p);
@@ -133,10 +140,11 @@ static int placement_rows(const spec *s, const bl_h5_machine *m,
             p->rank_cpuset = "";
             p->cpuset = cpus[g];
             p->cpu_last = cpu;
-            p->cpu_first = migrated ? (g + 1) % m->pus : cpu;
+            p->cpu_first = migrated ? (cpu + 1) % m->pus : cpu;
             p->migrations = migrated ? 2 : 0;
-            p->core = cpu;
-            p->l3 = p->numa = p->package = cpu / per_numa;
+            p->core = cpu / (m->pus / m->cores);
+            p->l3 = p->numa = cpu / per_numa;
+            p->package = cpu / (m->pus / m->packages);
             p->pid = 1000 + r;
         }
         mem[nm++] = (bl_h5_memory){r, own, local};
@@ -248,8 +256,19 @@ static int write_one(const char *dir, const spec *s, const char *label_text)
     return 0;
 }
 
-static int write_many(const char *dir, int n)
+static int write_many(const char *dir, int n, int big)
 {
+    static bl_h5_machine bigm = {
+        .hostname = "big-2s", .cpu_model = "AMD EPYC 7543",
+        .mpi_library_version = "Open MPI v4.1.4", .compiler = "gcc 12.2.0",
+        .omp_runtime = "libgomp.so.1", .kernel_release = "6.1.0-18-amd64",
+        .packages = 2, .numa_nodes = 8, .l3_domains = 8, .cores = 64,
+        .pus = 128, .numa_balancing = 0, .virtualization = ""};
+    if (big) {
+        if (!(bigm.topology_xml = synthetic_xml("pack:2 numa:4 core:8 pu:2")))
+            return -1;
+        g_machine = &bigm;
+    }
     static const char *const maps[] = {"core", "slot:PE=2", "numa", "l3cache"};
     static const char *const binds[] = {"core", "none", "hwthread", "numa"};
     for (int i = 0; i < n; i++) {
@@ -260,8 +279,10 @@ static int write_many(const char *dir, int n)
         s.run_id = id;
         s.map_by = maps[layout % 4];
         s.bind_to = binds[(layout / 4) % 4];
-        s.np = 1 + layout % 2;
-        s.threads = 2 / s.np;
+        s.np = big ? 8 : 1 + layout % 2;
+        s.threads = big ? 16 : 2 / s.np;
+        s.local = big ? 0.9 : 1.0;
+        g_cpu_offset = big ? layout : 0;
         /* rates 5..15 GB/s by layout, a little spread over repetitions */
         s.rate = 5.0 + (double)(layout * 37 % 100) / 10.0 + 0.05 * (i % 5);
         s.flags = i % 7 == 0 ? "migrated" : "";
@@ -360,10 +381,14 @@ int main(int argc, char **argv)
         return write_xeon(argv[1]) < 0;
     if (argc == 4 && strcmp(argv[2], "many") == 0) {
         g_virtualization = "emulated: QEMU TCG (report_fixture)";
-        return write_many(argv[1], atoi(argv[3])) < 0;
+        return write_many(argv[1], atoi(argv[3]), 0) < 0;
     }
+    if (argc == 5 && strcmp(argv[2], "many") == 0 &&
+        strcmp(argv[4], "big") == 0)
+        return write_many(argv[1], atoi(argv[3]), 1) < 0;
     if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "other"))) {
-        fprintf(stderr, "usage: report_fixture DIR [other | many N | xeon | ties]\n");
+        fprintf(stderr, "usage: report_fixture DIR [other | many N [big] | xeon | "
+                "ties]\n");
         return 2;
     }
     if (argc == 3) {

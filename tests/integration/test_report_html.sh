@@ -48,14 +48,24 @@ grep -q 'id="emulated"' "$T/r.html" && fail "emulated note for a machine not rec
 # rank, the local fraction on NUMA node 0, the rest not present): one
 # collapsed block per run, the machine's boxes once (topology "pack:1
 # core:2 pu:1") and a map for each of the 9 runs with a result, 2
-# threads each
+# threads each (the machine's boxes by reference)
 [ "$(grep -c '<details class="run" id="map-r00' "$T/r.html")" = 12 ] || fail "run blocks"
 [ "$(grep -c '<g id="topo-0">' "$T/r.html")" = 1 ] || fail "machine template"
 [ "$(grep -c '<use href="#topo-0"/>' "$T/r.html")" = 9 ] || fail "maps: $(grep -c '<use href=' "$T/r.html")"
-[ "$(grep -c '<g class="th">' "$T/r.html")" = 18 ] || fail "threads drawn: $(grep -c '<g class="th">' "$T/r.html")"
+# A map drawn as an earlier one's is a reference to it. In table order
+# (r0004 r0005 r0000 r0001 r0002 r0003 r0006-9 r0010 r0011) the distinct
+# drawings are: r0004 (2 ranks on CPUs 0, 1; also r0009, r0010), r0005
+# (moved), r0000 (1 rank, 2 threads; also r0001-r0003) and r0011 (98%
+# local): 4 drawings, 5 references, 2+2+2+2 threads in 2+2+1+2 rank groups
+[ "$(grep -c '<g id="b-' "$T/r.html")" = 4 ] || fail "distinct maps: $(grep -c '<g id="b-' "$T/r.html")"
+[ "$(grep -c '<use href="#b-' "$T/r.html")" = 5 ] || fail "maps by reference: $(grep -c '<use href="#b-' "$T/r.html")"
+[ "$(grep -o '<g><title>rank [0-9]* thread [0-9]*: PU' "$T/r.html" | wc -l)" = 8 ] || fail "threads drawn: $(grep -o '<g><title>rank [0-9]* thread' "$T/r.html" | wc -l)"
+[ "$(grep -c '<g class="th k[01]">' "$T/r.html")" = 7 ] || fail "rank groups: $(grep -c '<g class="th k' "$T/r.html")"
 # r0000: 1 rank x 2 threads: thread 1 on CPU 1
 sed -n '/id="map-r0000"/,/<\/details>/p' "$T/r.html" > "$T/map0"
-grep -q '<title>rank 0 thread 1: PU 1 (core 1, NUMA 0, package 0)</title><rect class="k0" [^>]*/><text [^>]*>0.1</text>' "$T/map0" ||
+grep -q '<g class="th k0"><g><title>rank 0 thread 0: PU 0 (core 0, NUMA 0, package 0)</title><rect [^>]*/><text [^>]*>0.0</text></g>$' "$T/map0" ||
+    fail "r0000 thread 0: $(grep -o '<title>rank 0 thread 0[^<]*' "$T/map0")"
+grep -q '^<g><title>rank 0 thread 1: PU 1 (core 1, NUMA 0, package 0)</title><rect [^>]*/><text [^>]*>0.1</text></g>$' "$T/map0" ||
     fail "r0000 thread 1: $(grep -o '<title>rank 0 thread 1[^<]*' "$T/map0")"
 # r0005 (migrated): rank 0 thread 0 ended on 0, started on 1
 grep -q '<title>rank 0 thread 0: PU 0 (core 0, NUMA 0, package 0), started on PU 1, 2 migrations</title>' "$T/r.html" ||
@@ -72,9 +82,9 @@ grep -q '<td><a href="#map-r0004">r0004</a></td>' "$T/r.html" || fail "run cell 
 # quantiles from p25 up are 1.02 x 0.0490294 s (0.71583 GB / 14.6 GB/s)
 # = 50.01 ms. r0000 (np 1): 1.00 x4, 1.01 x3, 1.02 x3: median 1.01, p90
 # 1.02 of 0.0840173 s (/ 8.52 GB/s): 84.86 and 85.7 ms
-grep -q '>triad np2 map=core bind=core places=cores proc_bind=close t=1 init=parallel: median 50.01, p90 50.01, p99 50.01, max 50.01 ms (10 iterations, 1 run)</text>' "$T/r.html" ||
-    fail "r0004 iteration times: $(grep -o '>triad np2 map=core bind=core places=cores proc_bind=close t=1 init=parallel: median[^<]*' "$T/r.html")"
-grep -q '>triad np1 map=slot:PE=2 bind=core places=cores proc_bind=close t=2 init=parallel: median 84.86, p90 85.7, p99 85.7, max 85.7 ms (10 iterations, 1 run)</text>' "$T/r.html" ||
+grep -q '>triad np2 map=core bind=core places=cores proc_bind=close t=1 init=parallel</text></a><text class="st" [^>]*>median 50.01, p90 50.01, p99 50.01, max 50.01 ms (10 iterations, 1 run)</text>' "$T/r.html" ||
+    fail "r0004 iteration times: $(grep -o '>triad np2 map=core bind=core places=cores proc_bind=close t=1 init=parallel</text></a><text[^<]*' "$T/r.html")"
+grep -q '>triad np1 map=slot:PE=2 bind=core places=cores proc_bind=close t=2 init=parallel</text></a><text class="st" [^>]*>median 84.86, p90 85.7, p99 85.7, max 85.7 ms (10 iterations, 1 run)</text>' "$T/r.html" ||
     fail "r0000 iteration times"
 [ "$(grep -c '<rect class="box"' "$T/r.html")" = 8 ] || fail "iteration boxes: $(grep -c '<rect class="box"' "$T/r.html")"
 
@@ -156,6 +166,22 @@ ties=$(grep -c '<rect class="bar tie"' "$T/m.html")
 [ "$ties" -ge 3 ] && [ "$ties" -le 5 ] || fail "ties: $ties"
 grep -q '<p class="note" id="emulated">Note: rates are not meaningful for speed: these runs ran on an emulated machine (emulated: QEMU TCG (report_fixture))' "$T/m.html" ||
     fail "emulated note missing"
+
+# --- maps of big runs: compact, and drawn once per distinct placement -----------
+# report_fixture DIR many 10 big: 2 layouts x 5 repetitions of 8 ranks x
+# 16 threads on 128 PUs; runs 0 and 7 (L000.1, L001.3) are flagged
+# migrated (every thread started one CPU further). So 4 distinct maps
+# (each layout with and without the moves), 6 runs drawn by reference.
+mkdir "$T/big.d"
+"$FIXTURE" "$T/big.d" many 10 big || fail "report_fixture many big"
+"$BINDLAB" merge -o "$T/big.h5" "$T/big.d" > /dev/null || fail "merge big"
+"$BINDLAB" report "$T/big.h5" --html "$T/big.html" > /dev/null || fail "report --html big"
+[ "$(grep -c '<g id="b-' "$T/big.html")" = 4 ] || fail "distinct big maps: $(grep -c '<g id="b-' "$T/big.html")"
+[ "$(grep -c '<use href="#b-' "$T/big.html")" = 6 ] || fail "big maps by reference: $(grep -c '<use href="#b-' "$T/big.html")"
+sed -n '/id="map-L000.1"/,/<\/details>/p' "$T/big.html" > "$T/bigmap"
+[ "$(grep -c '<title>rank [0-7]: 16 threads, 16 moved</title>' "$T/bigmap")" = 8 ] || fail "L000.1 rank titles"
+[ "$(grep -o '<text x="[^"]*" y="[^"]*">[0-9]*\.[0-9]*</text>' "$T/bigmap" | wc -l)" = 128 ] || fail "L000.1 thread labels"
+sed -n '/id="map-L000.2"/,/<\/details>/p' "$T/big.html" | grep -q '<use href="#b-[0-9]*"/>' || fail "L000.2 (as L000.3-5) not drawn by reference"
 
 # --- in a real browser ------------------------------------------------------------
 if ! command -v chromium > /dev/null; then
@@ -250,4 +276,73 @@ row = len(raw) // h
 assert len({raw[i * row + 1:(i + 1) * row] for i in range(h)}) > 20, "blank"
 EOF
 done
+# --- readable at a laptop and a phone width ---------------------------------------
+# The page is laid out in an iframe of that width (headless chromium keeps
+# its window at least 500 px wide), from a copy with a script appended (the
+# page itself has none of it) that opens every run block, then writes into
+# the outer page the viewport width it was laid out in, how far the
+# document is wider than its box (sideways overflow of the body; the wide
+# charts and the table scroll inside their own boxes), and the smallest
+# font size of any text block. srcdoc keeps the iframe same-origin.
+measured() {
+    python3 - "$1" "$2" "$T/measure.html" <<'EOF'
+import html, sys
+width, page, out = sys.argv[1], open(sys.argv[2]).read(), sys.argv[3]
+script = ('<script>(function(){var e=document.documentElement,o=parent.document'
+          '.documentElement,m=99;document.querySelectorAll("details").forEach('
+          'function(d){d.open=true;});document.querySelectorAll("p,td,th,summary,'
+          'li,dd,dt,h1,h2").forEach(function(x){var f=parseFloat(getComputedStyle'
+          '(x).fontSize);if(f<m)m=f;});o.setAttribute("data-vw",innerWidth);'
+          'o.setAttribute("data-overflow",e.scrollWidth-e.clientWidth);'
+          'o.setAttribute("data-minfont",m);})();</script>')
+page = page.replace("</body>", script + "</body>")
+open(out, "w").write('<!DOCTYPE html><html><body style="margin:0"><iframe '
+                     'style="width:%spx;height:800px;border:0" srcdoc="%s">'
+                     '</iframe></body></html>' % (width, html.escape(page)))
+EOF
+    "${CHROME[@]}" --window-size=1400,900 --dump-dom "file://$T/measure.html" > "$T/measure.dom" 2> /dev/null ||
+        fail "chromium measuring $2 at $1"
+    grep -o '<html[^>]*>' "$T/measure.dom" | head -1 |
+        sed -E 's/.*data-vw="([0-9]+)".*data-overflow="(-?[0-9]+)".*data-minfont="([0-9.]+)".*/\1 \2 \3/'
+}
+# the probe first: a body that is too wide must be seen as such
+printf '<!DOCTYPE html><html><head><meta name="viewport" content="width=device-width"></head><body><p>x</p><div style="width:2000px">wide</div></body></html>\n' > "$T/wide.html"
+read -r vw over font <<< "$(measured 390 "$T/wide.html")"
+[ "$vw" = 390 ] && [ "$over" -gt 1000 ] || fail "probe: the wide page measured '$vw $over $font'"
+for width in 1366 390; do
+    for page in r.html m.html; do
+        read -r vw over font <<< "$(measured "$width" "$T/$page")"
+        [ "$vw" = "$width" ] || fail "$page laid out $vw wide, not $width"
+        [ "$over" = 0 ] || fail "$page at $width px: the body overflows by $over px"
+        awk -v f="$font" 'BEGIN { exit !(f >= 11) }' || fail "$page at $width px: text at $font px"
+    done
+done
+
+# --- a screenshot against the stored reference ------------------------------------
+# the page of the 12-run fixture, named by a relative path so that no
+# temporary directory is in it, at 1366x768, compared shrunk 4x in grey
+# levels with a per-block tolerance (png_compare.py: robust to font
+# differences, not to a missing chart or a moved table).
+# BINDLAB_UPDATE_GOLDEN=1 rewrites the reference when it no longer
+# matches, and fails until it is reviewed and committed.
+REF=$BINDLAB_FIXTURES/report-html/report-1366x768.png
+COMPARE=$(dirname "$0")/png_compare.py
+(cd "$T" && "$BINDLAB" report sweep.h5 --html shot.html > /dev/null) || fail "report for the screenshot"
+"${CHROME[@]}" --hide-scrollbars --force-device-scale-factor=1 --window-size=1366,768 \
+    --screenshot="$T/shot.png" "file://$T/shot.html" 2> /dev/null || fail "screenshot for the reference"
+# the probe: another page (the 1,000-run one) must not pass for this one
+"${CHROME[@]}" --hide-scrollbars --force-device-scale-factor=1 --window-size=1366,768 \
+    --screenshot="$T/other.png" "file://$T/m.html" 2> /dev/null || fail "screenshot of the 1,000-run page"
+python3 "$COMPARE" "$T/shot.png" "$T/other.png" > "$T/probe.cmp" &&
+    fail "probe: the 1,000-run page matched the 12-run one: $(cat "$T/probe.cmp")"
+echo "no reference to compare with" > "$T/cmp"
+if [ -f "$REF" ] && python3 "$COMPARE" "$REF" "$T/shot.png" > "$T/cmp"; then
+    cat "$T/cmp"
+elif [ -n "${BINDLAB_UPDATE_GOLDEN:-}" ]; then
+    cp "$T/shot.png" "$REF"
+    fail "the screenshot reference $REF was rewritten ($(cat "$T/cmp" 2>/dev/null)): look at it, then commit it"
+else
+    cp "$T/shot.png" "${TMPDIR:-/tmp}/bindlab-report-1366x768.png"
+    fail "the screenshot differs from $REF: $(cat "$T/cmp" 2>/dev/null); this run's is in ${TMPDIR:-/tmp}/bindlab-report-1366x768.png (BINDLAB_UPDATE_GOLDEN=1 to accept it)"
+fi
 echo "ok: report --html (12 and 1,000 runs), in chromium $(chromium --version 2>/dev/null | awk '{print $2}')"
