@@ -4,10 +4,12 @@
  * read as the harness reads its inputs: /summary (report, merge),
  * /machine, every /nodes/<k> with its merge key, and the app's /run (run
  * files, with a c2c run's /run/matrices), each /runs/<id> with its
- * harness record (sweep files), and every /matrices/<kind> (matrix files
- * of `bindlab matrix`). Seeds: per-run and merged sweep files, a c2c run
- * file and a matrix file, written by the real writers (scripts/fuzz.sh
- * and the fuzz.seeds test make them). */
+ * harness record (sweep files), every /matrices/<kind> (matrix files of
+ * `bindlab matrix`), and the page `report --html` draws from them (node
+ * maps from the recorded topology XML, pages, iteration times, matrices:
+ * harness/report_runs.c and the drawing behind it). Seeds: per-run and
+ * merged sweep files, a c2c run file and a matrix file, written by the
+ * real writers (scripts/fuzz.sh and the fuzz.seeds test make them). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,7 @@
 #include <hdf5.h>
 #include <hdf5_hl.h>
 
+#include "report_html.h"
 #include "results_file.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -61,6 +64,21 @@ static void read_matrices(hid_t file)
     }
 }
 
+/* The HTML page of the summary's runs, built and thrown away. */
+static void draw_page(hid_t file, const bl_h5_summary *rows, size_t n)
+{
+    bl_report r;
+    bl_report_detail d;
+    bl_err err;
+    if (bl_report_build(rows, n, NULL, BL_REPORT_SORT_RATE, &r, &err) < 0)
+        return;
+    if (bl_report_detail_read_file(file, &r, &d, &err) == 0) {
+        free(bl_report_html_text(&r, "fuzz", NULL, &d));
+        bl_report_detail_free(&d);
+    }
+    bl_report_free(&r);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     hid_t file;
@@ -80,6 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         bl_h5_table_read(file, &bl_h5_summary_def, (void **)&rows, &n,
                          &err) == 0) {
         read_runs(file, rows, n);
+        draw_page(file, rows, n);
         bl_h5_table_free(&bl_h5_summary_def, rows, n);
     }
     bl_h5_read_machine(file, &m, &err);
