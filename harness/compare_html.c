@@ -31,17 +31,12 @@ static void rate_cell(bl_strbuf *b, const bl_cmp_layout *x)
     bl_strbuf_puts(b, "</td>");
 }
 
-static void page(bl_strbuf *b, const bl_cmp_machine *ms, size_t n)
+void bl_cmp_html_body(bl_strbuf *b, const bl_cmp_machine *ms, size_t n)
 {
     char meaning[512];
     const bl_cmp_machine *ref = &ms[0];
 
-    bl_strbuf_printf(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta "
-                     "charset=\"utf-8\">\n<meta name=\"viewport\" content="
-                     "\"width=device-width,initial-scale=1\">\n<title>bindlab "
-                     "compare</title>\n<style>%s</style>\n</head><body>\n"
-                     "<h1>bindlab compare</h1>\n<h2>Machines</h2>\n<ul>\n",
-                     css);
+    bl_strbuf_puts(b, "<h2>Machines</h2>\n<ul>\n");
     for (size_t j = 0; j < n; j++) {
         const bl_h5_machine *m = &ms[j].m;
         bl_strbuf_printf(b, "<li id=\"machine-%c\"><b>%c</b>: ", tag(j),
@@ -111,7 +106,18 @@ static void page(bl_strbuf *b, const bl_cmp_machine *ms, size_t n)
             bl_html_escape(b, gr->rate_unit);
             bl_strbuf_puts(b, "</li>\n");
         }
-    bl_strbuf_puts(b, "</ul>\n</body></html>\n");
+    bl_strbuf_puts(b, "</ul>\n");
+}
+
+static void page(bl_strbuf *b, const bl_cmp_machine *ms, size_t n)
+{
+    bl_strbuf_printf(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta "
+                     "charset=\"utf-8\">\n<meta name=\"viewport\" content="
+                     "\"width=device-width,initial-scale=1\">\n<title>bindlab "
+                     "compare</title>\n<style>%s</style>\n</head><body>\n"
+                     "<h1>bindlab compare</h1>\n", css);
+    bl_cmp_html_body(b, ms, n);
+    bl_strbuf_puts(b, "</body></html>\n");
 }
 
 int bl_cmp_write_html(const char *path, const bl_cmp_machine *ms, size_t n,

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "atomic_file.h"
+#include "compare.h"
 #include "report_nodemap.h"
 
 static const char *str(const char *s)
@@ -103,7 +104,7 @@ static const char css[] =
     "details.run{border-top:1px solid #ddd;padding:2px 0}"
     "details.run>summary{cursor:pointer}details.run[open]{padding-bottom:8px}"
     "details.run:target>summary{background:#ffe9a8}"
-    "svg.defs{position:absolute;width:0;height:0}"
+    "svg.defs{position:absolute;width:0;height:0}td.tie{color:#666}"
     "@media (max-width:640px){body{padding:4px 6px;font-size:13px}"
     "table{font-size:11px}}";
 
@@ -319,6 +320,31 @@ static int flags_part(bl_strbuf *b, const bl_report *r)
     return 0;
 }
 
+/* A file of several machines (a merge of sweeps of different machines):
+ * `bindlab compare`'s view of them, node 0 the reference. */
+static void compare_part(bl_strbuf *b, const char *input, size_t n)
+{
+    bl_cmp_machine *ms = calloc(n, sizeof *ms);
+    size_t loaded = 0;
+    bl_err e;
+    bl_strbuf_puts(b, "<h2 id=\"compare\">The machines side by side</h2>\n"
+                      "<p>This file holds runs of several machines: their "
+                      "layouts matched by meaning, as <code>bindlab compare"
+                      "</code> does (node 0 is A, the reference; a run that "
+                      "spanned several machines counts for its first).</p>\n");
+    for (; ms && loaded < n; loaded++)
+        if (bl_cmp_load_node(input, loaded, &ms[loaded], &e) < 0)
+            break;
+    if (ms && loaded == n)
+        bl_cmp_html_body(b, ms, n);
+    else
+        bl_strbuf_puts(b, "<p>(The machines could not be read again: no "
+                          "comparison.)</p>\n");
+    for (size_t k = 0; k < loaded; k++)
+        bl_cmp_free(&ms[k]);
+    free(ms);
+}
+
 char *bl_report_html_text(const bl_report *r, const char *input,
                           const bl_h5_machine *m, const bl_report_detail *d)
 {
@@ -337,7 +363,16 @@ char *bl_report_html_text(const bl_report *r, const char *input,
     bl_strbuf_printf(&b, "</h1>\n<p>%zu run%s. Rates compare only within one "
                      "kernel and unit; a run counts when it is ok and "
                      "verified.</p>\n", r->nrows, r->nrows == 1 ? "" : "s");
-    machine_part(&b, m);
+    if (d && d->nmachines > 1)
+        for (size_t k = 0; k < d->nmachines; k++) {
+            bl_strbuf_printf(&b, "<p id=\"node-%zu\"><b>Node %zu</b>.</p>\n",
+                             k, k);
+            machine_part(&b, &d->machines[k]);
+        }
+    else
+        machine_part(&b, m);
+    if (d && d->nmachines > 1)
+        compare_part(&b, input, d->nmachines);
     for (size_t g = 0; g < r->ngroups && rc == 0; g++) {
         const bl_report_group *gr = &r->groups[g];
         bl_strbuf_puts(&b, "<h2>");

@@ -34,6 +34,34 @@ static void run_flags(bl_strbuf *b, const bl_h5_summary *s)
         bl_strbuf_puts(b, "</ul>\n");
 }
 
+static void node_map(bl_strbuf *b, const bl_report_run *x, int k,
+                     const bl_nodemap *maps, const bl_report_detail *d,
+                     bl_nodemap_seen *seen)
+{
+    const bl_h5_machine *m = &d->machines[k];
+    bl_report_run y;
+    char id[32];
+    if (x->nnodes > 1) {
+        bl_strbuf_printf(b, "<p>Node %d: ", k);
+        bl_html_escape(b, m->hostname);
+        bl_strbuf_puts(b, "</p>\n");
+    }
+    if (!d->topos[k]) {
+        bl_strbuf_puts(b, "<p>The run's machine has no topology that hwloc "
+                          "can read: no map.</p>\n");
+        return;
+    }
+    if (bl_report_run_on_node(x, m, &y) < 0)
+        return;
+    snprintf(id, sizeof id, "topo-%d", k);
+    size_t off = bl_nodemap_run_svg(b, &maps[k], id, &y, &seen[k]);
+    if (off)
+        bl_strbuf_printf(b, "<p>%zu thread%s recorded a CPU that is not on "
+                         "this machine's map (not drawn).</p>\n", off,
+                         off == 1 ? "" : "s");
+    bl_report_run_on_node_free(x, &y);
+}
+
 static void one_run(bl_strbuf *b, const bl_report_run *x,
                     const bl_nodemap *maps, const bl_report_detail *d,
                     bl_nodemap_seen *seen)
@@ -57,19 +85,12 @@ static void one_run(bl_strbuf *b, const bl_report_run *x,
     if (x->nplacement == 0) {
         bl_strbuf_puts(b, "<p>This run recorded no placement (it left no "
                           "result: see its status).</p>\n");
-    } else if (x->machine < 0 || !d->topos[x->machine]) {
-        bl_strbuf_puts(b, "<p>The run's machine has no topology that hwloc "
-                          "can read: no map.</p>\n");
-    } else {
-        char id[32];
-        snprintf(id, sizeof id, "topo-%d", x->machine);
-        size_t off = bl_nodemap_run_svg(b, &maps[x->machine], id, x,
-                                        &seen[x->machine]);
-        if (off)
-            bl_strbuf_printf(b, "<p>%zu thread%s recorded a CPU that is not "
-                             "on this machine's map (not drawn).</p>\n", off,
-                             off == 1 ? "" : "s");
+    } else if (x->nnodes == 0) {
+        bl_strbuf_puts(b, "<p>The run names no machine of this file: no "
+                          "map.</p>\n");
     }
+    for (size_t j = 0; x->nplacement && j < x->nnodes; j++)
+        node_map(b, x, x->nodes[j], maps, d, seen);
     run_flags(b, s);
     bl_strbuf_puts(b, "</details>\n");
 }

@@ -4,6 +4,8 @@
  *   KERNEL-rate.svg         the bar chart of a kernel's layouts
  *   KERNEL-iterations.svg   their iteration times
  *   map-RUN.svg             one run's node map and pages per NUMA node
+ *                           (map-RUN-nodeK.svg per node of a run on
+ *                           several machines)
  * A kernel measured in two units gets "-2" after its name for the second. */
 #include "report_html.h"
 
@@ -91,13 +93,23 @@ static int maps(const char *dir, const bl_report_detail *d, size_t *nfiles,
     for (size_t i = 0; i < d->nruns && rc == 0; i++) {
         const bl_report_run *x = &d->runs[i];
         char id[256], name[300];
-        bl_strbuf b = {0};
-        if (x->nplacement == 0 || x->machine < 0 || !d->topos[x->machine])
-            continue;
-        bl_nodemap_run_svg(&b, &m[x->machine], NULL, x, NULL);
         safe_name(x->s->run_id, id, sizeof id);
-        snprintf(name, sizeof name, "map-%s.svg", id);
-        rc = write_text(dir, name, &b, nfiles, err);
+        for (size_t j = 0; x->nplacement && j < x->nnodes && rc == 0; j++) {
+            int k = x->nodes[j];
+            bl_strbuf b = {0};
+            bl_report_run y;
+            if (!d->topos[k])
+                continue;
+            if (bl_report_run_on_node(x, &d->machines[k], &y) < 0)
+                return bl_err_set(err, "out of memory");
+            bl_nodemap_run_svg(&b, &m[k], NULL, &y, NULL);
+            bl_report_run_on_node_free(x, &y);
+            if (x->nnodes > 1)
+                snprintf(name, sizeof name, "map-%s-node%d.svg", id, k);
+            else
+                snprintf(name, sizeof name, "map-%s.svg", id);
+            rc = write_text(dir, name, &b, nfiles, err);
+        }
     }
     for (size_t k = 0; k < d->nmachines; k++)
         bl_nodemap_free(&m[k]);

@@ -28,23 +28,42 @@ static hwloc_topology_t load_topology(const bl_h5_machine *m)
     return t;
 }
 
-/* The file's machines. Today a sweep file has one, /machine; the runs of
- * a merged file of several machines will point at /nodes/<k>
- * (docs/schema.md), and this is the one place that has to learn it. */
+/* The file's machines: /nodes/<k> (or /machine in a file written before
+ * /nodes), each with its topology. */
 static int read_machines(hid_t f, bl_report_detail *d, bl_err *err)
 {
     bl_err e;
-    if (H5Lexists(f, "machine", H5P_DEFAULT) <= 0)
+    if (bl_h5_read_nodes(f, &d->machines, &d->nmachines, &e) < 0) {
+        d->machines = NULL;   /* drawn without maps, as a file of none */
+        d->nmachines = 0;
         return 0;
-    d->machines = calloc(1, sizeof *d->machines);
-    d->topos = calloc(1, sizeof *d->topos);
-    if (!d->machines || !d->topos)
-        return bl_err_set(err, "out of memory reading the machine");
-    if (bl_h5_read_machine(f, &d->machines[0], &e) < 0)
-        return 0;   /* drawn without a map, as a file without a machine */
-    d->nmachines = 1;
-    d->topos[0] = load_topology(&d->machines[0]);
+    }
+    if (!(d->topos = calloc(d->nmachines + 1, sizeof *d->topos)))
+        return bl_err_set(err, "out of memory reading the machines");
+    for (size_t k = 0; k < d->nmachines; k++)
+        d->topos[k] = load_topology(&d->machines[k]);
     return 0;
+}
+
+/* The run's nodes from its summary's "0,2" (a file written before /nodes
+ * says nothing: its one machine). Indexes the file does not have are
+ * left out. */
+static void run_nodes(bl_report_run *x, size_t nmachines)
+{
+    const char *p = x->s->nodes ? x->s->nodes : "";
+    x->nnodes = 0;
+    while (*p && x->nnodes < BL_REPORT_MAX_NODES) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p)
+            break;
+        if (v >= 0 && (size_t)v < nmachines)
+            x->nodes[x->nnodes++] = (int)v;
+        p = *end == ',' ? end + 1 : end;
+    }
+    if (x->nnodes == 0 && nmachines > 0 && !(x->s->nodes && x->s->nodes[0]))
+        x->nodes[x->nnodes++] = 0;
+    x->machine = x->nnodes ? x->nodes[0] : -1;
 }
 
 /* Per timed iteration the slowest rank's time from the run's timings
@@ -137,7 +156,7 @@ int bl_report_detail_read_file(hid_t f, const bl_report *r,
         bl_report_run *x = &d->runs[i];
         char group[600];
         x->s = r->rows[i].s;
-        x->machine = d->nmachines ? 0 : -1;
+        run_nodes(x, d->nmachines);
         bl_h5_run_path(str(x->s->run_id), group, sizeof group);
         read_run(f, group, x);
     }
@@ -153,13 +172,12 @@ void bl_report_detail_free(bl_report_detail *d)
                          d->runs[i].nmemory);
         free(d->runs[i].iter_s);
     }
-    for (size_t k = 0; k < d->nmachines; k++) {
+    for (size_t k = 0; d->topos && k < d->nmachines; k++)
         if (d->topos[k])
             hwloc_topology_destroy(d->topos[k]);
-        bl_h5_machine_free(&d->machines[k]);
-    }
+    if (d->machines)
+        bl_h5_nodes_free(d->machines, d->nmachines);
     free(d->runs);
-    free(d->machines);
     free(d->topos);
     memset(d, 0, sizeof *d);
 }
@@ -188,4 +206,38 @@ size_t bl_report_layout_iters(const bl_report *r, const bl_report_detail *d,
     }
     *out = v;
     return n;
+}
+
+int bl_report_run_on_node(const bl_report_run *x, const bl_h5_machine *m,
+                          bl_report_run *y)
+{
+    *y = *x;
+    if (x->nnodes <= 1)
+        return 0;
+    y->placement = malloc((x->nplacement + 1) * sizeof *y->placement);
+    y->memory = malloc((x->nmemory + 1) * sizeof *y->memory);
+    if (!y->placement || !y->memory) {
+        free(y->placement);
+        free(y->memory);
+        return -1;
+    }
+    y->nplacement = y->nmemory = 0;
+    for (size_t i = 0; i < x->nplacement; i++)
+        if (strcmp(str(x->placement[i].host), str(m->hostname)) == 0)
+            y->placement[y->nplacement++] = x->placement[i];
+    for (size_t i = 0; i < x->nmemory; i++)
+        for (size_t k = 0; k < y->nplacement; k++)
+            if (y->placement[k].rank == x->memory[i].rank) {
+                y->memory[y->nmemory++] = x->memory[i];
+                break;
+            }
+    return 0;
+}
+
+void bl_report_run_on_node_free(const bl_report_run *x, bl_report_run *y)
+{
+    if (y->placement != x->placement) {
+        free(y->placement);
+        free(y->memory);
+    }
 }

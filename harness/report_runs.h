@@ -11,9 +11,15 @@
 #include "h5schema.h"
 #include "results_report.h"
 
+enum { BL_REPORT_MAX_NODES = 16 };
+
 typedef struct bl_report_run {
     const bl_h5_summary *s;        /* the run's /summary row */
-    int machine;                   /* index into machines, -1 none */
+    int machine;                   /* index into machines of its first
+                                    * node, -1 none */
+    int nodes[BL_REPORT_MAX_NODES];  /* every node it ran on (its
+                                      * summary's `nodes`; the first 16) */
+    size_t nnodes;
     bl_h5_placement *placement;    size_t nplacement;
     bl_h5_memory *memory;          size_t nmemory;
     /* per timed iteration the slowest rank's time, seconds (the iteration
@@ -24,7 +30,8 @@ typedef struct bl_report_run {
 typedef struct bl_report_detail {
     bl_report_run *runs;           /* one per report row, in row order */
     size_t nruns;
-    bl_h5_machine *machines;       /* the file's machine records */
+    bl_h5_machine *machines;       /* the file's machine records
+                                    * (/nodes/<k>, or /machine) */
     hwloc_topology_t *topos;       /* per machine; NULL when its XML does
                                     * not load (then no map is drawn) */
     size_t nmachines;
@@ -46,5 +53,12 @@ void bl_report_detail_free(bl_report_detail *d);
 size_t bl_report_layout_iters(const bl_report *r, const bl_report_detail *d,
                               const char *kernel, const char *label,
                               double **out, size_t *nruns);
+
+/* The part of run x that ran on machine m: its threads on m's host and
+ * the pages of their ranks (a run on one machine: all of it, shared with
+ * x). 0, or -1 when out of memory; free with bl_report_run_on_node_free. */
+int bl_report_run_on_node(const bl_report_run *x, const bl_h5_machine *m,
+                          bl_report_run *y);
+void bl_report_run_on_node_free(const bl_report_run *x, bl_report_run *y);
 
 #endif

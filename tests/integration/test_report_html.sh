@@ -167,6 +167,30 @@ ties=$(grep -c '<rect class="bar tie"' "$T/m.html")
 grep -q '<p class="note" id="emulated">Note: rates are not meaningful for speed: these runs ran on an emulated machine (emulated: QEMU TCG (report_fixture))' "$T/m.html" ||
     fail "emulated note missing"
 
+# --- a file of two machines: a map per machine, and the compare view ------------
+# the 12-run VM sweep and report_fixture's xeon runs merged into one file
+# (/nodes/0 the VM, /nodes/1 the xeon: 2 packages x 4 cores, one NUMA node
+# each). The comparison is test_compare.sh's (ratios derived there): x0
+# 40 / 14.6 = 2.74, x1 31 / 8.52 = 3.64, x4 2000 / 583 = 3.43.
+mkdir "$T/xeon.d"
+"$FIXTURE" "$T/xeon.d" xeon || fail "report_fixture xeon"
+"$BINDLAB" merge -o "$T/two.h5" "$T/sweep.d" "$T/xeon.d" > /dev/null || fail "merge of two machines"
+"$BINDLAB" report "$T/two.h5" --html "$T/two.html" > "$T/out" || fail "report --html of two machines"
+expect_line "$T/out" "$T/two.html: 17 runs"
+[ "$(grep -c '^<p id="node-[01]"><b>Node [01]</b>.</p>$' "$T/two.html")" = 2 ] || fail "two machines not listed"
+grep -q '<h2 id="compare">' "$T/two.html" || fail "no compare view"
+for r in 2.74 3.64 3.43; do
+    grep -q "<td class=\"n\">$r</td>" "$T/two.html" || fail "compare ratio $r"
+done
+[ "$(grep -c '<g id="topo-[01]">' "$T/two.html")" = 2 ] || fail "one template per machine"
+# x0: np 4 x 2 threads on the xeon's 8 CPUs: rank 3 thread 1 = thread 7 on
+# CPU 7, core 7, the second package's NUMA node (1)
+sed -n '/id="map-x0"/,/<\/details>/p' "$T/two.html" > "$T/mapx0"
+grep -q '<use href="#topo-1"/>' "$T/mapx0" || fail "x0 not drawn on the xeon"
+grep -q '<title>rank 3 thread 1: PU 7 (core 7, NUMA 1, package 1)</title>' "$T/mapx0" || fail "x0 rank 3 thread 1"
+"$BINDLAB" report "$T/sweep.h5" --html "$T/one.html" > /dev/null
+grep -q 'id="compare"' "$T/one.html" && fail "a compare view for one machine"
+
 # --- maps of big runs: compact, and drawn once per distinct placement -----------
 # report_fixture DIR many 10 big: 2 layouts x 5 repetitions of 8 ranks x
 # 16 threads on 128 PUs; runs 0 and 7 (L000.1, L001.3) are flagged
