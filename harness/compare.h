@@ -76,6 +76,11 @@ int bl_cmp_stats(const bl_cmp_machine *ref, const bl_cmp_layout *r,
                  const bl_cmp_machine *om, const bl_cmp_layout *o,
                  bl_cmp_stat *st);
 
+/* The machines, the matches and the best layouts as HTML elements (the
+ * body of the page below, also a section of `report --html` when a file
+ * holds several machines). */
+void bl_cmp_html_body(bl_strbuf *b, const bl_cmp_machine *ms, size_t n);
+
 /* The same as one self-contained HTML page (no network; like report
  * --html), written atomically to path. */
 int bl_cmp_write_html(const char *path, const bl_cmp_machine *ms, size_t n,

@@ -106,7 +106,7 @@ int bl_report_svg_iters(bl_strbuf *b, const bl_report *r,
     }
     for (long i = 0; i < nl; i++) {
         double *v;
-        size_t nruns, n = bl_report_layout_iters(r, d, g->kernel, l[i].label,
+        size_t nruns, n = bl_report_layout_iters(r, d, g, l[i].label,
                                                  &v, &nruns);
         if (n > 0) {
             describe(v, n, nruns, &ds[i]);

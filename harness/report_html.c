@@ -381,6 +381,13 @@ char *bl_report_html_text(const bl_report *r, const char *input,
             bl_strbuf_puts(&b, ", ");
             bl_html_escape(&b, gr->rate_unit);
         }
+        if (r->several_nodes && gr->node >= 0) {
+            bl_strbuf_printf(&b, " on node %ld", gr->node);
+            if (d && (size_t)gr->node < d->nmachines) {
+                bl_strbuf_puts(&b, ", ");
+                bl_html_escape(&b, d->machines[gr->node].hostname);
+            }
+        }
         bl_strbuf_printf(&b, " (%zu run%s", gr->nruns,
                          gr->nruns == 1 ? "" : "s");
         if (gr->nunusable)

@@ -6,7 +6,8 @@
  *   map-RUN.svg             one run's node map and pages per NUMA node
  *                           (map-RUN-nodeK.svg per node of a run on
  *                           several machines)
- * A kernel measured in two units gets "-2" after its name for the second. */
+ * A kernel measured in two units gets "-2" after its name for the second;
+ * in a file of several machines each machine's charts are KERNEL-nodeK-... */
 #include "report_html.h"
 
 #include <stdlib.h>
@@ -55,8 +56,12 @@ static int charts(const char *dir, const bl_report *r,
         int same = 0;
         bl_strbuf b = {0};
         for (size_t h = 0; h < g; h++)
-            same += strcmp(r->groups[h].kernel, gr->kernel) == 0;
+            same += strcmp(r->groups[h].kernel, gr->kernel) == 0 &&
+                    r->groups[h].node == gr->node;
         safe_name(gr->kernel, k, sizeof k);
+        if (r->several_nodes && gr->node >= 0)
+            snprintf(k + strlen(k), sizeof k - strlen(k), "-node%ld",
+                     gr->node);
         if (same)
             snprintf(k + strlen(k), sizeof k - strlen(k), "-%d", same + 1);
         if (!gr->best)

@@ -183,7 +183,7 @@ void bl_report_detail_free(bl_report_detail *d)
 }
 
 size_t bl_report_layout_iters(const bl_report *r, const bl_report_detail *d,
-                              const char *kernel, const char *label,
+                              const bl_report_group *g, const char *label,
                               double **out, size_t *nruns)
 {
     size_t n = 0, total = 0;
@@ -197,8 +197,9 @@ size_t bl_report_layout_iters(const bl_report *r, const bl_report_detail *d,
     for (size_t i = 0; i < d->nruns; i++) {
         const bl_report_run *x = &d->runs[i];
         if (!r->rows[i].usable || x->niter == 0 ||
-            strcmp(str(x->s->kernel), kernel) != 0 ||
-            strcmp(str(x->s->label), label) != 0)
+            strcmp(str(x->s->kernel), str(g->kernel)) != 0 ||
+            strcmp(str(x->s->label), label) != 0 ||
+            (r->several_nodes && bl_report_node(x->s) != g->node))
             continue;
         memcpy(v + n, x->iter_s, x->niter * sizeof *v);
         n += x->niter;

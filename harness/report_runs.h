@@ -47,11 +47,12 @@ int bl_report_detail_read_file(hid_t f, const bl_report *r,
                                bl_report_detail *d, bl_err *err);
 void bl_report_detail_free(bl_report_detail *d);
 
-/* The runs of d that belong to layout `label` of kernel `kernel` and are
- * usable, their iteration times concatenated into *out (malloc'ed; the
- * caller frees it). Returns the count; *nruns gets the runs that had any. */
+/* The usable runs of d that belong to layout `label` of group g (its
+ * kernel, and its machine in a file of several), their iteration times
+ * concatenated into *out (malloc'ed; the caller frees it). Returns the
+ * count; *nruns gets the runs that had any. */
 size_t bl_report_layout_iters(const bl_report *r, const bl_report_detail *d,
-                              const char *kernel, const char *label,
+                              const bl_report_group *g, const char *label,
                               double **out, size_t *nruns);
 
 /* The part of run x that ran on machine m: its threads on m's host and

@@ -47,8 +47,10 @@ long bl_report_layouts(const bl_report *r, const bl_report_group *g,
     }
     for (size_t i = 0; i < r->nrows; i++) {
         const bl_h5_summary *s = r->rows[i].s;
+        /* a file of several machines: each group is one machine's */
         if (r->rows[i].usable && strcmp(str(s->kernel), str(g->kernel)) == 0 &&
-            strcmp(str(s->rate_unit), str(g->rate_unit)) == 0)
+            strcmp(str(s->rate_unit), str(g->rate_unit)) == 0 &&
+            (!r->several_nodes || bl_report_node(s) == g->node))
             v[n++] = s;
     }
     qsort(v, n, sizeof *v, cmp_label_rate);

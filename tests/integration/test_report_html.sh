@@ -183,6 +183,11 @@ for r in 2.74 3.64 3.43; do
     grep -q "<td class=\"n\">$r</td>" "$T/two.html" || fail "compare ratio $r"
 done
 [ "$(grep -c '<g id="topo-[01]">' "$T/two.html")" = 2 ] || fail "one template per machine"
+# each machine's charts of its own runs: VM 6 triad + 2 stencil layouts,
+# xeon x0, x1 (x1.1 and x1.2), x3 and stencil x4: 12 bars
+[ "$(grep -c '<rect class="bar' "$T/two.html")" = 12 ] || fail "bars of two machines: $(grep -c '<rect class="bar' "$T/two.html")"
+grep -q '<h2>triad, GB/s on node 1, xeon-8core (4 runs)</h2>' "$T/two.html" || fail "xeon triad heading"
+[ "$(grep -c '<tr id="run-' "$T/two.html")" = 17 ] || fail "rows of two machines"
 # x0: np 4 x 2 threads on the xeon's 8 CPUs: rank 3 thread 1 = thread 7 on
 # CPU 7, core 7, the second package's NUMA node (1)
 sed -n '/id="map-x0"/,/<\/details>/p' "$T/two.html" > "$T/mapx0"
