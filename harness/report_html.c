@@ -9,6 +9,7 @@
 
 #include "atomic_file.h"
 #include "compare.h"
+#include "matrix.h"
 #include "report_nodemap.h"
 
 static const char *str(const char *s)
@@ -320,6 +321,31 @@ static int flags_part(bl_strbuf *b, const bl_report *r)
     return 0;
 }
 
+/* The file's matrices (`bindlab matrix`: /matrices/<kind>), each as its
+ * heatmap (harness/matrix_svg.c). */
+static void matrices_part(bl_strbuf *b, const bl_report_detail *d)
+{
+    bl_strbuf_puts(b, "<h2 id=\"matrices\">Matrices</h2>\n");
+    for (size_t i = 0; i < d->nmatrices; i++) {
+        const bl_h5_matrix *m = &d->matrices[i];
+        bl_strbuf_puts(b, "<h3 id=\"matrix-");
+        bl_html_escape(b, m->kind);
+        bl_strbuf_puts(b, "\">");
+        bl_html_escape(b, m->kind);
+        bl_strbuf_puts(b, " (");
+        bl_html_escape(b, m->unit);
+        bl_strbuf_puts(b, "): ");
+        bl_html_escape(b, m->rows);
+        bl_strbuf_puts(b, " x ");
+        bl_html_escape(b, m->cols);
+        bl_strbuf_puts(b, "</h3>\n<p>");
+        bl_html_escape(b, m->method);
+        bl_strbuf_puts(b, "</p>\n<div class=\"wrap\">");
+        bl_report_html_matrix(b, m);
+        bl_strbuf_puts(b, "</div>\n");
+    }
+}
+
 /* A file of several machines (a merge of sweeps of different machines):
  * `bindlab compare`'s view of them, node 0 the reference. */
 static void compare_part(bl_strbuf *b, const char *input, size_t n)
@@ -413,6 +439,8 @@ char *bl_report_html_text(const bl_report *r, const char *input,
         table_part(&b, r);
         rc = flags_part(&b, r);
     }
+    if (rc == 0 && d && d->nmatrices)
+        matrices_part(&b, d);
     if (rc == 0 && d)
         rc = bl_report_html_runs(&b, r, d);
     bl_strbuf_printf(&b, "<script>%s</script>\n</body></html>\n", script);

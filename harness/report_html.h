@@ -64,6 +64,10 @@ int bl_report_svg_iters(bl_strbuf *b, const bl_report *r,
 int bl_report_html_runs(bl_strbuf *b, const bl_report *r,
                         const bl_report_detail *d);
 
+/* Appends matrix m's heatmap (harness/matrix_svg.c) inline, without its
+ * xmlns (HTML needs none, and the page names no URL at all). */
+void bl_report_html_matrix(bl_strbuf *b, const bl_h5_matrix *m);
+
 /* The sentence that explains flag (one per flag of docs/schema.md). */
 const char *bl_report_flag_why(const char *flag);
 

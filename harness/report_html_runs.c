@@ -7,7 +7,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "matrix.h"
 #include "report_nodemap.h"
+
+void bl_report_html_matrix(bl_strbuf *b, const bl_h5_matrix *m)
+{
+    static const char ns[] = " xmlns=\"http://www.w3.org/2000/svg\"";
+    bl_strbuf t = {0};
+    char *s, *at;
+    bl_matrix_svg(&t, m);
+    if (!(s = bl_strbuf_take(&t)))
+        return;
+    if ((at = strstr(s, ns)))
+        memmove(at, at + sizeof ns - 1, strlen(at + sizeof ns - 1) + 1);
+    bl_strbuf_puts(b, s);
+    free(s);
+}
 
 static const char *str(const char *s)
 {
@@ -91,6 +106,13 @@ static void one_run(bl_strbuf *b, const bl_report_run *x,
     }
     for (size_t j = 0; x->nplacement && j < x->nnodes; j++)
         node_map(b, x, x->nodes[j], maps, d, seen);
+    for (size_t j = 0; j < x->nmatrices; j++) {
+        bl_strbuf_puts(b, "<p>Its ");
+        bl_html_escape(b, x->matrices[j].kind);
+        bl_strbuf_puts(b, " matrix:</p>\n<div class=\"wrap\">");
+        bl_report_html_matrix(b, &x->matrices[j]);
+        bl_strbuf_puts(b, "</div>\n");
+    }
     run_flags(b, s);
     bl_strbuf_puts(b, "</details>\n");
 }

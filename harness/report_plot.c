@@ -3,6 +3,8 @@
  * a size in pixels), written atomically:
  *   KERNEL-rate.svg         the bar chart of a kernel's layouts
  *   KERNEL-iterations.svg   their iteration times
+ *   matrix-KIND.svg         the file's matrices (`bindlab matrix`), and
+ *   matrix-RUN-KIND.svg     a run's own (c2c)
  *   map-RUN.svg             one run's node map and pages per NUMA node
  *                           (map-RUN-nodeK.svg per node of a run on
  *                           several machines)
@@ -14,6 +16,7 @@
 #include <string.h>
 
 #include "atomic_file.h"
+#include "matrix.h"
 #include "report_nodemap.h"
 #include "sys_util.h"
 
@@ -122,6 +125,29 @@ static int maps(const char *dir, const bl_report_detail *d, size_t *nfiles,
     return rc;
 }
 
+static int matrices(const char *dir, const bl_report_detail *d,
+                    size_t *nfiles, bl_err *err)
+{
+    char path[4096], k[128], id[256];
+    for (size_t i = 0; i < d->nmatrices; i++) {
+        safe_name(d->matrices[i].kind, k, sizeof k);
+        snprintf(path, sizeof path, "%s/matrix-%s.svg", dir, k);
+        if (bl_matrix_svg_write(path, &d->matrices[i], err) < 0)
+            return -1;
+        (*nfiles)++;
+    }
+    for (size_t r = 0; r < d->nruns; r++)
+        for (size_t i = 0; i < d->runs[r].nmatrices; i++) {
+            safe_name(d->runs[r].s->run_id, id, sizeof id);
+            safe_name(d->runs[r].matrices[i].kind, k, sizeof k);
+            snprintf(path, sizeof path, "%s/matrix-%s-%s.svg", dir, id, k);
+            if (bl_matrix_svg_write(path, &d->runs[r].matrices[i], err) < 0)
+                return -1;
+            (*nfiles)++;
+        }
+    return 0;
+}
+
 int bl_report_write_plots(const char *dir, const char *input,
                           const bl_report *r, size_t *nfiles, bl_err *err)
 {
@@ -135,6 +161,8 @@ int bl_report_write_plots(const char *dir, const char *input,
     rc = charts(dir, r, &d, nfiles, err);
     if (rc == 0)
         rc = maps(dir, &d, nfiles, err);
+    if (rc == 0)
+        rc = matrices(dir, &d, nfiles, err);
     bl_report_detail_free(&d);
     return rc;
 }

@@ -66,6 +66,32 @@ static void run_nodes(bl_report_run *x, size_t nmachines)
     x->machine = x->nnodes ? x->nodes[0] : -1;
 }
 
+/* Every matrix under loc/matrices (kinds as bl_h5_matrix_kinds lists
+ * them); one that does not read is left out. */
+static void read_matrices(hid_t loc, bl_h5_matrix **out, size_t *n)
+{
+    char kinds[256], *save = NULL, *k;
+    bl_err e;
+    *out = NULL;
+    *n = 0;
+    bl_h5_matrix_kinds(loc, kinds, sizeof kinds);
+    if (!kinds[0] || !(*out = calloc(8, sizeof **out)))
+        return;
+    for (k = strtok_r(kinds, ",", &save); k && *n < 8;
+         k = strtok_r(NULL, ",", &save))
+        if (bl_h5_matrix_read(loc, k, &(*out)[*n], &e) == 0)
+            (*n)++;
+        else
+            bl_h5_matrix_free(&(*out)[*n]);
+}
+
+static void free_matrices(bl_h5_matrix *m, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        bl_h5_matrix_free(&m[i]);
+    free(m);
+}
+
 /* Per timed iteration the slowest rank's time from the run's timings
  * dataset [iterations][ranks]; nothing when it has none. */
 static void read_iterations(hid_t g, bl_report_run *x)
@@ -124,6 +150,7 @@ static void read_run(hid_t f, const char *name, bl_report_run *x)
     else
         x->nmemory = 0;
     read_iterations(g, x);
+    read_matrices(g, &x->matrices, &x->nmatrices);
     H5Gclose(g);
 }
 
@@ -160,6 +187,7 @@ int bl_report_detail_read_file(hid_t f, const bl_report *r,
         bl_h5_run_path(str(x->s->run_id), group, sizeof group);
         read_run(f, group, x);
     }
+    read_matrices(f, &d->matrices, &d->nmatrices);
     return 0;
 }
 
@@ -171,7 +199,9 @@ void bl_report_detail_free(bl_report_detail *d)
         bl_h5_table_free(&bl_h5_memory_def, d->runs[i].memory,
                          d->runs[i].nmemory);
         free(d->runs[i].iter_s);
+        free_matrices(d->runs[i].matrices, d->runs[i].nmatrices);
     }
+    free_matrices(d->matrices, d->nmatrices);
     for (size_t k = 0; d->topos && k < d->nmachines; k++)
         if (d->topos[k])
             hwloc_topology_destroy(d->topos[k]);

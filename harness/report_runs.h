@@ -25,6 +25,8 @@ typedef struct bl_report_run {
     /* per timed iteration the slowest rank's time, seconds (the iteration
      * ends when every rank is done) */
     double *iter_s;                size_t niter;
+    /* the run's own matrices (<run>/matrices/<kind>: a c2c run's) */
+    bl_h5_matrix *matrices;        size_t nmatrices;
 } bl_report_run;
 
 typedef struct bl_report_detail {
@@ -35,6 +37,8 @@ typedef struct bl_report_detail {
     hwloc_topology_t *topos;       /* per machine; NULL when its XML does
                                     * not load (then no map is drawn) */
     size_t nmachines;
+    /* the file's /matrices/<kind> (`bindlab matrix`), in kind order */
+    bl_h5_matrix *matrices;        size_t nmatrices;
 } bl_report_detail;
 
 /* Reads every row's run from sweep file path. A run group that is

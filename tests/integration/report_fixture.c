@@ -15,6 +15,9 @@
  *                              not emulated), every run 8 ranks x 16
  *                              threads, layout k's threads shifted by k
  *                              CPUs (bench/report_html.sh)
+ *   report_fixture FILE.h5 matrix  adds a 2 x 2 latency matrix (NUMA
+ *                              nodes; 80 ns local, 140 ns remote) as
+ *                              /matrices/latency of an existing file
  *   report_fixture DIR xeon    5 runs of the same kernels on another
  *                              machine (2 packages, 2 NUMA nodes, 2 L3,
  *                              8 cores), for bindlab compare
@@ -373,10 +376,50 @@ static int write_ties(const char *dir)
     }
 }
 
+static int add_matrix(const char *path)
+{
+    static const double v[4] = {80, 140, 140, 80};
+    bl_h5_matrix m;
+    bl_err err;
+    hid_t f;
+    int rc;
+    if (bl_h5_matrix_alloc(&m, 2, 0) < 0)
+        return -1;
+    m.kind = strdup("latency");
+    m.unit = strdup("ns");
+    m.axis = strdup("numa");
+    m.rows = strdup("CPU NUMA node");
+    m.cols = strdup("memory NUMA node");
+    m.method = strdup("written by report_fixture");
+    m.spread = strdup("min and max");
+    m.note = strdup("");
+    for (int i = 0; i < 4; i++) {
+        m.values[i] = v[i];
+        m.spread_lo[i] = v[i] - 1;
+        m.spread_hi[i] = v[i] + 1;
+        m.samples[i] = 5;
+    }
+    for (int i = 0; i < 2; i++) {
+        char label[32];
+        snprintf(label, sizeof label, "node %d", i);
+        m.order[i] = (bl_h5_matrix_index){i, i, i, i, i, 0, i, i, strdup(label)};
+    }
+    f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    rc = f < 0 ? -1 : bl_h5_matrix_write(f, &m, &err);
+    if (f >= 0)
+        H5Fclose(f);
+    if (rc < 0)
+        fprintf(stderr, "report_fixture: %s: cannot add a matrix\n", path);
+    bl_h5_matrix_free(&m);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[2], "ties") == 0)
         return write_ties(argv[1]) < 0;
+    if (argc == 3 && strcmp(argv[2], "matrix") == 0)
+        return add_matrix(argv[1]) < 0;
     if (argc == 3 && strcmp(argv[2], "xeon") == 0)
         return write_xeon(argv[1]) < 0;
     if (argc == 4 && strcmp(argv[2], "many") == 0) {

@@ -167,6 +167,22 @@ ties=$(grep -c '<rect class="bar tie"' "$T/m.html")
 grep -q '<p class="note" id="emulated">Note: rates are not meaningful for speed: these runs ran on an emulated machine (emulated: QEMU TCG (report_fixture))' "$T/m.html" ||
     fail "emulated note missing"
 
+# --- matrices (bindlab matrix's /matrices/<kind>) ----------------------------------
+# report_fixture adds a 2 x 2 latency matrix (80 ns local, 140 ns remote):
+# drawn once by matrix_svg.c, its four values written in its cells, still
+# no URL in the page (the inline heatmap loses its xmlns); --plot writes it
+cp "$T/sweep.h5" "$T/mx.h5"
+"$FIXTURE" "$T/mx.h5" matrix || fail "report_fixture matrix"
+"$BINDLAB" report "$T/mx.h5" --html "$T/mx.html" > /dev/null || fail "report --html with a matrix"
+grep -q '<h3 id="matrix-latency">latency (ns): CPU NUMA node x memory NUMA node</h3>' "$T/mx.html" || fail "matrix heading"
+[ "$(grep -c 'class="bl-matrix"' "$T/mx.html")" = 1 ] || fail "matrix heatmaps"
+[ "$(grep -Eo '<text [^>]*font-size="13">(80|140)</text>' "$T/mx.html" | sort | uniq -c | awk '{print $1}' | tr '\n' ' ')" = "2 2 " ] ||
+    fail "matrix cells: $(grep -Eo '<text [^>]*font-size="13">[0-9]+</text>' "$T/mx.html")"
+grep -Eiq 'https?:' "$T/mx.html" && fail "the page with a matrix names a URL"
+grep -q 'id="matrices"' "$T/r.html" && fail "a matrices section without matrices"
+"$BINDLAB" report "$T/mx.h5" --plot "$T/mxplots" > /dev/null || fail "--plot with a matrix"
+[ -s "$T/mxplots/matrix-latency.svg" ] || fail "no matrix-latency.svg"
+
 # --- a file of two machines: a map per machine, and the compare view ------------
 # the 12-run VM sweep and report_fixture's xeon runs merged into one file
 # (/nodes/0 the VM, /nodes/1 the xeon: 2 packages x 4 cores, one NUMA node
