@@ -176,7 +176,7 @@ cp "$T/sweep.h5" "$T/mx.h5"
 "$BINDLAB" report "$T/mx.h5" --html "$T/mx.html" > /dev/null || fail "report --html with a matrix"
 grep -q '<h3 id="matrix-latency">latency (ns): CPU NUMA node x memory NUMA node</h3>' "$T/mx.html" || fail "matrix heading"
 [ "$(grep -c 'class="bl-matrix"' "$T/mx.html")" = 1 ] || fail "matrix heatmaps"
-[ "$(grep -Eo '<text [^>]*font-size="13">(80|140)</text>' "$T/mx.html" | sort | uniq -c | awk '{print $1}' | tr '\n' ' ')" = "2 2 " ] ||
+[ "$(grep -Eo 'font-size="13">(80|140)</text>' "$T/mx.html" | sort | uniq -c | awk '{print $1}' | tr '\n' ' ')" = "2 2 " ] ||
     fail "matrix cells: $(grep -Eo '<text [^>]*font-size="13">[0-9]+</text>' "$T/mx.html")"
 grep -Eiq 'https?:' "$T/mx.html" && fail "the page with a matrix names a URL"
 grep -q 'id="matrices"' "$T/r.html" && fail "a matrices section without matrices"
