@@ -58,7 +58,10 @@ const char *bl_data_resolve(const char *sub, const char *ext,
 {
     char dir[PATH_MAX];
 
-    if (!name || !*name || access(name, F_OK) == 0 || strchr(name, '/'))
+    /* A local file wins; a local directory of that name (say a build
+     * tree's tests/workshop) is no sweep or topology and does not. */
+    if (!name || !*name || (access(name, F_OK) == 0 && !is_dir(name)) ||
+        strchr(name, '/'))
         return name;
     if (bl_data_dir(dir, sizeof dir, NULL) < 0)
         return name;

@@ -73,7 +73,8 @@ static void other_names_are_left_as_given(void **state)
     assert_string_equal(bl_data_resolve("topologies", ".xml", "", buf, sizeof buf), "");
 }
 
-/* A file of that name in the current directory wins over the shipped one,
+/* A file of that name in the current directory wins over the shipped one
+ * (a directory does not),
  * and the default sweep is the local configs/sweeps/default.yaml when
  * there is one, the shipped one otherwise. */
 static void local_files_win(void **state)
@@ -102,6 +103,14 @@ static void local_files_win(void **state)
     assert_non_null(f);
     fclose(f);
     assert_string_equal(bl_data_sweep(BL_DEFAULT_SWEEP, buf, sizeof buf), BL_DEFAULT_SWEEP);
+
+    /* A directory named like a shipped sweep does not hide it. */
+    assert_int_equal(mkdir("workshop", 0700), 0);
+    snprintf(want, sizeof want, "%s/sweeps/workshop.yaml", configs);
+    got = bl_data_sweep("workshop", buf, sizeof buf);
+    assert_non_null(realpath(got, real));
+    assert_string_equal(real, want);
+    rmdir("workshop");
 
     unlink(BL_DEFAULT_SWEEP);
     rmdir("configs/sweeps");
