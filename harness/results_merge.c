@@ -438,6 +438,33 @@ static int create_runs(hid_t file, bl_err *err)
     return 0;
 }
 
+/* Adds the runs of every file of st->names[0..n) to st, one input at a time
+ * (opened, copied, closed). An input that cannot be read is counted in
+ * *unreadable, its message kept in *first when it is the first, and passed
+ * to bad when given. Returns how many inputs were read. */
+static size_t sink_add_files(sink *st, size_t n,
+                             bl_h5_merge_unreadable_fn *bad, void *ctx,
+                             int *unreadable, bl_err *first)
+{
+    size_t readable = 0;
+    for (size_t i = 0; i < n; i++) {
+        bl_err e;
+        hid_t in = bl_h5_open_read(st->names[i], &e);
+        st->input = i;
+        if (in < 0 || sink_add(st, in, &e) < 0) {
+            if (bad)
+                bad(ctx, st->names[i], e.msg);
+            if (!(*unreadable)++)
+                snprintf(first->msg, sizeof first->msg, "%s", e.msg);
+        } else {
+            readable++;
+        }
+        if (in >= 0)
+            H5Fclose(in);
+    }
+    return readable;
+}
+
 int bl_h5_merge(const char *out, const char *command,
                 const char *const *inputs, size_t ninputs, int *duplicates,
                 int *unreadable, bl_err *err)
@@ -474,22 +501,8 @@ int bl_h5_merge_ex(const char *out, const char *command,
     st.out_name = out;
     st.conflict = conflict;
     st.ctx = ctx;
-    /* one input at a time: opened, its runs copied, closed */
-    for (size_t i = 0; rc == 0 && i < ninputs; i++) {
-        bl_err e;
-        hid_t in = bl_h5_open_read(inputs[i], &e);
-        st.input = i;
-        if (in < 0 || sink_add(&st, in, &e) < 0) {
-            if (bad)
-                bad(ctx, inputs[i], e.msg);
-            if (!(*unreadable)++)
-                snprintf(first.msg, sizeof first.msg, "%s", e.msg);
-        } else {
-            readable++;
-        }
-        if (in >= 0)
-            H5Fclose(in);
-    }
+    if (rc == 0)
+        readable = sink_add_files(&st, ninputs, bad, ctx, unreadable, &first);
     if (rc == 0 && readable == 0 && ninputs > 0)
         rc = bl_err_set(err, "no readable input; %s not written", out);
     if (rc == 0) {
@@ -731,17 +744,8 @@ int bl_h5_append(const char *path, const char *twin, const char *command,
         memset(&st, 0, sizeof st);
     st.names = records;
     st.out_name = path;
-    for (size_t i = 0; rc == 0 && i < nrecords; i++) {
-        bl_err e;
-        hid_t in = bl_h5_open_read(records[i], &e);
-        st.input = i;
-        if (in < 0 || sink_add(&st, in, &e) < 0) {
-            if (!(*unreadable)++)
-                snprintf(first.msg, sizeof first.msg, "%s", e.msg);
-        }
-        if (in >= 0)
-            H5Fclose(in);
-    }
+    if (rc == 0)
+        sink_add_files(&st, nrecords, NULL, NULL, unreadable, &first);
     *duplicates = st.duplicates;
     sink_free(&st);
     if (rc == 0 && bl_h5_attr_put_str(twin_f, STATE, "complete") < 0)
