@@ -22,7 +22,8 @@
 #include "topo.h"
 
 static const char help[] =
-    "usage: bindlab plan [--topology FILE.xml|SYNTH] -np N [--map-by M]\n"
+    "usage: bindlab plan [--topology FILE.xml|SYNTH] -np N [--nodes N]\n"
+    "                    [--map-by M]\n"
     "                    [--bind-to B] [--rank-by R] [--threads T|fill]\n"
     "                    [--omp-places P] [--omp-proc-bind B]\n"
     "                    [--format text|tsv] [--width COLUMNS]\n"
@@ -73,6 +74,10 @@ static const char help[] =
     "                        place list such as {0:4},{4:4}; default unset\n"
     "  --omp-proc-bind B     OMP_PROC_BIND: close, spread, primary (master),\n"
     "                        true, false; default unset\n"
+    "  --nodes N             spread the ranks over N nodes of this topology\n"
+    "                        (one slot per core each, as bindlab sweep in\n"
+    "                        an allocation); shown node by node (Open MPI\n"
+    "                        4 and 5 only); a sweep layout's nodes: wins\n"
     "\n"
     "A sweep file (docs/sweep-files.md) plans every layout it defines, in run\n"
     "id order; layouts that differ only in kernel, size or init are planned\n"
@@ -131,6 +136,7 @@ typedef struct options {
     int width;
     bl_layout layout;       /* the layout of the command line */
     int have_np;
+    int node_column;        /* TSV: a node column (plans of several nodes) */
 } options;
 
 #define VERB "plan"
@@ -145,6 +151,7 @@ static const struct {
     {"--bind-to", BL_F_BIND_TO}, {"--rank-by", BL_F_RANK_BY},
     {"--threads", BL_F_THREADS}, {"--omp-places", BL_F_OMP_PLACES},
     {"--omp-proc-bind", BL_F_OMP_PROC_BIND},
+    {"--nodes", BL_F_NODES},
 };
 #define NLAYOUT_OPTS (sizeof layout_opts / sizeof layout_opts[0])
 
@@ -275,13 +282,20 @@ static int choose_launcher(options *o, const bl_sweep *s)
  * (NULL: each layout plans its ranks itself). */
 static const bl_plan_ranks_cache *rank_cache;
 
+/* The nodes a layout is planned on: its own nodes:, else --nodes. */
+static int nodes_of(const options *o, const bl_layout *l)
+{
+    return l->nodes > 0 ? l->nodes : o->layout.nodes;
+}
+
 static bl_plan_request request_of(const options *o, const bl_layout *l)
 {
     bl_plan_request req = {o->topology, l->np, l->map_by, l->bind_to,
                            l->rank_by, l->threads, l->omp_places,
                            l->omp_proc_bind,
                            o->have_launcher ? o->program : NULL,
-                           o->have_launcher ? &o->li : NULL};
+                           o->have_launcher ? &o->li : NULL,
+                           nodes_of(o, l)};
     return req;
 }
 
@@ -290,9 +304,10 @@ static int plan_layout(const options *o, hwloc_topology_t topo,
 {
     bl_plan_request req = request_of(o, l);
     char preload[PATH_MAX];
-    int cached = rank_cache ? bl_plan_ranks_cache_get(rank_cache, &req, plan,
-                                                      err)
-                            : 1;
+    /* the cache holds plans of one node */
+    int cached = rank_cache && req.nodes <= 1
+                     ? bl_plan_ranks_cache_get(rank_cache, &req, plan, err)
+                     : 1;
 
     if (cached < 0)
         return BL_EXIT_FAILED;
@@ -314,6 +329,12 @@ static int plan_layout(const options *o, hwloc_topology_t topo,
             return BL_EXIT_USAGE;
     }
     return BL_EXIT_OK;
+}
+
+static int worst_of(int a, int b)
+{
+    /* Bad input (2) outranks a run-time failure (1) in the exit status. */
+    return a > b ? a : b;
 }
 
 /* Open MPI's refusal on one line: its banner lines of dashes dropped,
@@ -339,12 +360,14 @@ static void one_line(const char *in, char *out, size_t len)
     out[k] = '\0';
 }
 
-static void describe(const bl_layout *l, char *buf, size_t len)
+static void describe(const bl_layout *l, int nodes, char *buf, size_t len)
 {
-    char t[16];
+    char t[16], n[32] = "";
     bl_layout_field_text(l, BL_F_THREADS, t, sizeof t);
-    snprintf(buf, len, "np %d --map-by %s --bind-to %s%s%s, threads %s, "
-             "OMP_PLACES=%s OMP_PROC_BIND=%s", l->np, l->map_by, l->bind_to,
+    if (nodes > 1)
+        snprintf(n, sizeof n, " on %d nodes", nodes);
+    snprintf(buf, len, "np %d%s --map-by %s --bind-to %s%s%s, threads %s, "
+             "OMP_PLACES=%s OMP_PROC_BIND=%s", l->np, n, l->map_by, l->bind_to,
              l->rank_by[0] ? " --rank-by " : "", l->rank_by, t,
              l->omp_places[0] ? l->omp_places : "(unset)",
              l->omp_proc_bind[0] ? l->omp_proc_bind : "(unset)");
@@ -361,7 +384,10 @@ static void print_node(const options *o, hwloc_topology_t topo)
            c.numa_nodes == 1 ? "" : "s", c.l3_domains, c.cores, c.pus);
 }
 
-static int print_warnings(hwloc_topology_t topo, const bl_plan *p, int tsv)
+/* node > 0: the warnings of that node of a plan of several nodes (TSV:
+ * said on each line on standard error). */
+static int print_warnings(hwloc_topology_t topo, const bl_plan *p, int tsv,
+                          int node)
 {
     bl_plan_warning *w;
     size_t n;
@@ -374,7 +400,8 @@ static int print_warnings(hwloc_topology_t topo, const bl_plan *p, int tsv)
         printf(n ? "warnings:\n" : "warnings: none\n");
     for (size_t i = 0; i < n; i++) {
         if (tsv)
-            fprintf(stderr, "bindlab plan: warning: %s\n", w[i].text);
+            fprintf(stderr, "bindlab plan: warning: %s%.0d%s%s\n",
+                    node ? "node " : "", node, node ? ": " : "", w[i].text);
         else
             printf("  - %s\n", w[i].text);
     }
@@ -382,9 +409,10 @@ static int print_warnings(hwloc_topology_t topo, const bl_plan *p, int tsv)
     return 0;
 }
 
-/* The TSV of one plan, each line after the header prefixed by run_id. */
+/* The TSV of one plan, each line after the header prefixed by run_id,
+ * and by the node (1-based) when there is a node column. */
 static int print_tsv(hwloc_topology_t topo, const bl_plan *p,
-                     const char *run_id, int header)
+                     const char *run_id, int node, int header)
 {
     char *buf = NULL, *line, *save = NULL;
     size_t len = 0;
@@ -404,20 +432,116 @@ static int print_tsv(hwloc_topology_t topo, const bl_plan *p,
             continue;
         if (run_id)
             printf("%s\t", first ? "run_id" : run_id);
+        if (node > 0 && first)
+            printf("node\t");
+        else if (node > 0)
+            printf("%d\t", node);
         printf("%s\n", line);
     }
     free(buf);
     return 0;
 }
 
-/* FILE.png -> FILE-r0003.png for a sweep's layouts. */
-static int picture_name(const char *pic, const char *run_id, char *buf,
-                        size_t len)
+/* FILE.png -> FILE-r0003.png for a sweep's layouts, FILE-node2.png (or
+ * FILE-r0003-node2.png) for node 2 of a plan of several nodes. */
+static int picture_name(const char *pic, const char *run_id, int node,
+                        char *buf, size_t len)
 {
     const char *dot = strrchr(pic, '.');
-    if (!run_id)
+    char n[24] = "";
+    if (node > 0)
+        snprintf(n, sizeof n, "-node%d", node);
+    if (!run_id && !node)
         return bl_textf(buf, len, "%s", pic);
-    return bl_textf(buf, len, "%.*s-%s%s", (int)(dot - pic), pic, run_id, dot);
+    return bl_textf(buf, len, "%.*s%s%s%s%s", (int)(dot - pic), pic,
+                    run_id ? "-" : "", run_id ? run_id : "", n, dot);
+}
+
+/* Rank numbers of node k of plan p, as "0,2" (a list, cut to fit). */
+static void ranks_on(const bl_plan *p, int k, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int r = 0; r < p->nranks && used + 16 < len; r++)
+        if (p->rank_node[r] == k)
+            used += (size_t)snprintf(buf + used, len - used, "%s%d",
+                                     used ? "," : "", r);
+}
+
+/* The table, map, warnings and picture of one node's part of a plan
+ * (node 0: the plan of one node). Returns an exit status class. */
+static int show_part(const options *o, hwloc_topology_t topo,
+                     const bl_plan *plan, const char *run_id,
+                     const char *what, int node, int first)
+{
+    char line[2048], pic[PATH_MAX];
+    bl_err err;
+    int rc = BL_EXIT_OK;
+
+    if (o->tsv) {
+        if (print_tsv(topo, plan, run_id, o->node_column ? (node ? node : 1)
+                                                         : 0, first) < 0)
+            rc = BL_EXIT_FAILED;
+    } else {
+        if (bl_plan_write_table(stdout, topo, plan) < 0)
+            rc = BL_EXIT_FAILED;
+        printf("\n");
+        if (bl_plan_write_map(stdout, topo, plan, o->width) < 0)
+            rc = BL_EXIT_FAILED;
+        printf("\n");
+    }
+    if (print_warnings(topo, plan, o->tsv, node) < 0)
+        rc = BL_EXIT_FAILED;
+    if (rc == BL_EXIT_OK && o->picture) {
+        char n[24] = "";
+        if (node > 0)
+            snprintf(n, sizeof n, " | node %d", node);
+        snprintf(line, sizeof line, "%s%s%s%s | ranks: %s, threads: %s",
+                 run_id ? run_id : "", run_id ? ": " : "", what, n,
+                 plan->launcher, plan->runtime);
+        int drawn = picture_name(o->picture, run_id, node, pic,
+                                 sizeof pic) < 0
+                        ? bl_err_set(&err, "--picture '%.200s': path too "
+                                     "long", o->picture)
+                        : bl_plan_picture(topo, plan, pic, line, &err);
+        if (drawn < 0) {
+            fprintf(stderr, "bindlab plan: %s\n", err.msg);
+            /* A device or directory at the path is bad input. */
+            rc = drawn == BL_PLAN_PICTURE_REFUSED ? BL_EXIT_USAGE
+                                                  : BL_EXIT_FAILED;
+        } else if (!o->tsv)
+            printf("picture: %s\n", pic);
+    }
+    return rc;
+}
+
+/* Node by node: each node's ranks, then its part of the plan. */
+static int show_nodes(const options *o, hwloc_topology_t topo,
+                      const bl_plan *plan, const char *run_id,
+                      const char *what, int first)
+{
+    int rc = BL_EXIT_OK;
+    for (int k = 0; k < plan->nnodes; k++) {
+        bl_plan part;
+        char ranks[1024];
+        if (bl_plan_node_part(plan, k, &part) < 0) {
+            fprintf(stderr, "bindlab plan: out of memory\n");
+            return BL_EXIT_FAILED;
+        }
+        ranks_on(plan, k, ranks, sizeof ranks);
+        if (!o->tsv)
+            printf("%s-- node %d of %d: rank%s %s\n\n", k ? "\n" : "",
+                   k + 1, plan->nnodes,
+                   strchr(ranks, ',') ? "s" : "", ranks[0] ? ranks : "none");
+        else if (!ranks[0])
+            fprintf(stderr, "bindlab plan: %s%snode %d: no rank\n",
+                    run_id ? run_id : "", run_id ? ": " : "", k + 1);
+        if (ranks[0] || !o->tsv)
+            rc = worst_of(rc, show_part(o, topo, &part, run_id, what, k + 1,
+                                        first && k == 0));
+        bl_plan_free(&part);
+    }
+    return rc;
 }
 
 /* Plans and prints one layout; returns its exit status class. */
@@ -426,10 +550,10 @@ static int show_layout(const options *o, hwloc_topology_t topo,
 {
     bl_plan plan;
     bl_err err;
-    char what[512], line[2048], pic[PATH_MAX];
+    char what[512], line[2048];
     int rc = plan_layout(o, topo, l, &plan, &err);
 
-    describe(l, what, sizeof what);
+    describe(l, nodes_of(o, l), what, sizeof what);
     if (!o->tsv) {
         printf("\n");
         if (run_id)
@@ -454,42 +578,18 @@ static int show_layout(const options *o, hwloc_topology_t topo,
             fprintf(stderr, "bindlab plan: %s%sranks: %s, %s\n",
                     run_id ? run_id : "", run_id ? ": " : "", plan.launcher,
                     plan.how);
-        if (print_tsv(topo, &plan, run_id, first) < 0)
-            rc = BL_EXIT_FAILED;
-    } else {
-        if (plan.modelled)
-            printf("ranks: %s, %s\nthreads: the %s OpenMP places model\n\n",
-                   plan.launcher, plan.how,
-                   plan.runtime[0] ? plan.runtime : "libgomp");
-        else
-            printf("ranks: %s's mapper; threads: the %s OpenMP places "
-                   "model\n\n", plan.launcher[0] ? plan.launcher : "Open MPI",
-                   plan.runtime[0] ? plan.runtime : "libgomp");
-        if (bl_plan_write_table(stdout, topo, &plan) < 0)
-            rc = BL_EXIT_FAILED;
-        printf("\n");
-        if (bl_plan_write_map(stdout, topo, &plan, o->width) < 0)
-            rc = BL_EXIT_FAILED;
-        printf("\n");
-    }
-    if (print_warnings(topo, &plan, o->tsv) < 0)
-        rc = BL_EXIT_FAILED;
-    if (rc == BL_EXIT_OK && o->picture) {
-        snprintf(line, sizeof line, "%s%s%s | ranks: %s, threads: %s",
-                 run_id ? run_id : "", run_id ? ": " : "", what,
-                 plan.launcher, plan.runtime);
-        int drawn = picture_name(o->picture, run_id, pic, sizeof pic) < 0
-                        ? bl_err_set(&err, "--picture '%.200s': path too "
-                                     "long", o->picture)
-                        : bl_plan_picture(topo, &plan, pic, line, &err);
-        if (drawn < 0) {
-            fprintf(stderr, "bindlab plan: %s\n", err.msg);
-            /* A device or directory at the path is bad input. */
-            rc = drawn == BL_PLAN_PICTURE_REFUSED ? BL_EXIT_USAGE
-                                                  : BL_EXIT_FAILED;
-        } else if (!o->tsv)
-            printf("picture: %s\n", pic);
-    }
+    } else if (plan.modelled)
+        printf("ranks: %s, %s\nthreads: the %s OpenMP places model\n\n",
+               plan.launcher, plan.how,
+               plan.runtime[0] ? plan.runtime : "libgomp");
+    else
+        printf("ranks: %s's mapper%s; threads: the %s OpenMP places "
+               "model\n\n", plan.launcher[0] ? plan.launcher : "Open MPI",
+               plan.nnodes > 1 ? " (every node of this topology)" : "",
+               plan.runtime[0] ? plan.runtime : "libgomp");
+    rc = plan.nnodes > 1 && plan.rank_node
+             ? show_nodes(o, topo, &plan, run_id, what, first)
+             : show_part(o, topo, &plan, run_id, what, 0, first);
     bl_plan_free(&plan);
     return rc;
 }
@@ -499,15 +599,11 @@ static int show_layout(const options *o, hwloc_topology_t topo,
 /* The fields that decide a placement, as one key. */
 static void placement_key(const bl_layout *l, char *buf, size_t len)
 {
-    snprintf(buf, len, "%d|%s|%s|%s|%s|%s|%d", l->np, l->map_by, l->bind_to,
-             l->rank_by, l->omp_places, l->omp_proc_bind, l->threads);
+    snprintf(buf, len, "%d|%s|%s|%s|%s|%s|%d|%d", l->np, l->map_by,
+             l->bind_to, l->rank_by, l->omp_places, l->omp_proc_bind,
+             l->threads, l->nodes);
 }
 
-static int worst(int a, int b)
-{
-    /* Bad input (2) outranks a run-time failure (1) in the exit status. */
-    return a > b ? a : b;
-}
 
 /* Each distinct rank layout of the sweep planned once, several at a time
  * (up to the cores this process may use): the layouts then differ only in
@@ -519,11 +615,14 @@ static void prefetch_ranks(const options *o, hwloc_topology_t topo,
     bl_plan_request *reqs = calloc((size_t)s->nlayouts + 1, sizeof *reqs);
     char preload[PATH_MAX];
     bl_err err;
+    size_t n = 0;
     memset(cache, 0, sizeof *cache);
     if (reqs && bl_plan_ranks_preload_path(preload, sizeof preload, &err) == 0) {
+        /* the cache holds plans of one node; several nodes plan alone */
         for (int i = 0; i < s->nlayouts; i++)
-            reqs[i] = request_of(o, &s->layouts[i]);
-        if (bl_plan_ranks_cache_fill(cache, reqs, (size_t)s->nlayouts, topo,
+            if ((reqs[n] = request_of(o, &s->layouts[i])).nodes <= 1)
+                n++;
+        if (bl_plan_ranks_cache_fill(cache, reqs, n, topo,
                                      preload, bl_plan_jobs(), &err) == 0)
             rank_cache = cache;
         else
@@ -554,6 +653,8 @@ static int plan_sweep(options *o, hwloc_topology_t topo)
         fprintf(stderr, "bindlab plan: out of memory\n");
         return BL_EXIT_FAILED;
     }
+    for (int i = 0; i < s.nlayouts; i++)
+        o->node_column |= nodes_of(o, &s.layouts[i]) > 1;
     prefetch_ranks(o, topo, &s, &cache);
     for (int i = 0; i < s.nlayouts; i++) {
         const bl_layout *l = &s.layouts[i];
@@ -568,7 +669,7 @@ static int plan_sweep(options *o, hwloc_topology_t topo)
                        s.layouts[same].run_id);
             continue;
         }
-        rc = worst(rc, show_layout(o, topo, l, l->run_id, shown == 0));
+        rc = worst_of(rc, show_layout(o, topo, l, l->run_id, shown == 0));
         shown++;
     }
     rank_cache = NULL;
@@ -591,6 +692,7 @@ int bl_cli_plan(int argc, char **argv)
         fprintf(stderr, "bindlab plan: %s\n", err.msg);
         return BL_EXIT_USAGE;
     }
+    o.node_column = o.layout.nodes > 1;
     if (!o.tsv)
         print_node(&o, topo);
     if (o.sweep)

@@ -30,6 +30,8 @@ typedef struct bl_plan_request {
     const bl_launcher_info *launcher_info; /* its --version answer
                                             * (bl_launcher_choose); NULL:
                                             * asked in plan_ranks.c */
+    int nodes;                  /* nodes of this topology the ranks spread
+                                 * over; 0 or 1 = one node */
 } bl_plan_request;
 
 typedef struct bl_plan_thread {
@@ -53,7 +55,20 @@ typedef struct bl_plan {
     char runtime[64];           /* the OpenMP runtime modelled: "libgomp" */
     char refusal[2048];         /* Open MPI's message when it refused the
                                  * layout ("" otherwise); then no ranks */
+    int nnodes;                 /* nodes planned (1 without --nodes) */
+    int *rank_node;             /* [nranks]: the node (0-based) each rank
+                                 * lands on; NULL on one node */
 } bl_plan;
+
+/* The part of p on node k (0-based): the same rank numbers and nranks,
+ * the threads of node k's ranks only, and every other rank's PUs empty
+ * (such a rank is elsewhere: the writers and warnings skip it). A plan of
+ * one node is copied whole. -1 when out of memory. */
+int bl_plan_node_part(const bl_plan *p, int k, bl_plan *out);
+
+/* 1 when rank r of p runs on the node p describes (its PUs are not
+ * empty: see bl_plan_node_part). */
+int bl_plan_rank_here(const bl_plan *p, int r);
 
 void bl_plan_free(bl_plan *p);
 

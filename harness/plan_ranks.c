@@ -180,6 +180,7 @@ typedef struct command {
     int argc, envc;
     char xml[PATH_MAX];      /* our temporary export, "" when none */
     char np[16], host[48];
+    char hosts[2048];        /* --host of a plan of several nodes */
     int failed;
 } command;
 
@@ -245,17 +246,19 @@ static int xml_for(const bl_plan_request *req, hwloc_topology_t topo,
  * --do-not-launch --display map (5.x: PRRTE's job map), or, launched, run
  * /bin/true ranks with --report-bindings. */
 static void ompi_args(const bl_layout *l, const bl_launcher_info *li,
-                      int launched, command *c)
+                      int launched, int nodes, command *c)
 {
     /* One slot per rank: Open MPI then refuses a layout for its mapping
-     * or binding on that node, never because this machine has few cores. */
+     * or binding on that node, never because this machine has few cores.
+     * Several nodes: the made-up hosts of bl_plan_ranks_hosts, one slot
+     * per core as bindlab sweep gives each node of an allocation. */
     snprintf(c->host, sizeof c->host, "localhost:%d", l->np);
     if (bl_launcher_is_root())
         arg(c, "--allow-run-as-root");
     arg(c, "-np");
     arg(c, c->np);
     arg(c, "--host");
-    arg(c, c->host);
+    arg(c, nodes > 1 ? c->hosts : c->host);
     arg(c, "--map-by");
     arg(c, l->map_by_launcher);
     arg(c, "--bind-to");
@@ -276,6 +279,12 @@ static void ompi_args(const bl_layout *l, const bl_launcher_info *li,
     /* The caller's MCA defaults belong to this machine, not the node
      * planned for. */
     envf(c, "OMPI_MCA_rmaps_base_oversubscribe", "0");
+    /* Open MPI 4 binds a rank mapped and bound to the same level (core
+     * and core) on mpirun's own node only, leaving the other nodes to
+     * their daemons, which --do-not-launch never starts; without the
+     * virtual machine mpirun binds every node's ranks itself. */
+    if (nodes > 1 && li->major < 5)
+        envf(c, "OMPI_MCA_orte_no_vm", "1");
 }
 
 /* Hydra has no dry mode: it starts /bin/true as each rank, and with
@@ -308,10 +317,14 @@ static int command_build(const bl_plan_request *req, hwloc_topology_t topo,
     memset(c, 0, sizeof *c);
     snprintf(c->np, sizeof c->np, "%d", l->np);
     arg(c, program);
+    if (req->nodes > 1 &&
+        bl_plan_ranks_hosts(topo, req->nodes, c->hosts, sizeof c->hosts) < 0)
+        return bl_err_set(err, "nodes %d: too many for one --host list",
+                          req->nodes);
     if (li->kind == BL_LAUNCHER_MPICH)
         hydra_args(l, c);
     else
-        ompi_args(l, li, launched, c);
+        ompi_args(l, li, launched, req->nodes, c);
     arg(c, "/bin/true");
     if (req->topology && *req->topology) {
         const char *xml = NULL;
@@ -342,8 +355,10 @@ static void plan_reset(bl_plan *out)
         hwloc_bitmap_free(out->rank_pus[r]);
     free(out->rank_pus);
     free(out->rank_bound);
+    free(out->rank_node);
     out->rank_pus = NULL;
     out->rank_bound = NULL;
+    out->rank_node = NULL;
     out->nranks = 0;
     out->refusal[0] = '\0';
 }
@@ -469,6 +484,14 @@ static int run(const bl_plan_request *req, hwloc_topology_t topo,
         return -1;
     }
     rc = -1;
+    out->nnodes = req->nodes > 1 ? req->nodes : 1;
+    if (req->nodes > 1 && li.kind != BL_LAUNCHER_OPENMPI) {
+        snprintf(out->refusal, sizeof out->refusal, "nodes %d: bindlab "
+                 "plans several nodes with Open MPI's mapper only (4 and 5: "
+                 "--host with made-up hosts, nothing launched); plan one "
+                 "node's share of the ranks with -np", req->nodes);
+        return 0;
+    }
     if (li.kind == BL_LAUNCHER_INTELMPI)
         return bl_plan_ranks_impi_model(&l, topo, &li, out, err);
     if (li.kind == BL_LAUNCHER_MPICH)
@@ -528,7 +551,14 @@ static int run(const bl_plan_request *req, hwloc_topology_t topo,
         rc = 0;
         goto free_res;
     }
-    if ((rc = parse(report, topo, l.np, out, err)) < 0)
+    if ((rc = parse(report, topo, l.np, out, err)) == 0 && req->nodes > 1) {
+        if (!(out->rank_node = calloc((size_t)l.np, sizeof *out->rank_node)))
+            rc = bl_err_set(err, "out of memory");
+        else
+            rc = bl_plan_ranks_nodes_read(text ? text : report, req->nodes,
+                                          l.np, out->rank_node, err);
+    }
+    if (rc < 0)
         plan_reset(out);
 free_res:
     bl_launch_result_free(&res);

@@ -89,4 +89,22 @@ void bl_plan_ranks_trim_refusal(const char *text, char *buf, size_t len);
  * the number of ranks found in *nranks. */
 char *bl_plan_ranks_map_to_report(const char *text, int *nranks);
 
+/* --- several nodes (plan_ranks_nodes.c) ------------------------------ */
+
+/* The made-up host names of a plan of several nodes: plan-node1, ... */
+#define BL_PLAN_HOST "plan-node"
+
+/* "plan-node1:C,plan-node2:C,...": nodes hosts of C slots, C the cores of
+ * topo (its PUs when it has no cores), as bindlab sweep gives each node of
+ * an allocation. -1 when it does not fit in len. */
+int bl_plan_ranks_hosts(hwloc_topology_t topo, int nodes, char *buf,
+                        size_t len);
+
+/* The node (0-based) of each of np ranks, from Open MPI 4's (--do-not-
+ * launch) or Open MPI 5's (--display map) job map of those hosts: each
+ * "Data for node: plan-nodeK" line starts node K's ranks. -1 with err
+ * when a rank is on none of them. */
+int bl_plan_ranks_nodes_read(const char *text, int nodes, int np,
+                             int *rank_node, bl_err *err);
+
 #endif

@@ -183,7 +183,7 @@ static void unbound(ctx *x)
     char who[120];
     hwloc_bitmap_zero(x->a);
     for (int r = 0; r < x->p->nranks; r++)
-        if (!is_bound(x->p, r))
+        if (!is_bound(x->p, r) && bl_plan_rank_here(x->p, r))
             hwloc_bitmap_set(x->a, (unsigned)r);
     if (hwloc_bitmap_iszero(x->a))
         return;
@@ -231,6 +231,7 @@ static void uneven(ctx *x, hwloc_obj_type_t type, bl_plan_warning_kind kind,
                    const char *name)
 {
     int n = hwloc_get_nbobjs_by_type(x->topo, type), lo, hi, counted = 0;
+    int here = 0;
     int *count;
     char counts[200];
     size_t len = 0;
@@ -238,6 +239,8 @@ static void uneven(ctx *x, hwloc_obj_type_t type, bl_plan_warning_kind kind,
     if (n < 2 || x->p->nranks < 2 || !(count = calloc((size_t)n, sizeof *count)))
         return;
     for (int r = 0; r < x->p->nranks; r++) {
+        /* a rank on another node (plan of several nodes) is not here */
+        here += bl_plan_rank_here(x->p, r);
         if (!is_bound(x->p, r))
             continue;
         bl_topo_objs_touched(x->topo, x->p->rank_pus[r], type, x->b);
@@ -259,7 +262,7 @@ static void uneven(ctx *x, hwloc_obj_type_t type, bl_plan_warning_kind kind,
         add(x, kind,
             "ranks are spread unevenly over the %d %ss (ranks per %s 0-%d: "
             "%s)%s", n, name, name, n - 1, counts,
-            counted < x->p->nranks ? " (ranks spanning several, or unbound, "
+            counted < here ? " (ranks spanning several, or unbound, "
                                      "not counted)" : "");
     free(count);
 }

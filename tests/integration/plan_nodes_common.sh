@@ -1,0 +1,100 @@
+# Shared by test_plan_nodes*.sh: `bindlab plan --nodes N` on shipped EPYC
+# and Xeon topologies, each rank's node and PUs against an answer worked out
+# by hand from the layout (which node, which logical cores of it), turned
+# into PU OS indexes by hwloc-calc, not by bindlab. Sourced after PATH puts
+# the Open MPI under test first; the plans come from its mapper (--host with
+# made-up hosts, nothing launched). Sets `checked`.
+SRC=$BINDLAB_SOURCE_DIR
+TOPOS=$SRC/configs/topologies
+
+# "0-2,5" -> "0 1 2 5" sorted, one space apart
+expand() {
+    tr ',' '\n' <<<"$1" | awk -F- 'NF == 2 { for (i = $1; i <= $2; i++) print i; next } { print }' |
+        sort -n | paste -sd' '
+}
+
+# expected XML FILE: FILE holds lines "node rank first-last" (logical cores of
+# the node); prints "node rank PUs" with hwloc-calc's PU OS indexes
+expected() {
+    local xml=$1 node rank cores
+    while read -r node rank cores; do
+        echo "$node $rank $(expand "$(hwloc-calc --if xml --input "$xml" --physical-output \
+            --intersect pu "core:$cores")")"
+    done <"$2"
+}
+
+# check NAME XML EXPECTED -- plan args: the plan's thread-0 rows against it
+check() {
+    local name=$1 xml=$2 want=$3
+    shift 4
+    "$BINDLAB" plan --topology "$xml" "$@" --format tsv </dev/null \
+        >"$WORK/plan.tsv" 2>"$WORK/plan.err" ||
+        { cat "$WORK/plan.err"; fail "$name: plan failed"; }
+    head -1 "$WORK/plan.tsv" | grep -q '^node	rank	thread	pus' ||
+        { cat "$WORK/plan.tsv"; fail "$name: no node column first"; }
+    awk -F'\t' 'NR > 1 && $3 == 0 { print $1, $2, $4 }' "$WORK/plan.tsv" |
+        while read -r node rank pus; do echo "$node $rank $(expand "$pus")"; done \
+        >"$WORK/got"
+    expected "$xml" "$want" >"$WORK/want"
+    if ! diff "$WORK/want" "$WORK/got" >"$WORK/diff"; then
+        cat "$WORK/diff"
+        fail "$name: ranks not where worked out by hand (< expected, > plan)"
+    fi
+    echo "ok: $name ($(wc -l <"$WORK/got") ranks)"
+    checked=$((checked + 1))
+}
+
+checked=0
+epyc=$TOPOS/AMD-19h-Zen3-2xEpyc-7763.xml    # 2 x 64 cores, 1 PU each
+sky=$TOPOS/Intel-Skylake-2xXeon6140.xml      # 2 x 18 cores, 2 PUs each
+
+# round robin over nodes: 0 and 2 on node 1, 1 and 3 on node 2, each
+# node's ranks on its cores in order
+printf '1 0 0\n1 2 1\n2 1 0\n2 3 1\n' >"$WORK/w1"
+check "np 4 on 2 nodes, map_by node" "$epyc" "$WORK/w1" -- \
+    -np 4 --nodes 2 --map-by node --bind-to core
+
+# ppr:3:node:PE=2: ranks 0-2 on node 1, 3-5 on node 2, two cores each
+printf '1 0 0-1\n1 1 2-3\n1 2 4-5\n2 3 0-1\n2 4 2-3\n2 5 4-5\n' >"$WORK/w2"
+check "np 6 on 2 nodes, ppr:3:node:PE=2" "$sky" "$WORK/w2" -- \
+    -np 6 --nodes 2 --map-by ppr:3:node:PE=2 --bind-to core
+
+# ppr:1:package: one rank on the first core of each package (cores 0 and
+# 18), node 1 before node 2
+printf '1 0 0\n1 1 18\n2 2 0\n2 3 18\n' >"$WORK/w3"
+check "np 4 on 2 nodes, ppr:1:package" "$sky" "$WORK/w3" -- \
+    -np 4 --nodes 2 --map-by ppr:1:package --bind-to core
+
+# block by core, one slot per core: node 1 full (128 ranks), then node 2
+{ for r in $(seq 0 127); do echo "1 $r $r"; done; echo "2 128 0"; echo "2 129 1"; } >"$WORK/w4"
+check "np 130 on 2 nodes, map_by core" "$epyc" "$WORK/w4" -- \
+    -np 130 --nodes 2 --map-by core --bind-to core
+
+# the text output names each node's ranks before its table
+"$BINDLAB" plan --topology "$epyc" -np 4 --nodes 2 --map-by node >"$WORK/text" 2>&1 ||
+    { cat "$WORK/text"; fail "text plan failed"; }
+expect_line "$WORK/text" "-- node 1 of 2: ranks 0,2"
+expect_line "$WORK/text" "-- node 2 of 2: ranks 1,3"
+
+# a sweep file's nodes: key (the layouts of docs/multi-node.md)
+cat >"$WORK/nodes.yaml" <<'YAML'
+name: nodes
+kernels: [triad]
+layouts:
+  - {name: one-per-node, np: 2, nodes: 2, map_by: "ppr:1:node"}
+  - {name: two-per-node, np: 4, nodes: 2, map_by: "ppr:2:node"}
+  - {name: round-robin,  np: 4, nodes: 2, map_by: node}
+YAML
+"$BINDLAB" plan "$WORK/nodes.yaml" --topology "$sky" --format tsv </dev/null \
+    >"$WORK/sweep.tsv" 2>"$WORK/sweep.err" || { cat "$WORK/sweep.err"; fail "sweep plan failed"; }
+awk -F'\t' 'NR > 1 { print $1, $2, $3 }' "$WORK/sweep.tsv" >"$WORK/sweep.got"
+# by hand: one-per-node rank r on node r+1; two-per-node ranks 0,1 on node
+# 1, 2,3 on node 2; round-robin even ranks on node 1, odd on node 2
+ids=($(awk -F'\t' 'NR > 1 { print $1 }' "$WORK/sweep.tsv" | uniq))
+[ "${#ids[@]}" = 3 ] || { cat "$WORK/sweep.tsv"; fail "3 layouts expected in the sweep plan"; }
+printf '%s\n' "${ids[0]} 1 0" "${ids[0]} 2 1" \
+    "${ids[1]} 1 0" "${ids[1]} 1 1" "${ids[1]} 2 2" "${ids[1]} 2 3" \
+    "${ids[2]} 1 0" "${ids[2]} 1 2" "${ids[2]} 2 1" "${ids[2]} 2 3" >"$WORK/sweep.want"
+diff "$WORK/sweep.want" "$WORK/sweep.got" || fail "sweep: ranks on the wrong nodes"
+echo "ok: sweep file with nodes: 2"
+checked=$((checked + 1))
