@@ -106,6 +106,9 @@ typedef struct bl_layout {
     char map_by_launcher[64];
     char bind_to_launcher[32];
     char rank_by_launcher[32];
+    int ppn_launcher;           /* Hydra/Intel MPI -ppn for a layout with
+                                   nodes (bl_layout_translate_for); 0:
+                                   none */
     int src_line, src_col;      /* where the sweep file defines it */
 } bl_layout;
 
@@ -202,7 +205,8 @@ typedef struct bl_layout_argv_opts {
     int pus_per_rank;       /* srun -c (from bl_layout_validate) */
     const char *hosts;      /* mpirun --host for a layout with nodes:
                                "bl1:2,bl2:2" (the allocation's first
-                               nodes, slots = cores); NULL: none */
+                               nodes, slots = cores); Hydra and Intel
+                               MPI's -hosts: "bl1,bl2"; NULL: none */
 } bl_layout_argv_opts;
 
 /* mpirun -np N --map-by M --bind-to B [--rank-by R] --report-bindings

@@ -62,19 +62,48 @@ static int common_check(const bl_layout *l, const bl_launcher_info *li,
                           "(round robin over them) or ppr:N:node",
                           l->map_by, who(li), bl_res_name(m->res),
                           bl_res_name(m->res));
-    if (!m->ppr && m->res == BL_RES_NODE)
+    if (!m->ppr && m->res == BL_RES_NODE && l->nodes < 1)
         return bl_err_set(err, "map_by node: %s maps inside a node by an "
-                          "object; use map_by core (or ppr:N:node)",
-                          who(li));
+                          "object; use map_by core (or ppr:N:node), or "
+                          "give nodes", who(li));
+    /* Across nodes Open MPI gives a node as many ranks as it has slots
+     * (cores); with PE=n it refuses map_by core:PE=n there and would
+     * count cores per rank otherwise, which -ppn cannot say. */
+    if (l->nodes > 0 && m->pe && !(m->ppr && m->res == BL_RES_NODE))
+        return bl_err_set(err, "map_by '%s' with nodes %d: %s spreads "
+                          "ranks over nodes with -ppn, which counts ranks, "
+                          "not cores; give ppr:N:node:PE=%d", l->map_by,
+                          l->nodes, who(li), m->pe);
     return 0;
+}
+
+/* -ppn for a layout with nodes, as Open MPI spreads it over hosts of C
+ * slots (C = cores per node): ppr:K:node puts K on each node, map_by node
+ * one at a time round robin (Hydra's -ppn 1 starts over at the first host
+ * when every host has one), anything else fills a node's C slots before
+ * the next (-ppn C). */
+static int ppn_of(const bl_layout *l, hwloc_topology_t topo)
+{
+    int cores = topo ? hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE) : 0;
+    if (l->nodes < 1)
+        return 0;
+    if (l->map.ppr && l->map.res == BL_RES_NODE)
+        return l->map.ppr;
+    if (l->map.res == BL_RES_NODE)
+        return 1;
+    return cores > 0 ? cores
+                     : (topo ? hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU)
+                             : 0);
 }
 
 static int mpich_translate(bl_layout *l, const bl_launcher_info *li,
                            bl_err *err)
 {
     const bl_mapby *m = &l->map;
-    /* ppr:N:node fills the node's cores in order, as -ppn N does */
-    bl_res map = m->ppr || m->res == BL_RES_SLOT ? BL_RES_CORE : m->res;
+    /* ppr:N:node fills the node's cores in order, as -ppn N does; so does
+     * map_by node inside each node */
+    bl_res map = m->ppr || m->res == BL_RES_SLOT || m->res == BL_RES_NODE
+                     ? BL_RES_CORE : m->res;
     const char *mo = hydra_obj(map);
 
     if (common_check(l, li, err) < 0)
@@ -134,7 +163,7 @@ static int impi_translate(bl_layout *l, const bl_launcher_info *li,
     const bl_mapby *m = &l->map;
     bl_res map = m->ppr ? BL_RES_CORE : m->res;
 
-    if (map == BL_RES_SLOT)
+    if (map == BL_RES_SLOT || map == BL_RES_NODE)
         map = BL_RES_CORE;
     if (common_check(l, li, err) < 0)
         return -1;
@@ -188,10 +217,18 @@ int bl_layout_translate_for(bl_layout *l, const bl_launcher_info *li,
                             hwloc_topology_t topo, bl_err *err)
 {
     l->rank_by_launcher[0] = '\0';
-    if (li->kind == BL_LAUNCHER_MPICH)
-        return mpich_translate(l, li, err);
-    if (li->kind == BL_LAUNCHER_INTELMPI)
-        return impi_translate(l, li, topo, err);
+    l->ppn_launcher = 0;
+    if (li->kind == BL_LAUNCHER_MPICH || li->kind == BL_LAUNCHER_INTELMPI) {
+        int rc = li->kind == BL_LAUNCHER_MPICH
+                     ? mpich_translate(l, li, err)
+                     : impi_translate(l, li, topo, err);
+        if (rc == 0)
+            l->ppn_launcher = ppn_of(l, topo);
+        if (rc == 0 && l->nodes > 0 && l->ppn_launcher < 1)
+            return bl_err_set(err, "nodes %d: no topology to count the "
+                              "cores per node for -ppn", l->nodes);
+        return rc;
+    }
     return bl_layout_translate(l, li->major, li->minor, err);
 }
 
@@ -228,11 +265,16 @@ char **bl_layout_hydra_argv(const bl_layout *l, const bl_kernel_spec *k,
         bl_argv_add(&b, "HYDRA_TOPO_DEBUG=1");
     }
     bl_argv_add(&b, o->launcher ? o->launcher : "mpiexec");
+    if (o->hosts) {
+        bl_argv_add(&b, "-hosts");
+        bl_argv_add(&b, o->hosts);
+    }
     bl_argv_add(&b, "-np");
     bl_argv_addf(&b, "%d", l->np);
-    if (l->map.ppr) {
+    if (l->ppn_launcher > 0 || l->map.ppr) {
         bl_argv_add(&b, "-ppn");
-        bl_argv_addf(&b, "%d", l->map.ppr);
+        bl_argv_addf(&b, "%d", l->ppn_launcher > 0 ? l->ppn_launcher
+                                                   : l->map.ppr);
     }
     if (!intel) {
         bl_argv_add(&b, "-bind-to");

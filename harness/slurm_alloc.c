@@ -100,8 +100,10 @@ int bl_slurm_alloc_host_list(const bl_slurm_alloc *a, int nodes, int slots,
     if (len > 0)
         buf[0] = '\0';
     for (int i = 0; i < nodes; i++) {
-        int w = snprintf(buf + used, len - used, "%s%s:%d", i ? "," : "",
-                         a->hosts[i], slots);
+        int w = slots > 0 ? snprintf(buf + used, len - used, "%s%s:%d",
+                                     i ? "," : "", a->hosts[i], slots)
+                          : snprintf(buf + used, len - used, "%s%s",
+                                     i ? "," : "", a->hosts[i]);
         if (w < 0 || (size_t)w >= len - used)
             return bl_err_set(err, "nodes %d: the host list is longer than "
                               "%zu characters", nodes, len - 1);

@@ -23,7 +23,8 @@ int bl_slurm_alloc_read(const char *nodelist, const char *scontrol,
 /* Reads scontrol's output (one host per line) into out. */
 int bl_slurm_alloc_parse(const char *text, bl_slurm_alloc *out, bl_err *err);
 
-/* "h1:S,h2:S,...": the first `nodes` hosts, S slots each. 0, or -1 when
+/* "h1:S,h2:S,...": the first `nodes` hosts, S slots each ("h1,h2,..."
+ * when slots is 0: Hydra's -hosts with -ppn). 0, or -1 when
  * the allocation has fewer nodes (the message has the arithmetic) or buf
  * is too small. */
 int bl_slurm_alloc_host_list(const bl_slurm_alloc *a, int nodes, int slots,

@@ -91,18 +91,16 @@ static int check_nodes(const bl_sweep_ctx *c, const bl_layout *l,
     int srun = c->launcher.kind == BL_LAUNCHER_SLURM;
     if (l->nodes <= 0)
         return 0;
-    if (!srun && bl_launcher_is_hydra(&c->launcher))
-        return bl_err_set(err, "nodes %d: not spelled for %s yet (its "
-                          "-hosts/-ppn); use Open MPI's mpirun or srun",
-                          l->nodes, bl_launcher_kind_name(c->launcher.kind));
     if (c->alloc.n == 0) {
         if (srun || l->nodes == 1)
             return 0;
-        return bl_err_set(err, "nodes %d: mpirun reaches other nodes through "
+        return bl_err_set(err, "nodes %d: %s reaches other nodes through "
                           "a Slurm allocation, and SLURM_JOB_NODELIST is not "
                           "set; run the sweep inside one (salloc -N %d, or "
-                          "bindlab slurm --nodes %d)", l->nodes, l->nodes,
-                          l->nodes);
+                          "bindlab slurm --nodes %d)", l->nodes,
+                          bl_launcher_is_hydra(&c->launcher) ? "mpiexec"
+                                                             : "mpirun",
+                          l->nodes, l->nodes);
     }
     return bl_slurm_alloc_host_list(&c->alloc, l->nodes, 1, scratch,
                                     sizeof scratch, err);

@@ -58,9 +58,18 @@ char **bl_sweep_item_argv(const bl_sweep_ctx *c, const bl_sweep_item *it,
     o.pus_per_rank = it->check.pus_per_rank;
     if (c->launcher.kind == BL_LAUNCHER_SLURM)
         return bl_layout_srun_argv(l, &c->sweep.kernels[l->kernel], &o, err);
-    if (bl_launcher_is_hydra(&c->launcher))
+    if (bl_launcher_is_hydra(&c->launcher)) {
+        /* -hosts: the allocation's first nodes (-ppn says how many ranks
+         * each gets) */
+        if (l->nodes > 0 && c->alloc.n > 0) {
+            if (bl_slurm_alloc_host_list(&c->alloc, l->nodes, 0, hosts,
+                                         sizeof hosts, err) < 0)
+                return NULL;
+            o.hosts = hosts;
+        }
         return bl_layout_hydra_argv(l, &c->sweep.kernels[l->kernel], &o,
                                     &c->launcher, err);
+    }
     /* A layout that names its nodes runs on the allocation's first ones,
      * each with one slot per core (as validated). */
     if (l->nodes > 0 && c->alloc.n > 0) {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "layout.h"
+#include "layout_hydra.h"
 #include "slurm.h"
 #include "slurm_alloc.h"
 #include "sweep_file.h"
@@ -166,6 +167,91 @@ static void launchers_get_the_nodes(void **state)
     bl_argv_free(argv);
 }
 
+/* argv of the launcher li for l on the 2-core nodes, hosts "bl1,bl2",
+ * joined by spaces from -hosts to the first -genv; "" when refused (the
+ * reason in why). */
+static void hydra_line(bl_layout l, bl_launcher_kind kind, char *buf,
+                       size_t len, char *why, size_t wlen)
+{
+    bl_launcher_info li = {0};
+    bl_kernel_spec k = kspec();
+    bl_layout_argv_opts o = {.app = "app", .out_file = "o.h5", .threads = 1,
+                             .pus_per_rank = 1, .hosts = "bl1,bl2"};
+    hwloc_topology_t t = topo();
+    bl_err err;
+    char **argv;
+    size_t used = 0;
+    li.kind = kind;
+    buf[0] = why[0] = '\0';
+    if (bl_layout_translate_for(&l, &li, t, &err) < 0) {
+        snprintf(why, wlen, "%s", err.msg);
+        hwloc_topology_destroy(t);
+        return;
+    }
+    hwloc_topology_destroy(t);
+    argv = bl_layout_hydra_argv(&l, &k, &o, &li, &err);
+    assert_non_null(argv);
+    for (char **a = argv; *a && strcmp(*a, "-genv") != 0; a++)
+        if (strcmp(*a, "env") && strcmp(*a, "HYDRA_TOPO_DEBUG=1") &&
+            strcmp(*a, "mpiexec"))
+            used += (size_t)snprintf(buf + used, len - used, "%s%s",
+                                     used ? " " : "", *a);
+    /* Intel MPI's pinning variables: the first two -genv pairs */
+    for (char **a = argv; kind == BL_LAUNCHER_INTELMPI && *a; a++)
+        if (!strcmp(*a, "-genv") && !strncmp(a[1], "I_MPI_PIN", 9))
+            used += (size_t)snprintf(buf + used, len - used, " %s=%s", a[1],
+                                     a[2]);
+    bl_argv_free(argv);
+}
+
+/* Lines written from docs/launchers.md's nodes rows (2 nodes of 2
+ * cores): ppr:K:node is -ppn K, map_by node -ppn 1 (Hydra's round robin
+ * over hosts of one rank each), any other mapping -ppn 2 (a node's cores
+ * filled before the next, as Open MPI's --host H:2). */
+static void hydra_and_impi_spell_nodes(void **state)
+{
+    char line[512], why[1100];
+    (void)state;
+    hydra_line(make(4, 2, "ppr:2:node", "1"), BL_LAUNCHER_MPICH, line,
+               sizeof line, why, sizeof why);
+    assert_string_equal(line, "-hosts bl1,bl2 -np 4 -ppn 2 -bind-to core "
+                              "-map-by core");
+    hydra_line(make(4, 2, "node", "1"), BL_LAUNCHER_MPICH, line,
+               sizeof line, why, sizeof why);
+    assert_string_equal(line, "-hosts bl1,bl2 -np 4 -ppn 1 -bind-to core "
+                              "-map-by core");
+    hydra_line(make(3, 2, "core", "1"), BL_LAUNCHER_MPICH, line,
+               sizeof line, why, sizeof why);
+    assert_string_equal(line, "-hosts bl1,bl2 -np 3 -ppn 2 -bind-to core "
+                              "-map-by core");
+    hydra_line(make(2, 2, "ppr:1:node:PE=2", "2"), BL_LAUNCHER_MPICH, line,
+               sizeof line, why, sizeof why);
+    assert_string_equal(line, "-hosts bl1,bl2 -np 2 -ppn 1 -bind-to core:2 "
+                              "-map-by core:2");
+    hydra_line(make(4, 2, "ppr:2:node", "1"), BL_LAUNCHER_INTELMPI, line,
+               sizeof line, why, sizeof why);
+    assert_string_equal(line, "-hosts bl1,bl2 -np 4 -ppn 2 "
+                              "I_MPI_PIN_DOMAIN=core "
+                              "I_MPI_PIN_ORDER=compact");
+    hydra_line(make(4, 2, "node", "1"), BL_LAUNCHER_INTELMPI, line,
+               sizeof line, why, sizeof why);
+    assert_string_equal(line, "-hosts bl1,bl2 -np 4 -ppn 1 "
+                              "I_MPI_PIN_DOMAIN=core "
+                              "I_MPI_PIN_ORDER=compact");
+    /* refused, with the reason: PE over nodes without ppr, ppr below the
+     * node, map_by node on no nodes */
+    hydra_line(make(2, 2, "core:PE=2", "2"), BL_LAUNCHER_MPICH, line,
+               sizeof line, why, sizeof why);
+    assert_string_equal(line, "");
+    assert_non_null(strstr(why, "give ppr:N:node:PE=2"));
+    hydra_line(make(2, 2, "ppr:1:package", "1"), BL_LAUNCHER_INTELMPI, line,
+               sizeof line, why, sizeof why);
+    assert_non_null(strstr(why, "no ppr over package"));
+    hydra_line(make(2, 0, "node", "1"), BL_LAUNCHER_MPICH, line,
+               sizeof line, why, sizeof why);
+    assert_non_null(strstr(why, "give nodes"));
+}
+
 static void allocation_hosts_from_scontrol(void **state)
 {
     bl_slurm_alloc a;
@@ -228,6 +314,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(nodes_key_is_checked_and_labelled),
         cmocka_unit_test(validation_counts_ranks_per_node),
         cmocka_unit_test(launchers_get_the_nodes),
+        cmocka_unit_test(hydra_and_impi_spell_nodes),
         cmocka_unit_test(allocation_hosts_from_scontrol),
         cmocka_unit_test(batch_job_takes_the_layouts_nodes),
     };
