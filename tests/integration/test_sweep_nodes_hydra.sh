@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# nodes: N under MPICH and Intel MPI (scripts/mpis.sh). Inside a made-up
+# allocation (SLURM_JOB_NODELIST=bl[1-2], expanded by the real scontrol
+# with a config that names those two nodes and is never served) --dry-run
+# prints each layout's -hosts/-ppn line, compared with lines written by hand
+# from docs/launchers.md; a layout it cannot say (core:PE=2 over nodes) is
+# refused with the reason. Then MPICH's own Hydra starts each -hosts/-ppn
+# line for real with its fork launcher (both "hosts" on this machine) and
+# every rank's PMI_HOSTNAME must be the node worked out by hand, the same
+# one Open MPI's mapper gives (bindlab plan --nodes 2). Exit 77 only when
+# scontrol is missing or no MPI of the two installs.
+source "$(dirname "$0")/common.sh"
+: "${BINDLAB:?run through ctest}"
+SRC=$BINDLAB_SOURCE_DIR
+MPI_DIR=${BINDLAB_MPI_DIR:-$SRC/build-mpi}
+# shellcheck source=scripts/mpis.sh
+source "$SRC/scripts/mpis.sh"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+command -v scontrol >/dev/null || { echo "SKIP: no scontrol (slurm-client, scripts/deps.sh)"; exit 77; }
+NC=$(hwloc-calc -N core all)      # cores per node: every node is this machine
+printf 'ClusterName=plan\nSlurmctldHost=localhost\nNodeName=bl[1-2] CPUs=%s\nPartitionName=p Nodes=bl[1-2]\n' \
+    "$NC" >"$WORK/slurm.conf"
+export SLURM_CONF=$WORK/slurm.conf SLURM_JOB_NODELIST='bl[1-2]'
+
+cat >"$WORK/nodes.yaml" <<YAML
+name: nodes
+kernels: [{name: triad, size: 4MiB, iters: 2, warmup: 0}]
+defaults: {bind_to: core, threads: 1}
+layouts:
+  - {name: one-per-node, np: 2, nodes: 2, map_by: "ppr:1:node"}
+  - {name: round-robin, np: $((2 * NC)), nodes: 2, map_by: node}
+  - {name: block, np: $((NC + 1)), nodes: 2, map_by: core}
+YAML
+# node of each rank, by hand: ppr:1:node rank r on node r+1; round robin
+# even ranks on bl1, odd on bl2; block: bl1 full (NC ranks), then bl2
+want_nodes() {
+    case $1 in
+    0) echo "0 bl1"; echo "1 bl2" ;;
+    1) for r in $(seq 0 $((2 * NC - 1))); do echo "$r bl$((r % 2 + 1))"; done ;;
+    2) for r in $(seq 0 $((NC - 1))); do echo "$r bl1"; done; echo "$NC bl2" ;;
+    esac
+}
+MAPS=("ppr:1:node" node core)
+NPS=(2 $((2 * NC)) $((NC + 1)))
+PPNS=(1 1 "$NC")
+
+# Open MPI's mapper agrees with the hand-worked nodes
+for i in 0 1 2; do
+    "$BINDLAB" plan --topology "pack:1 core:$NC pu:1" -np "${NPS[$i]}" --nodes 2 \
+        --map-by "${MAPS[$i]}" --format tsv 2>/dev/null </dev/null |
+        awk -F'\t' 'NR > 1 { print $2, "bl" $1 }' | sort -n >"$WORK/ompi.nodes" || fail "plan ${MAPS[$i]}"
+    want_nodes "$i" | diff - "$WORK/ompi.nodes" || fail "Open MPI's plan of ${MAPS[$i]}: other nodes"
+done
+echo "ok: Open MPI's mapper puts the ranks on the nodes worked out by hand"
+
+GENV="-genv OMP_NUM_THREADS 1 -genv OMP_DISPLAY_AFFINITY true -genv OMP_AFFINITY_FORMAT 'bindlab-omp host=%H pid=%P thread=%n affinity=%A'"
+tested=0
+for name in mpich impi; do
+    prefix=$MPI_DIR/$name
+    if ! bl_mpi_installed "$prefix"; then
+        BL_MPIS=("$name")
+        bl_install_mpis "$MPI_DIR" >/dev/null 2>&1 ||
+            { echo "SKIP: $name: ${BL_MPI_PACKAGES[$name]} did not install"; continue; }
+    fi
+    app="$BINDLAB_APP --kernel triad --size 4MiB --iters 2 --warmup 0 --init parallel --out $WORK/res/nodes.d/app"
+    PATH=$prefix/bin:$PATH "$BINDLAB" sweep --dry-run --launcher "$name" --app "$BINDLAB_APP" \
+        --results "$WORK/res" "$WORK/nodes.yaml" >"$WORK/dry.all" 2>&1 ||
+        { cat "$WORK/dry.all"; fail "$name: dry run failed"; }
+    grep -v '^#' "$WORK/dry.all" >"$WORK/dry.out"
+    for i in 0 1 2; do
+        if [ "$name" = mpich ]; then
+            echo "env HYDRA_TOPO_DEBUG=1 mpiexec -hosts bl1,bl2 -np ${NPS[$i]} -ppn ${PPNS[$i]} -bind-to core -map-by core $GENV $app/r000$i.h5"
+        else
+            echo "mpiexec -hosts bl1,bl2 -np ${NPS[$i]} -ppn ${PPNS[$i]} -genv I_MPI_PIN_DOMAIN core -genv I_MPI_PIN_ORDER compact -genv I_MPI_DEBUG 4 $GENV $app/r000$i.h5"
+        fi
+    done >"$WORK/dry.want"
+    diff -u "$WORK/dry.want" "$WORK/dry.out" || fail "$name: the dry run's lines differ from docs/launchers.md"
+    echo "ok: $name: nodes: 2 spelled -hosts bl1,bl2 -ppn 1 / 1 / $NC"
+
+    # what it cannot say is refused before anything runs, with the reason
+    printf 'name: pe\nkernels: [triad]\nlayouts:\n  - {np: 2, nodes: 2, map_by: "core:PE=%s", threads: 1}\n' \
+        "$NC" >"$WORK/pe.yaml"
+    PATH=$prefix/bin:$PATH "$BINDLAB" sweep --dry-run --launcher "$name" --app "$BINDLAB_APP" \
+        --results "$WORK/res" "$WORK/pe.yaml" >"$WORK/pe.out" 2>&1 && fail "$name: core:PE over nodes accepted"
+    grep -q "counts ranks, not cores; give ppr:N:node:PE=$NC" "$WORK/pe.out" ||
+        { cat "$WORK/pe.out"; fail "$name: core:PE over nodes: no reason"; }
+    echo "ok: $name: core:PE=$NC over nodes refused with the reason"
+
+    # Hydra itself: the same -hosts/-ppn started (fork launcher), each
+    # rank's host as Hydra gave it. Intel MPI's fork bootstrap does not
+    # start on made-up hosts, so only MPICH's.
+    [ "$name" = mpich ] || { tested=$((tested + 1)); continue; }
+    for i in 0 1 2; do
+        # -l: every output line starts with its rank, "[3] PMI_HOSTNAME=bl2"
+        "$prefix/bin/mpiexec" -launcher fork -l -hosts bl1,bl2 -np "${NPS[$i]}" -ppn "${PPNS[$i]}" \
+            -bind-to none /usr/bin/env </dev/null >"$WORK/env.out" 2>&1 ||
+            { tail "$WORK/env.out"; fail "mpich: mpiexec -launcher fork failed"; }
+        sed -n 's/^\[\([0-9]*\)\] PMI_HOSTNAME=\(.*\)$/\1 \2/p' "$WORK/env.out" |
+            sort -n >"$WORK/hydra.nodes"
+        want_nodes "$i" | diff - "$WORK/hydra.nodes" ||
+            fail "mpich: -ppn ${PPNS[$i]} -np ${NPS[$i]} puts ranks elsewhere than ${MAPS[$i]} over 2 nodes"
+    done
+    echo "ok: mpich: Hydra's -hosts/-ppn put every rank on the node Open MPI's mapper does"
+    tested=$((tested + 1))
+done
+[ "$tested" -gt 0 ] || { echo "SKIP: neither MPICH nor Intel MPI installs"; exit 77; }
