@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A private multi-node Slurm cluster on one machine, for the tests. Each
 # node is a network namespace (its own address on a private bridge), a UTS
-# namespace (its own hostname) and a mount namespace (its own /etc/hosts
-# and node-local directory for slurmd's spool, pid and log), held open by
+# namespace (its own hostname) and a mount namespace (its own /etc/hosts,
+# /dev/shm and node-local directory for slurmd's spool, pid and log), held open by
 # one sleeping "holder" process. A head namespace holds the bridge,
 # slurmctld and munged. One slurmd per node. Nothing listens outside these
 # namespaces and no system-wide Slurm or munge configuration is touched.
@@ -46,8 +46,10 @@ in_node() {
 }
 
 # make_node DIR NODE ADDR: the namespaces and their holder. The holder's
-# mount namespace shows DIR/nodes/NODE at DIR/local and DIR/hosts at
-# /etc/hosts (private propagation: the host's mounts stay as they were).
+# mount namespace shows DIR/nodes/NODE at DIR/local, DIR/hosts at
+# /etc/hosts and a /dev/shm of its own, as a real node has (MPI shared
+# memory segments of one node never meet another node's); private
+# propagation: the host's mounts stay as they were.
 make_node() {
     local dir=$1 node=$2 addr=$3 ns host=$2
     [ "$node" != head ] || host=blhead
@@ -73,6 +75,7 @@ make_node() {
     # shellcheck disable=SC2016 # expanded by the holder's sh
     setsid nsenter --net="/run/netns/$ns" unshare -u -m --propagation private \
         sh -c 'hostname "$1" && mount --bind "$2" "$3" && mount --bind "$4" /etc/hosts &&
+               mount -t tmpfs -o mode=1777,size=1g "shm-$1" /dev/shm &&
                echo $$ >"$5.tmp" && mv "$5.tmp" "$5" && exec sleep infinity' \
         holder "$host" "$dir/nodes/$node" "$dir/local" "$dir/hosts" "$dir/ns/$node.holder" \
         </dev/null >/dev/null 2>"$dir/ns/$node.err" &
