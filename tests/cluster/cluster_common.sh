@@ -83,3 +83,26 @@ launcher_hosts() {
 
 # result FILE FIELD: a field of the app's "bindlab-app: result" line.
 result() { sed -n "s/^bindlab-app: result .* $2=\([^ ]*\).*/\1/p" "$1"; }
+
+# init_race LOG: LOG shows Open MPI 4.1's race in MPI_Init across nodes
+# (seen here under srun --mpi=pmix, a few launches in a hundred, more under
+# load): a rank that left MPI_Init's last PMIx fence early sends to a peer
+# still waiting in that fence, whose TCP BTL hands the fragment to a
+# callback not yet registered: a call through a null pointer inside
+# ompi_mpi_init (core dumps show mca_btl_tcp -> opal_progress ->
+# ompi_mpi_init; upstream: open-mpi/ompi pull 13559). The signature: a
+# segfault "at address (nil)" and no rank got as far as its result. Such a
+# launch is run again (at most twice, and said); any other failure is one.
+init_race() {
+    grep -q "Signal: Segmentation fault" "$1" && grep -q "Failing at address: (nil)" "$1" &&
+        ! grep -q "^bindlab-app: result" "$1"
+}
+
+# sweep_race DIR NAME: a failed run of sweep DIR/NAME.h5 died of init_race.
+sweep_race() {
+    local log
+    for log in "$1/$2.d"/r*.log; do
+        [ -f "$log" ] && init_race "$log" && { echo "$log"; return 0; }
+    done
+    return 1
+}
