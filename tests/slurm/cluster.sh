@@ -15,6 +15,8 @@
 set -euo pipefail
 
 die() { echo "cluster.sh: $*" >&2; exit 1; }
+# shellcheck source=tests/slurm/slurm_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/slurm_lib.sh"
 
 # A TCP port nobody listens on, from a range away from well-known services;
 # random so that two clusters started at once (ctest -j2) do not collide.
@@ -32,13 +34,6 @@ free_port() {
     die "no free TCP port found"
 }
 
-# The node line from slurmd -C (its CPUs, sockets, cores, threads, memory),
-# renamed to the name slurmd is started with.
-node_line() {
-    slurmd -C | awk -v name="$1" '/^NodeName=/ {
-        sub(/^NodeName=[^ ]*/, "NodeName=" name " NodeAddr=127.0.0.1"); print }'
-}
-
 write_conf() {
     local dir=$1 ctld_port slurmd_port
     ctld_port=$(free_port)
@@ -50,65 +45,18 @@ ClusterName=bindlab-test
 SlurmctldHost=localhost(127.0.0.1)
 SlurmctldPort=$ctld_port
 SlurmdPort=$slurmd_port
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-AuthInfo=socket=$dir/munge/munge.socket
-CredType=cred/munge
-StateSaveLocation=$dir/state
-SlurmdSpoolDir=$dir/spool/%n
 SlurmctldPidFile=$dir/slurmctld.pid
 SlurmdPidFile=$dir/slurmd.pid
 SlurmctldLogFile=$dir/slurmctld.log
 SlurmdLogFile=$dir/slurmd.log
-SlurmctldDebug=info
-SlurmdDebug=info
-# No cgroups in a container: processes are tracked through /proc, tasks
-# bound with sched_setaffinity.
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/affinity
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-SchedulerType=sched/builtin
-MpiDefault=none
-ReturnToService=2
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/none
+SlurmdSpoolDir=$dir/spool/%n
 SlurmctldTimeout=30
 SlurmdTimeout=30
-InactiveLimit=0
 KillWait=5
-$(node_line bltest)
+$(conf_common "$dir")
+$(node_line bltest 127.0.0.1)
 PartitionName=bltest Nodes=bltest Default=YES MaxTime=INFINITE State=UP
 EOF
-}
-
-start_munge() {
-    local dir=$1
-    # munged wants its socket's directory (and the ones above it) open to
-    # all for execute, and its key readable by its owner alone.
-    local up=$dir
-    while [ "$up" != / ] && [ -n "$up" ]; do
-        [ "$(( $(stat -c %a "$up" 2>/dev/null || echo 755) % 2 ))" = 1 ] || [ "$up" = "$dir" ] ||
-            die "$up: munged needs execute permission for all on every directory above its socket"
-        up=$(dirname "$up")
-    done
-    mkdir -p "$dir/munge" "$dir/munge-key"
-    chmod 0711 "$dir"
-    chmod 0755 "$dir/munge"
-    chmod 0700 "$dir/munge-key"
-    # A key of our own: the cluster never depends on /etc/munge.
-    dd if=/dev/urandom of="$dir/munge-key/munge.key" bs=1024 count=1 status=none
-    chmod 0600 "$dir/munge-key/munge.key"
-    munged --socket="$dir/munge/munge.socket" --key-file="$dir/munge-key/munge.key" \
-        --pid-file="$dir/munged.pid" --log-file="$dir/munged.log" \
-        --seed-file="$dir/munge-key/seed"
-    for _ in $(seq 1 50); do
-        [ -S "$dir/munge/munge.socket" ] && [ -s "$dir/munged.pid" ] && return
-        sleep 0.1
-    done
-    die "munged did not start (see $dir/munged.log)"
 }
 
 # wait_idle DIR SECONDS: until sinfo shows the node idle.
@@ -136,20 +84,6 @@ start() {
     echo "SLURM_CONF=$dir/slurm.conf"
 }
 
-# stop_pid FILE NAME: SIGTERM to the pid in FILE, SIGKILL after 10 s.
-stop_pid() {
-    local pid
-    [ -s "$1" ] || return 0
-    pid=$(cat "$1")
-    kill -TERM "$pid" 2>/dev/null || return 0
-    for _ in $(seq 1 100); do
-        kill -0 "$pid" 2>/dev/null || return 0
-        sleep 0.1
-    done
-    echo "cluster.sh: $2 ($pid) ignored SIGTERM; killing it" >&2
-    kill -KILL "$pid" 2>/dev/null || true
-}
-
 stop() {
     local dir=$1 jobs
     # Jobs still running (a test that failed half-way) would outlive
@@ -165,9 +99,9 @@ stop() {
             done
         fi
     fi
-    stop_pid "$dir/slurmd.pid" slurmd
-    stop_pid "$dir/slurmctld.pid" slurmctld
-    stop_pid "$dir/munged.pid" munged
+    stop_pid "$dir/slurmd.pid" "cluster.sh: slurmd"
+    stop_pid "$dir/slurmctld.pid" "cluster.sh: slurmctld"
+    stop_pid "$dir/munged.pid" "cluster.sh: munged"
 }
 
 case "${1:-}" in

@@ -24,6 +24,8 @@
 set -euo pipefail
 
 die() { echo "nodes.sh: $*" >&2; exit 1; }
+# shellcheck source=tests/slurm/slurm_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/slurm_lib.sh"
 
 SUBNET=10.250.0           # a /24 that exists only inside these namespaces
 HEAD_ADDR=$SUBNET.254
@@ -86,13 +88,6 @@ make_node() {
     die "namespaces of $node not ready: $(cat "$dir/ns/$node.err")"
 }
 
-node_line() {
-    # slurmd -C describes this machine (the nodes share its cores); the
-    # name and address become the node's.
-    slurmd -C | awk -v name="$1" -v addr="$2" '/^NodeName=/ {
-        sub(/^NodeName=[^ ]*/, "NodeName=" name " NodeAddr=" addr); print }'
-}
-
 write_conf() {
     local dir=$1 n=$2 k names=""
     {
@@ -107,35 +102,17 @@ ClusterName=bindlab-nodes
 SlurmctldHost=blhead($HEAD_ADDR)
 SlurmctldPort=6817
 SlurmdPort=6818
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-AuthInfo=socket=$dir/munge/munge.socket
-CredType=cred/munge
-StateSaveLocation=$dir/state
 # $dir/local is each node's own directory (its mount namespace).
 SlurmdSpoolDir=$dir/local/spool
 SlurmdPidFile=$dir/local/slurmd.pid
 SlurmdLogFile=$dir/local/slurmd.log
 SlurmctldPidFile=$dir/slurmctld.pid
 SlurmctldLogFile=$dir/slurmctld.log
-SlurmctldDebug=info
-SlurmdDebug=info
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/affinity
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-SchedulerType=sched/builtin
-MpiDefault=none
-ReturnToService=2
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/none
+$(conf_common "$dir")
 # A node that stops answering is marked down after 10 s; its jobs end.
 SlurmctldTimeout=30
 SlurmdTimeout=10
 MessageTimeout=5
-InactiveLimit=0
 KillWait=3
 EOF
         for k in $(seq 1 "$n"); do node_line "bl$k" "$SUBNET.$k"; done
@@ -144,31 +121,6 @@ EOF
     # The PMIx plugin's client directories default to /tmp, which these
     # nodes share: each node keeps them in its own directory instead.
     echo "PMIxCliTmpDirBase=$dir/local/tmp" >"$dir/mpi.conf"
-}
-
-start_munge() {
-    local dir=$1 up
-    up=$dir
-    while [ "$up" != / ] && [ -n "$up" ]; do
-        [ "$(($(stat -c %a "$up" 2>/dev/null || echo 755) % 2))" = 1 ] || [ "$up" = "$dir" ] ||
-            die "$up: munged needs execute permission for all on every directory above its socket"
-        up=$(dirname "$up")
-    done
-    mkdir -p "$dir/munge" "$dir/munge-key"
-    chmod 0711 "$dir"
-    chmod 0755 "$dir/munge"
-    chmod 0700 "$dir/munge-key"
-    dd if=/dev/urandom of="$dir/munge-key/munge.key" bs=1024 count=1 status=none
-    chmod 0600 "$dir/munge-key/munge.key"
-    # A path socket: reachable from every namespace of the cluster.
-    in_node "$dir" head munged --socket="$dir/munge/munge.socket" \
-        --key-file="$dir/munge-key/munge.key" --pid-file="$dir/munged.pid" \
-        --log-file="$dir/munged.log" --seed-file="$dir/munge-key/seed"
-    for _ in $(seq 1 50); do
-        [ -S "$dir/munge/munge.socket" ] && [ -s "$dir/munged.pid" ] && return
-        sleep 0.1
-    done
-    die "munged did not start (see $dir/munged.log)"
 }
 
 wait_idle() {
@@ -197,26 +149,14 @@ start() {
     write_conf "$dir" "$n"
     make_node "$dir" head "$HEAD_ADDR"
     for k in $(seq 1 "$n"); do make_node "$dir" "bl$k" "$SUBNET.$k"; done
-    start_munge "$dir"
+    # a path socket: reachable from every namespace of the cluster
+    start_munge "$dir" in_node "$dir" head
     in_node "$dir" head slurmctld -f "$dir/slurm.conf" -i
     for k in $(seq 1 "$n"); do
         in_node "$dir" "bl$k" slurmd -f "$dir/slurm.conf" -N "bl$k"
     done
     wait_idle "$dir" "$n" 60
     echo "SLURM_CONF=$dir/slurm.conf"
-}
-
-stop_pid() {
-    local pid
-    [ -s "$1" ] || return 0
-    pid=$(cat "$1")
-    kill -TERM "$pid" 2>/dev/null || return 0
-    for _ in $(seq 1 50); do
-        kill -0 "$pid" 2>/dev/null || return 0
-        sleep 0.1
-    done
-    echo "nodes.sh: $2 ($pid) ignored SIGTERM; killing it" >&2
-    kill -KILL "$pid" 2>/dev/null || true
 }
 
 # ns_pids NS [EXCEPT]: the processes in network namespace NS.
@@ -250,10 +190,10 @@ stop() {
         fi
     fi
     for f in "$dir"/nodes/*/slurmd.pid; do
-        [ -e "$f" ] && stop_pid "$f" "slurmd of $(basename "$(dirname "$f")")"
+        [ -e "$f" ] && stop_pid "$f" "nodes.sh: slurmd of $(basename "$(dirname "$f")")"
     done
-    stop_pid "$dir/slurmctld.pid" slurmctld
-    stop_pid "$dir/munged.pid" munged
+    stop_pid "$dir/slurmctld.pid" "nodes.sh: slurmctld"
+    stop_pid "$dir/munged.pid" "nodes.sh: munged"
     # Whatever is left in the cluster's namespaces (stray steps, holders).
     while read -r ns; do
         [ -n "$ns" ] || continue
