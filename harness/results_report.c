@@ -3,11 +3,13 @@
 #include "results_report.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "abstats.h"
+#include "keymap.h"
 
 int bl_report_sort_parse(const char *s, bl_report_sort *sort, bl_err *err)
 {
@@ -50,13 +52,6 @@ long bl_report_node(const bl_h5_summary *s)
     return end == s->nodes || k < 0 ? -1 : k;
 }
 
-static int same_group(const bl_h5_summary *a, const bl_h5_summary *b)
-{
-    return strcmp(str(a->kernel), str(b->kernel)) == 0 &&
-           strcmp(str(a->rate_unit), str(b->rate_unit)) == 0 &&
-           bl_report_node(a) == bl_report_node(b);
-}
-
 /* Rows in run-id order, so that "first" means the earliest run whatever
  * order the file has them in. */
 static int cmp_run_id(const void *a, const void *b)
@@ -64,26 +59,6 @@ static int cmp_run_id(const void *a, const void *b)
     const bl_h5_summary *x = *(const bl_h5_summary *const *)a;
     const bl_h5_summary *y = *(const bl_h5_summary *const *)b;
     return strcmp(str(x->run_id), str(y->run_id));
-}
-
-/* The baseline of usable row s: a usable bind_to none run of the same
- * kernel+unit, with the same np and threads if there is one, else the
- * first; byid is sorted by run id. */
-static const bl_h5_summary *find_baseline(const bl_h5_summary *s,
-                                          const bl_h5_summary *const *byid,
-                                          size_t n)
-{
-    const bl_h5_summary *first = NULL;
-    for (size_t i = 0; i < n; i++) {
-        const bl_h5_summary *c = byid[i];
-        if (!bl_report_usable(c) || !is_unbound(c) || !same_group(s, c))
-            continue;
-        if (c->np == s->np && c->threads == s->threads)
-            return c;
-        if (!first)
-            first = c;
-    }
-    return first;
 }
 
 typedef struct keyed {
@@ -115,36 +90,73 @@ static int cmp_keyed(const void *a, const void *b)
     return strcmp(str(s->run_id), str(t->run_id));
 }
 
-/* Index of the group of (kernel, unit, machine), added when new. */
-static size_t group_of(bl_report *r, const char *kernel, const char *unit,
-                       long node)
+/* The lookups that ranking does once per row, each a hash of a composed
+ * key, so that a report of n runs costs O(n) lookups (issue 16): kernels
+ * in order of their first run, groups, the first group of a kernel (on a
+ * machine), baselines. */
+typedef struct maps {
+    bl_keymap kernels;       /* kernel -> order of its first run */
+    bl_keymap groups;        /* kernel, unit, node -> group */
+    bl_keymap kernel_group;  /* kernel -> its first group */
+    bl_keymap kernel_node_group; /* kernel, node -> its first group */
+    bl_keymap bases;         /* group, np, threads -> first unbound run */
+    const bl_h5_summary **base_first; /* per group: its first unbound run */
+} maps;
+
+static void maps_free(maps *m)
 {
-    for (size_t g = 0; g < r->ngroups; g++)
-        if (strcmp(r->groups[g].kernel, kernel) == 0 &&
-            strcmp(r->groups[g].rate_unit, unit) == 0 &&
-            r->groups[g].node == node)
-            return g;
-    r->groups[r->ngroups].kernel = kernel;
-    r->groups[r->ngroups].rate_unit = unit;
-    r->groups[r->ngroups].node = node;
-    return r->ngroups++;
+    bl_keymap_free(&m->kernels);
+    bl_keymap_free(&m->groups);
+    bl_keymap_free(&m->kernel_group);
+    bl_keymap_free(&m->kernel_node_group);
+    bl_keymap_free(&m->bases);
+    free(m->base_first);
 }
 
-static size_t kernel_order(const bl_h5_summary *const *byid, size_t n,
-                           const char *kernel)
+/* Parts joined by a byte no kernel, unit or label holds. */
+static const char *key_of(char *buf, size_t len, const char *a,
+                          const char *b, long long x, long long y)
 {
-    size_t order = 0;
-    for (size_t i = 0; i < n; i++) {
-        size_t j = 0;
-        while (j < i && strcmp(str(byid[j]->kernel), str(byid[i]->kernel)))
-            j++;
-        if (j < i)
-            continue; /* kernel seen before */
-        if (strcmp(str(byid[i]->kernel), kernel) == 0)
-            return order;
-        order++;
-    }
-    return order;
+    snprintf(buf, len, "%s\x1f%s\x1f%lld\x1f%lld", a, b, x, y);
+    return buf;
+}
+
+/* A baseline's key: its group, np and threads. */
+static const char *base_key(char *buf, size_t len, size_t group,
+                            const bl_h5_summary *s)
+{
+    snprintf(buf, len, "%zu\x1f%ld\x1f%ld", group, (long)s->np,
+             (long)s->threads);
+    return buf;
+}
+
+/* Index of the group of (kernel, unit, machine), added when new;
+ * BL_KEYMAP_NONE when out of memory. */
+static size_t group_of(bl_report *r, maps *m, const char *kernel,
+                       const char *unit, long node)
+{
+    char key[1024];
+    size_t g = bl_keymap_put_new(&m->groups,
+                                 key_of(key, sizeof key, kernel, unit, node, 0),
+                                 r->ngroups);
+    if (g != r->ngroups)
+        return g; /* known, or out of memory */
+    r->groups[g].kernel = kernel;
+    r->groups[g].rate_unit = unit;
+    r->groups[g].node = node;
+    r->ngroups++;
+    if (bl_keymap_put_new(&m->kernel_group, kernel, g) == BL_KEYMAP_NONE ||
+        bl_keymap_put_new(&m->kernel_node_group,
+                          key_of(key, sizeof key, kernel, "", node, 0),
+                          g) == BL_KEYMAP_NONE)
+        return BL_KEYMAP_NONE;
+    return g;
+}
+
+/* Order of kernel among the kernels of byid, by first run. */
+static size_t kernel_order(const maps *m, const char *kernel)
+{
+    return bl_keymap_get(&m->kernels, kernel);
 }
 
 static int no_such_kernel(const bl_h5_summary *rows, size_t n,
@@ -164,66 +176,113 @@ static int no_such_kernel(const bl_h5_summary *rows, size_t n,
                       "%s", kernel, n ? list : "no runs");
 }
 
+/* The group baselines: that of each group's best run. */
+static void group_baselines(bl_report *r, maps *m,
+                            const bl_h5_summary *const *byid)
+{
+    char key[1024];
+    for (size_t g = 0; g < r->ngroups; g++) {
+        const bl_h5_summary *best = r->groups[g].best;
+        size_t b;
+        if (!best)
+            continue;
+        b = bl_keymap_get(&m->bases,
+                          base_key(key, sizeof key, g, best));
+        r->groups[g].baseline = b != BL_KEYMAP_NONE ? byid[b] : m->base_first[g];
+    }
+}
+
 /* Fills rows (usable, best, ratios) and groups from the filtered runs.
  * Groups come from the usable runs; an unusable run counts in the first
  * group of its kernel, or in a (kernel, "") group when none of its
- * kernel's runs is usable. */
-static void rank_rows(bl_report *r, keyed *k, const bl_h5_summary *const *byid,
-                      size_t n)
+ * kernel's runs is usable. The baseline of a usable run is the first
+ * usable bind_to none run of its group (same kernel, unit and machine)
+ * with the same np and threads if there is one, else the first; "first"
+ * is in run-id order (byid). -1 when out of memory. */
+static int rank_rows(bl_report *r, maps *m, keyed *k,
+                     const bl_h5_summary *const *byid, size_t n)
 {
+    char key[1024];
+    for (size_t i = 0; i < n; i++) {
+        const char *kernel = str(byid[i]->kernel);
+        size_t next = m->kernels.n;
+        if (bl_keymap_put_new(&m->kernels, kernel, next) == BL_KEYMAP_NONE)
+            return -1;
+    }
     for (size_t i = 0; i < n; i++) {
         const bl_h5_summary *s = byid[i];
         bl_report_group *g;
         k[i].row.s = s;
         k[i].row.usable = bl_report_usable(s);
         k[i].row.ratio_best = k[i].row.ratio_baseline = NAN;
-        k[i].kernel_order = kernel_order(byid, n, str(s->kernel));
+        k[i].kernel_order = kernel_order(m, str(s->kernel));
         if (!k[i].row.usable)
             continue;
-        k[i].group_order = group_of(r, str(s->kernel), str(s->rate_unit),
+        k[i].group_order = group_of(r, m, str(s->kernel), str(s->rate_unit),
                                     bl_report_node(s));
+        if (k[i].group_order == BL_KEYMAP_NONE)
+            return -1;
         g = &r->groups[k[i].group_order];
         g->nruns++;
         if (!g->best || s->rate > g->best->rate)
             g->best = s;
     }
     for (size_t i = 0; i < n; i++) {
-        size_t g = 0;
+        size_t g;
         if (k[i].row.usable)
             continue;
         long node = bl_report_node(k[i].row.s);
+        const char *kernel = str(k[i].row.s->kernel);
         /* the first group of its kernel on its machine (any machine
          * when it has none: it never ran) */
-        while (g < r->ngroups &&
-               (strcmp(r->groups[g].kernel, str(k[i].row.s->kernel)) != 0 ||
-                (node >= 0 && r->groups[g].node != node)))
-            g++;
-        if (g == r->ngroups)
-            g = group_of(r, str(k[i].row.s->kernel), "", node);
+        g = node < 0 ? bl_keymap_get(&m->kernel_group, kernel)
+                     : bl_keymap_get(&m->kernel_node_group,
+                                     key_of(key, sizeof key, kernel, "",
+                                            node, 0));
+        if (g == BL_KEYMAP_NONE &&
+            (g = group_of(r, m, kernel, "", node)) == BL_KEYMAP_NONE)
+            return -1;
         r->groups[g].nruns++;
         r->groups[g].nunusable++;
     }
+    if (!(m->base_first = calloc(r->ngroups + 1, sizeof *m->base_first)))
+        return -1;
     for (size_t i = 0; i < n; i++) {
+        const bl_h5_summary *c = byid[i];
+        size_t g = k[i].group_order;
+        if (!k[i].row.usable || !is_unbound(c))
+            continue;
+        if (!m->base_first[g])
+            m->base_first[g] = c;
+        if (bl_keymap_put_new(&m->bases,
+                              base_key(key, sizeof key, g, c),
+                              i) == BL_KEYMAP_NONE)
+            return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const bl_h5_summary *s = k[i].row.s;
         bl_report_group *g = &r->groups[k[i].group_order];
+        size_t b;
         if (!k[i].row.usable)
             continue;
         k[i].row.best = g->best;
-        k[i].row.ratio_best = k[i].row.s->rate / g->best->rate;
-        k[i].row.baseline = find_baseline(k[i].row.s, byid, n);
+        k[i].row.ratio_best = s->rate / g->best->rate;
+        b = bl_keymap_get(&m->bases,
+                          base_key(key, sizeof key, k[i].group_order, s));
+        k[i].row.baseline = b != BL_KEYMAP_NONE ? byid[b]
+                                                : m->base_first[k[i].group_order];
         if (k[i].row.baseline)
-            k[i].row.ratio_baseline =
-                k[i].row.s->rate / k[i].row.baseline->rate;
+            k[i].row.ratio_baseline = s->rate / k[i].row.baseline->rate;
     }
-    for (size_t g = 0; g < r->ngroups; g++)
-        if (r->groups[g].best)
-            r->groups[g].baseline =
-                find_baseline(r->groups[g].best, byid, n);
+    group_baselines(r, m, byid);
+    return 0;
 }
 
 /* One layout of one kernel+unit group while ties are worked out. */
 typedef struct tie_layout {
     const char *label;
     size_t group;
+    size_t id;           /* its index before sorting */
     double *rates;
     size_t n;
     double median, lo, hi;
@@ -246,44 +305,55 @@ static int overlaps(const tie_layout *a, const tie_layout *b)
 }
 
 /* Groups the layouts of each kernel+unit into ties (bl_report_row's
- * tie_group in results_report.h). -1 when out of memory. */
+ * tie_group in results_report.h). Each usable row finds its layout by a
+ * hash of (group, label). -1 when out of memory. */
 static int find_ties(bl_report *r, keyed *k, size_t n)
 {
     tie_layout *t = calloc(n ? n : 1, sizeof *t);
     double *pool = calloc(n ? n : 1, sizeof *pool);
+    size_t *of = calloc(n ? n : 1, sizeof *of);   /* row -> layout id */
+    size_t *pos = calloc(n ? n : 1, sizeof *pos); /* layout id -> index */
+    bl_keymap layouts = {0};
     size_t nt = 0, used = 0;
-    if (!t || !pool) {
-        free(t);
-        free(pool);
-        return -1;
-    }
-    for (size_t i = 0; i < n; i++) {   /* the layouts, rates kept apart */
+    char key[1024];
+    int rc = -1;
+    if (!t || !pool || !of || !pos)
+        goto out;
+    for (size_t i = 0; i < n; i++) {   /* the layouts and their sizes */
         const char *label = str(k[i].row.s->label);
-        size_t j = 0;
         if (!k[i].row.usable)
             continue;
-        while (j < nt && (t[j].group != k[i].group_order ||
-                          strcmp(t[j].label, label) != 0))
-            j++;
-        if (j == nt) {
+        snprintf(key, sizeof key, "%zu\x1f%s", k[i].group_order, label);
+        of[i] = bl_keymap_put_new(&layouts, key, nt);
+        if (of[i] == BL_KEYMAP_NONE)
+            goto out;
+        if (of[i] == nt) {
             t[nt].label = label;
             t[nt].group = k[i].group_order;
+            t[nt].id = nt;
             nt++;
         }
+        t[of[i]].n++;
     }
     for (size_t j = 0; j < nt; j++) {  /* one block of pool per layout */
         t[j].rates = pool + used;
-        for (size_t i = 0; i < n; i++)
-            if (k[i].row.usable && k[i].group_order == t[j].group &&
-                strcmp(str(k[i].row.s->label), t[j].label) == 0)
-                t[j].rates[t[j].n++] = k[i].row.s->rate;
         used += t[j].n;
+        t[j].n = 0;
+    }
+    for (size_t i = 0; i < n; i++)     /* rates in run order */
+        if (k[i].row.usable) {
+            tie_layout *l = &t[of[i]];
+            l->rates[l->n++] = k[i].row.s->rate;
+        }
+    for (size_t j = 0; j < nt; j++) {
         t[j].median = bl_stats_median(t[j].rates, t[j].n);
         if (bl_stats_median_ci(t[j].rates, t[j].n, 0.95, &t[j].lo, &t[j].hi,
                                NULL) < 0)
             t[j].lo = t[j].hi = NAN;
     }
     qsort(t, nt, sizeof *t, cmp_tie_layout);
+    for (size_t j = 0; j < nt; j++)
+        pos[t[j].id] = j;
     for (size_t j = 0, leader = 0; j < nt; j++) {
         if (j == 0 || t[j].group != t[j - 1].group) {
             leader = j;
@@ -300,39 +370,59 @@ static int find_ties(bl_report *r, keyed *k, size_t n)
     }
     for (size_t i = 0; i < n; i++) {
         bl_report_row *row = &k[i].row;
+        const tie_layout *l;
         row->ci_lo = row->ci_hi = row->layout_median = NAN;
         if (!row->usable)
             continue;
-        for (size_t j = 0; j < nt; j++)
-            if (t[j].group == k[i].group_order &&
-                strcmp(t[j].label, str(row->s->label)) == 0) {
-                row->tie_group = t[j].tie_group;
-                row->tied = t[j].tied;
-                row->layout_runs = t[j].n;
-                row->layout_median = t[j].median;
-                row->ci_lo = t[j].lo;
-                row->ci_hi = t[j].hi;
-                break;
-            }
+        l = &t[pos[of[i]]];
+        row->tie_group = l->tie_group;
+        row->tied = l->tied;
+        row->layout_runs = l->n;
+        row->layout_median = l->median;
+        row->ci_lo = l->lo;
+        row->ci_hi = l->hi;
     }
+    rc = 0;
+out:
+    bl_keymap_free(&layouts);
     free(t);
     free(pool);
-    return 0;
+    free(of);
+    free(pos);
+    return rc;
 }
 
-/* Closing lines follow the kernels' run order (stable insertion sort). */
-static void order_groups(bl_report *r, const bl_h5_summary *const *byid,
-                         size_t n)
+/* Closing lines follow the kernels' run order; groups of one kernel keep
+ * their order (the original index breaks ties: a stable sort). */
+typedef struct group_at {
+    size_t order, index;
+    bl_report_group g;
+} group_at;
+
+static int cmp_group_at(const void *a, const void *b)
 {
-    for (size_t i = 1; i < r->ngroups; i++) {
-        bl_report_group g = r->groups[i];
-        size_t order = kernel_order(byid, n, g.kernel), j = i;
-        while (j > 0 && kernel_order(byid, n, r->groups[j - 1].kernel) > order) {
-            r->groups[j] = r->groups[j - 1];
-            j--;
-        }
-        r->groups[j] = g;
+    const group_at *x = a, *y = b;
+    if (x->order != y->order)
+        return x->order < y->order ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int order_groups(bl_report *r, const maps *m)
+{
+    group_at *at = calloc(r->ngroups ? r->ngroups : 1, sizeof *at);
+    if (!at)
+        return -1;
+    for (size_t g = 0; g < r->ngroups; g++) {
+        at[g].order = kernel_order(m, r->groups[g].kernel);
+        at[g].index = g;
+        at[g].g = r->groups[g];
     }
+    if (r->ngroups > 1)
+        qsort(at, r->ngroups, sizeof *at, cmp_group_at);
+    for (size_t g = 0; g < r->ngroups; g++)
+        r->groups[g] = at[g].g;
+    free(at);
+    return 0;
 }
 
 int bl_report_build(const bl_h5_summary *rows, size_t n, const char *kernel,
@@ -340,7 +430,9 @@ int bl_report_build(const bl_h5_summary *rows, size_t n, const char *kernel,
 {
     const bl_h5_summary **byid = calloc(n ? n : 1, sizeof *byid);
     keyed *k = calloc(n ? n : 1, sizeof *k);
+    maps maps_ = {0};
     size_t m = 0;
+    int rc;
 
     memset(r, 0, sizeof *r);
     r->rows = calloc(n ? n : 1, sizeof *r->rows);
@@ -371,8 +463,8 @@ int bl_report_build(const bl_h5_summary *rows, size_t n, const char *kernel,
         if (!first)
             first = i + 1;
     }
-    rank_rows(r, k, byid, m);
-    if (find_ties(r, k, m) < 0) {
+    if (rank_rows(r, &maps_, k, byid, m) < 0 || find_ties(r, k, m) < 0) {
+        maps_free(&maps_);
         free(byid);
         free(k);
         bl_report_free(r);
@@ -384,9 +476,14 @@ int bl_report_build(const bl_h5_summary *rows, size_t n, const char *kernel,
     for (size_t i = 0; i < m; i++)
         r->rows[i] = k[i].row;
     r->nrows = m;
-    order_groups(r, byid, m);
+    rc = order_groups(r, &maps_);
+    maps_free(&maps_);
     free(byid);
     free(k);
+    if (rc < 0) {
+        bl_report_free(r);
+        return bl_err_set(err, "out of memory for a report of %zu runs", n);
+    }
     return 0;
 }
 

@@ -106,6 +106,27 @@ static void median_interval(void **state)
     assert_int_equal(bl_stats_median_ci(five, 0, 0.95, &lo, &hi, NULL), -1);
 }
 
+/* Large layouts (issue 16: a merged file of 10,000 copies of one run):
+ * the interval from exact binomial sums in Python's integers (fractions),
+ * k = 40 for n = 100 (coverage 0.96479979978) and k = 4902 for n = 10,000
+ * (coverage 0.95116705010); values 1..n shuffled, so x(k) = k. */
+static void median_interval_large(void **state)
+{
+    static double v[10000];
+    double lo, hi, cov;
+    (void)state;
+    for (int i = 0; i < 100; i++)
+        v[i] = (double)((i * 37) % 100 + 1);
+    assert_int_equal(bl_stats_median_ci(v, 100, 0.95, &lo, &hi, &cov), 0);
+    assert_true(lo == 40 && hi == 61);
+    assert_true(fabs(cov - 0.9647997997822951) < 1e-9);
+    for (int i = 0; i < 10000; i++)
+        v[i] = (double)((i * 7919) % 10000 + 1);
+    assert_int_equal(bl_stats_median_ci(v, 10000, 0.95, &lo, &hi, &cov), 0);
+    assert_true(lo == 4902 && hi == 5099);
+    assert_true(fabs(cov - 0.9511670501036181) < 1e-9);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -114,6 +135,7 @@ int main(void)
         cmocka_unit_test(mann_whitney_normal),
         cmocka_unit_test(bootstrap),
         cmocka_unit_test(median_interval),
+        cmocka_unit_test(median_interval_large),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -620,6 +620,85 @@ static int teardown(void **st)
     return rmdir(dir);
 }
 
+/* Many runs of several kernels, units and machines in shuffled order
+ * (the ranking hashes its groups and baselines since issue 16): every
+ * usable run's best and baseline are those a plain search over all runs
+ * finds (same kernel, unit and machine; the baseline a usable bind_to
+ * none run with the same np and threads, else the first such run, first
+ * in run-id order), and every unusable run counts in one group. */
+static void ranking_of_many_runs_matches_a_plain_search(void **state)
+{
+    enum { N = 600 };
+    static const char *kernels[] = {"triad", "stencil", "lu"};
+    static const char *units[] = {"GB/s", "MLUP/s"};
+    static const char *binds[] = {"none", "core", "none:overload-allowed"};
+    static const char *nodes[] = {"", "0", "1", "2,0"};
+    static const char *labels[] = {"a", "b", "c", "d", "e"};
+    static bl_h5_summary rows[N];
+    static char ids[N][16];
+    unsigned seed = 12345;
+    bl_report r;
+    bl_err err;
+    size_t nunusable = 0, counted = 0;
+    (void)state;
+    for (int i = 0; i < N; i++) {
+        unsigned x;
+        seed = seed * 1103515245u + 12345u;
+        x = seed >> 8;
+        /* ids out of order: the file order is not the run order */
+        snprintf(ids[i], sizeof ids[i], "r%05d", (i * 7919) % N);
+        memset(&rows[i], 0, sizeof rows[i]);
+        rows[i].run_id = ids[i];
+        rows[i].kernel = (char *)kernels[x % 3];
+        rows[i].rate_unit = (char *)units[(x / 3) % 2];
+        rows[i].bind_to = (char *)binds[(x / 6) % 3];
+        rows[i].nodes = (char *)nodes[(x / 18) % 4];
+        rows[i].np = 1 + (int)((x / 72) % 3);
+        rows[i].threads = 1 + (int)((x / 216) % 2);
+        rows[i].label = (char *)labels[(x / 432) % 5];
+        rows[i].status = (char *)((x / 2160) % 7 == 0 ? "failed" : "ok");
+        rows[i].verified = 1;
+        rows[i].rate = 1.0 + (double)((x / 15120) % 1000);
+    }
+    assert_int_equal(bl_report_build(rows, N, NULL, BL_REPORT_SORT_RATE, &r,
+                                     &err), 0);
+    assert_int_equal(r.nrows, N);
+    for (size_t i = 0; i < r.nrows; i++) {
+        const bl_h5_summary *s = r.rows[i].s, *best = NULL, *base = NULL,
+                            *first = NULL;
+        if (!r.rows[i].usable) {
+            nunusable++;
+            continue;
+        }
+        for (int j = 0; j < N; j++) {
+            const bl_h5_summary *c = &rows[j];
+            if (!bl_report_usable(c) || strcmp(c->kernel, s->kernel) ||
+                strcmp(c->rate_unit, s->rate_unit) ||
+                bl_report_node(c) != bl_report_node(s))
+                continue;
+            if (!best || c->rate > best->rate ||
+                (c->rate == best->rate && strcmp(c->run_id, best->run_id) < 0))
+                best = c;
+            if (strncmp(c->bind_to, "none", 4) != 0)
+                continue;
+            if (!first || strcmp(c->run_id, first->run_id) < 0)
+                first = c;
+            if (c->np == s->np && c->threads == s->threads &&
+                (!base || strcmp(c->run_id, base->run_id) < 0))
+                base = c;
+        }
+        assert_non_null(best);
+        assert_true(r.rows[i].best->rate == best->rate);
+        assert_ptr_equal(r.rows[i].baseline, base ? base : first);
+        assert_true(r.rows[i].ratio_best == s->rate / best->rate);
+    }
+    for (size_t g = 0; g < r.ngroups; g++)
+        counted += r.groups[g].nunusable;
+    assert_true(nunusable > 0);
+    assert_int_equal(counted, nunusable);
+    bl_report_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -629,6 +708,7 @@ int main(void)
         cmocka_unit_test(baseline_falls_back_to_the_kernels_first_bind_none_run),
         cmocka_unit_test(unusable_runs_have_no_ratios_even_when_fast),
         cmocka_unit_test(failed_baseline_is_not_used),
+        cmocka_unit_test(ranking_of_many_runs_matches_a_plain_search),
         cmocka_unit_test(kernel_with_no_usable_run_gets_its_own_group),
         cmocka_unit_test(kernel_filter_keeps_one_kernel_and_names_the_others),
         cmocka_unit_test(label_and_run_sorts_ignore_the_rate),
