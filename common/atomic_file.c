@@ -115,6 +115,11 @@ static int write_all(int fd, const char *p, size_t len)
 static int write_failed(const char *path, const char *tmp, const char *what,
                         int e, size_t len, bl_err *err)
 {
+    if ((e == ENOSPC || e == EDQUOT) && len == 0) /* written in place */
+        return bl_err_set(err, "%s: no space left on device (%s): free "
+                          "space or write elsewhere; nothing was replaced",
+                          path,
+                          e == EDQUOT ? "disk quota exceeded" : "disk full");
     if (e == ENOSPC || e == EDQUOT)
         return bl_err_set(err, "%s: no space left on device (%s, %zu bytes "
                           "to write): free space or write elsewhere; nothing "
@@ -196,4 +201,52 @@ int bl_atomic_write_mode(const char *path, const void *data, size_t len,
                          mode_t mode, bl_err *err)
 {
     return write_file(path, data, len, 1, mode, err);
+}
+
+int bl_atomic_begin(const char *path, char *tmp, size_t len, bl_err *err)
+{
+    int fd, e;
+    if (bl_atomic_check_target(path, err) < 0)
+        return -1;
+    if (bl_atomic_temp_name(path, tmp, len) < 0)
+        return bl_err_set(err, "%s: path too long", path);
+    if ((fd = create_temp(tmp, 0666)) < 0) {
+        e = errno;
+        if (e == ENOSPC || e == EDQUOT)
+            return write_failed(path, tmp, "create", e, 0, err);
+        return bl_err_set(err, "%s: cannot create %s: %s", path, tmp,
+                          strerror(e));
+    }
+    close(fd);
+    return 0;
+}
+
+int bl_atomic_commit(const char *path, const char *tmp, bl_err *err)
+{
+    int fd = open(tmp, O_RDONLY | O_CLOEXEC), e;
+    if (fd < 0 || fsync(fd) < 0) {
+        e = errno;
+        if (fd >= 0)
+            close(fd);
+        unlink(tmp);
+        return write_failed(path, tmp, "write", e, 0, err);
+    }
+    close(fd);
+    if (bl_atomic_check_target(path, err) < 0) {
+        unlink(tmp);
+        return -1;
+    }
+    if (rename(tmp, path) < 0) {
+        e = errno;
+        unlink(tmp);
+        return bl_err_set(err, "%s: cannot rename %s over it: %s", path, tmp,
+                          strerror(e));
+    }
+    sync_dir(path);
+    return 0;
+}
+
+void bl_atomic_abandon(const char *tmp)
+{
+    unlink(tmp);
 }

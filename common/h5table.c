@@ -137,6 +137,28 @@ static void own_strings(const bl_h5_table_def *def, void *rows, size_t n)
             }
 }
 
+/* HDF5 zeroes a type-conversion buffer of 1 MiB (its default) for every
+ * read of a table with strings, fresh pages each time; a merge reads
+ * thousands of one-row tables (issue 16). The buffer is sized to the rows
+ * read instead: four times their memory size (the file's form of a
+ * string is larger than the pointer; HDF5 refuses a buffer that cannot
+ * hold one row), at least 16 KiB, at most the default. */
+static int set_conversion_buffer(hid_t dxpl, hid_t ftype, hid_t mtype,
+                                 hssize_t count)
+{
+    size_t fs = H5Tget_size(ftype), ms = H5Tget_size(mtype);
+    size_t row = 4 * (fs > ms ? fs : ms), size = 1 << 20, least = 16384;
+    if (row == 0)
+        return -1;
+    if (count > 0 && (size_t)count < size / row)
+        size = row * (size_t)count;
+    if (least < row)
+        least = row;
+    if (size < least)
+        size = least;
+    return H5Pset_buffer(dxpl, size, NULL, NULL) < 0 ? -1 : 0;
+}
+
 /* Rows [first, first + want) of the table, or to its end when want is
  * SIZE_MAX. */
 static int table_read_range(hid_t loc, const bl_h5_table_def *def,
@@ -187,7 +209,8 @@ static int table_read_range(hid_t loc, const bl_h5_table_def *def,
     *rows = calloc(count > 0 ? (size_t)count : 1, def->row_size);
     dxpl = H5Pcreate(H5P_DATASET_XFER);
     if (dxpl < 0 || H5Pset_vlen_mem_manager(dxpl, arena_alloc, &arena,
-                                            arena_free, &arena) < 0) {
+                                            arena_free, &arena) < 0 ||
+        set_conversion_buffer(dxpl, ftype, mtype, count) < 0) {
         free(*rows);
         *rows = NULL;
     }

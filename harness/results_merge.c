@@ -473,6 +473,39 @@ int bl_h5_merge(const char *out, const char *command,
                           duplicates, unreadable, err);
 }
 
+/* The merged file is written straight to its temporary on the disk (not
+ * built in memory: 10,000 runs are 300 MB), renamed over OUT at the end.
+ * HDF5 writes it; a full disk shows up as a failed H5Fclose. */
+static hid_t create_on_disk(const char *out, char *tmp, size_t len,
+                            bl_err *err)
+{
+    hid_t file;
+    if (bl_atomic_begin(out, tmp, len, err) < 0)
+        return H5I_INVALID_HID;
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (file < 0) {
+        bl_atomic_abandon(tmp);
+        bl_err_set(err, "%s: HDF5 cannot create %s", out, tmp);
+    }
+    return file;
+}
+
+/* Closes the temporary and renames it over out when rc is 0; else, or
+ * when HDF5 could not write it, removes it and leaves out as it was. */
+static int commit_on_disk(hid_t file, const char *tmp, const char *out,
+                          int rc, bl_err *err)
+{
+    if (H5Fclose(file) < 0 && rc == 0)
+        rc = bl_err_set(err, "%s: HDF5 could not write %s (no space left on "
+                        "device?); nothing was replaced", out, tmp);
+    if (rc < 0) {
+        bl_atomic_abandon(tmp);
+        return -1;
+    }
+    return bl_atomic_commit(out, tmp, err);
+}
+
 int bl_h5_merge_ex(const char *out, const char *command,
                    const char *const *inputs, size_t ninputs,
                    bl_h5_merge_conflict_fn *conflict,
@@ -483,12 +516,12 @@ int bl_h5_merge_ex(const char *out, const char *command,
     int rc = 0;
     size_t readable = 0;
     hid_t file;
+    char tmp[4200];
     bl_err first = {""};
 
     *duplicates = 0;
     *unreadable = 0;
-    if (bl_atomic_check_target(out, err) < 0 ||
-        (file = bl_h5_mem_create(out, err)) < 0)
+    if ((file = create_on_disk(out, tmp, sizeof tmp, err)) < 0)
         return -1;
     rc = bl_h5_write_root(file, "sweep", command, err);
     if (rc == 0)
@@ -506,6 +539,8 @@ int bl_h5_merge_ex(const char *out, const char *command,
     if (rc == 0 && readable == 0 && ninputs > 0)
         rc = bl_err_set(err, "no readable input; %s not written", out);
     if (rc == 0) {
+        /* the summary rows (a few hundred bytes a run) are all that is
+         * kept in memory: sorted by run id, written once */
         if (st.nrows > 1) /* qsort(NULL, 0, ...) is undefined */
             qsort(st.rows, st.nrows, sizeof *st.rows, by_run_id);
         /* growable, so that a sweep can go on appending to it */
@@ -518,11 +553,9 @@ int bl_h5_merge_ex(const char *out, const char *command,
     sink_free(&st);
     if (rc == 0 && *unreadable)
         *err = first; /* reported, but the merge still lands */
-    if (rc < 0 && readable == 0 && ninputs > 0) {
-        H5Fclose(file); /* nothing to write: OUT left as it was */
-        return -1;
-    }
-    return bl_h5_mem_commit(file, out, rc, err);
+    if (rc < 0 && !(readable == 0 && ninputs > 0))
+        bl_err_prefix(err, "%s", out);
+    return commit_on_disk(file, tmp, out, rc, err);
 }
 
 /* ---- the sweep's merged file, grown in place ------------------------------ */

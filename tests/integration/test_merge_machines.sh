@@ -123,4 +123,16 @@ expect_line "$T/all.report" "node 2: vm-old (AMD EPYC 7B13), 1 package, 1 NUMA n
 # one machine: no node column, no machine list (as before /nodes)
 grep -q '^node ' "$T/old.report" && fail "machine list for one machine"
 head -1 "$T/old.report" | grep -q '^run  *label ' || fail "node column for one machine: $(head -1 "$T/old.report")"
+# Written straight to the disk under a temporary name, renamed at the end
+# (issue 16): none is left beside the outputs, and a merge that writes
+# nothing (no readable input) leaves its output as it was.
+ls "$T" | grep -q '\.tmp\.' && fail "temporary left: $(ls "$T")"
+cp "$T/all.h5" "$T/keep.h5"
+printf 'not an HDF5 file\n' >"$T/junk.h5"
+"$BINDLAB" merge -o "$T/all.h5" "$T/junk.h5" >"$T/junk.out" 2>&1 &&
+    fail "a merge of no readable input succeeded: $(cat "$T/junk.out")"
+grep -q "no readable input; $T/all.h5 not written" "$T/junk.out" ||
+    fail "no readable input: $(cat "$T/junk.out")"
+cmp -s "$T/all.h5" "$T/keep.h5" || fail "a failed merge changed its output"
+ls "$T" | grep -q '\.tmp\.' && fail "temporary left after a failed merge: $(ls "$T")"
 echo "ok: merge keeps every machine"
