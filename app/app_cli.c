@@ -39,6 +39,10 @@ const char *bl_app_usage(void)
 "                       pool (falls back to thp, saying why); latency's\n"
 "                       --size defaults to 4 x the last-level cache, at\n"
 "                       least 256MiB\n"
+"  --access chase|lines latency: dependent loads over a random cycle, the\n"
+"                       latency (default); or one independent load per\n"
+"                       cache line in address order, the cost of a line in\n"
+"                       a stream, as likwid-bench's clload measures it\n"
 "  --round-trips N      c2c: round trips per pair of PUs and iteration\n"
 "                       (default 2048, in timed batches of 64)\n"
 "  --mem-policy P       where each rank's memory comes from, set in every\n"
@@ -110,6 +114,7 @@ static const struct {
     {"--n", "lu"},               {"--nb", "lu"},
     {"--seed", "lu, shared, latency"}, {"--writes", "shared"},
     {"--huge-pages", "latency"}, {"--round-trips", "c2c"},
+    {"--access", "latency"},
 };
 #define N_KERNEL_OPTIONS (sizeof kernel_options / sizeof kernel_options[0])
 
@@ -179,6 +184,7 @@ static const char *const value_options[] = {
     "--kernel", "--size", "--iters", "--warmup", "--init", "--grid",
     "--radius", "--n",    "--nb",    "--seed",   "--test-hook", "--out",
     "--mem-policy", "--writes", "--huge-pages", "--round-trips",
+    "--access",
 };
 
 /* The value option arg names, or NULL. */
@@ -224,6 +230,19 @@ static int set_huge_pages(bl_app_opts *o, const char *v, bl_err *err)
                       "thp or hugetlb", v);
 }
 
+static int set_access(bl_app_opts *o, const char *v, bl_err *err)
+{
+    if (strcmp(v, "chase") == 0)
+        o->k.access = BL_ACCESS_CHASE;
+    else if (strcmp(v, "lines") == 0)
+        o->k.access = BL_ACCESS_LINES;
+    else
+        return bl_err_set(err, "--access: '%s' is not accepted; use chase "
+                          "(dependent loads, the latency) or lines (one "
+                          "independent load per cache line)", v);
+    return 0;
+}
+
 /* Option `name` (one of value_options) from its value v. */
 static int set_value(bl_app_opts *o, const char *name, const char *v,
                      bl_err *err)
@@ -263,6 +282,8 @@ static int set_value(bl_app_opts *o, const char *name, const char *v,
         return set_huge_pages(o, v, err);
     if (strcmp(name, "--round-trips") == 0)
         return bl_parse_count(v, name, name, &o->k.round_trips, err);
+    if (strcmp(name, "--access") == 0)
+        return set_access(o, v, err);
     /* --out */
     if (*v == '\0')
         return bl_err_set(err, "--out: needs a file name");

@@ -33,12 +33,18 @@ typedef struct bl_kernel_opts {
     unsigned long seed; /* --seed: for kernels with random input */
     int write_percent;  /* --writes (shared): lookups that write, 0..100 */
     int huge_pages;     /* --huge-pages (latency): BL_HUGE_* below */
+    int access;         /* --access (latency): BL_ACCESS_* below */
     long round_trips;   /* --round-trips (c2c): per pair and iteration */
     int test_hook;      /* --test-hook N: deliberate fault for tests */
 } bl_kernel_opts;
 
 /* --huge-pages: how the latency kernel asks for 2 MiB pages. */
 enum { BL_HUGE_OFF = 0, BL_HUGE_THP, BL_HUGE_HUGETLB };
+
+/* --access: how the latency kernel walks its lines. chase: dependent loads
+ * in a random cycle (the latency); lines: one independent load per line in
+ * address order (what likwid-bench's clload times). */
+enum { BL_ACCESS_CHASE = 0, BL_ACCESS_LINES };
 
 /* One PU of the rank's binding, as hwloc places it (logical indexes, -1
  * unknown). The app fills them; kernels need no hwloc. */

@@ -19,8 +19,19 @@
  * reserved pool and falls back to thp when the pool cannot give them. What
  * was asked and what the pages turned out to be (AnonHugePages /
  * the hugetlb mapping) is in the verification detail, with the reason for
- * any fallback. */
+ * any fallback.
+ *
+ * --access lines measures something else on the same buffer, to compare
+ * with likwid-bench's clload: one load per line, in address order, four
+ * lines per loop, no load waiting for another (the loads overlap and the
+ * prefetchers stream the lines), so ns per line is the cost of a line in
+ * a stream, not its latency. Each line holds its own index instead of a
+ * pointer; each thread adds up the indexes of its share, and a sweep must
+ * sum to the closed form lap x (lo + ... + hi-1). The metrics also give the
+ * core clock measured on the master thread (kernels/core_clock.h) and ns
+ * per load in cycles at that clock. */
 #include "kernel.h"
+#include "core_clock.h"
 
 #include <errno.h>
 #include <omp.h>
@@ -38,8 +49,11 @@
 #define LATENCY_HOOK_BREAK_CYCLE 1   /* --test-hook: split one cycle */
 
 typedef struct line {
-    struct line *next;
-    char pad[LINE - sizeof(struct line *)];
+    union {
+        struct line *next;   /* chase: the next line of the cycle */
+        uint64_t index;      /* lines: this line's own index */
+    } u;
+    char pad[LINE - sizeof(uint64_t)];
 } line;
 
 typedef struct latency {
@@ -50,10 +64,12 @@ typedef struct latency {
     int nthreads;
     size_t laps;             /* per step */
     int hugetlb;             /* 1: buf is MAP_HUGETLB */
+    int access;              /* BL_ACCESS_* */
     char pages_note[200];    /* huge pages asked, got, why not */
     double *ns;              /* per step: the slowest thread's ns/load */
     int nsteps, cap;
-    size_t bad_laps;         /* timed laps that did not come back */
+    size_t bad_laps;         /* chase: timed laps that did not come back;
+                              * lines: timed sweeps with a wrong sum */
     uint64_t seed;
 } latency;
 
@@ -149,6 +165,7 @@ static int latency_setup(bl_kernel_ctx *ctx, bl_err *err)
     ctx->state = s;
     s->n = bytes / LINE;
     s->nthreads = ctx->nthreads;
+    s->access = o->access;
     s->seed = o->seed ? o->seed : 4242;
     per_thread = s->n / (size_t)ctx->nthreads;
     s->laps = (MIN_LOADS + per_thread - 1) / per_thread;
@@ -157,18 +174,26 @@ static int latency_setup(bl_kernel_ctx *ctx, bl_err *err)
     return 0;
 }
 
+/* lines: each line holds its index, written by the thread that sweeps it
+ * (first touch). */
+static void number_lines(line *buf, size_t lo, size_t hi)
+{
+    for (size_t i = lo; i < hi; i++)
+        buf[i].u.index = i;
+}
+
 /* Sattolo's shuffle of the lines [lo, hi): one cycle through all of them.
  * The next pointers themselves are the array being shuffled. */
 static void build_cycle(line *buf, size_t lo, size_t hi, uint64_t seed)
 {
     uint64_t st = seed;
     for (size_t i = lo; i < hi; i++)
-        buf[i].next = &buf[i];
+        buf[i].u.next = &buf[i];
     for (size_t i = hi - 1; i > lo; i--) {
         size_t j = lo + (size_t)(next_random(&st) % (i - lo));
-        line *t = buf[i].next;
-        buf[i].next = buf[j].next;
-        buf[j].next = t;
+        line *t = buf[i].u.next;
+        buf[i].u.next = buf[j].u.next;
+        buf[j].u.next = t;
     }
 }
 
@@ -186,15 +211,23 @@ static void latency_first_touch(bl_kernel_ctx *ctx)
             if (serial ? t != 0 : u != t)
                 continue;
             bl_static_range(s->n, s->nthreads, u, &lo, &hi);
-            build_cycle(s->buf, lo, hi, s->seed + (uint64_t)u);
+            if (s->access == BL_ACCESS_LINES)
+                number_lines(s->buf, lo, hi);
+            else
+                build_cycle(s->buf, lo, hi, s->seed + (uint64_t)u);
         }
+    }
+    if (ctx->opts->test_hook == LATENCY_HOOK_BREAK_CYCLE && s->n > 2 &&
+        s->access == BL_ACCESS_LINES) {
+        s->buf[1].u.index = 0; /* one wrong index: every sweep's sum is off */
+        return;
     }
     if (ctx->opts->test_hook == LATENCY_HOOK_BREAK_CYCLE && s->n > 2) {
         /* Two cycles instead of one: line 0 skips its successor, which
          * then points at itself. */
-        line *a = s->buf[0].next;
-        s->buf[0].next = a->next;
-        a->next = a;
+        line *a = s->buf[0].u.next;
+        s->buf[0].u.next = a->u.next;
+        a->u.next = a;
     }
 }
 
@@ -202,8 +235,42 @@ static void latency_first_touch(bl_kernel_ctx *ctx)
 static line *chase(line *p, size_t loads)
 {
     for (size_t i = 0; i < loads; i++)
-        p = p->next;
+        p = p->u.next;
     return p;
+}
+
+/* lines: laps sweeps over [p, p + n) in address order, four lines per
+ * loop into four sums. The additions fold into the loads (add reg, [mem])
+ * and no load waits for another; the empty asm keeps the compiler from
+ * vectorising the sweep or merging the sums, so it stays one scalar load
+ * per line, as in likwid-bench's clload. Returns the total. */
+static uint64_t sweep(const line *p, size_t n, size_t laps)
+{
+    uint64_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    const line *end4 = p + (n & ~(size_t)3), *end = p + n;
+    for (size_t l = 0; l < laps; l++) {
+        const line *q = p;
+        /* one pointer and one compare per loop: 4 loads + 2 in all */
+        for (; q < end4; q += 4) {
+            a0 += q[0].u.index;
+            a1 += q[1].u.index;
+            a2 += q[2].u.index;
+            a3 += q[3].u.index;
+            __asm__ volatile("" : "+r"(a0), "+r"(a1), "+r"(a2), "+r"(a3));
+        }
+        for (; q < end; q++)
+            a0 += q->u.index;
+    }
+    return a0 + a1 + a2 + a3;
+}
+
+/* What laps sweeps over lines [lo, hi) sum to when every line holds its
+ * index: laps x (lo + ... + hi-1), in the same modulo-2^64 arithmetic. */
+static uint64_t sweep_sum(size_t lo, size_t hi, size_t laps)
+{
+    uint64_t n = hi - lo, a = lo + hi - 1; /* sum = n * a / 2 */
+    uint64_t half = n % 2 == 0 ? (n / 2) * a : n * (a / 2);
+    return (uint64_t)laps * half;
 }
 
 static int latency_step(bl_kernel_ctx *ctx, bl_err *err)
@@ -226,12 +293,22 @@ static int latency_step(bl_kernel_ctx *ctx, bl_err *err)
         double t0;
         bl_static_range(s->n, s->nthreads, omp_get_thread_num(), &lo, &hi);
         start = &s->buf[lo];
-        t0 = now_ns();
-        end = chase(start, s->laps * (hi - lo));
-        worst = (now_ns() - t0) / (double)(s->laps * (hi - lo));
-        /* A lap of hi - lo loads over one cycle of hi - lo lines comes
-         * back to its start; the comparison also keeps the chase alive. */
-        bad += end != start;
+        if (s->access == BL_ACCESS_LINES) {
+            uint64_t sum;
+            t0 = now_ns();
+            sum = sweep(start, hi - lo, s->laps);
+            worst = (now_ns() - t0) / (double)(s->laps * (hi - lo));
+            /* the comparison also keeps the sweep alive */
+            bad += sum != sweep_sum(lo, hi, s->laps);
+        } else {
+            t0 = now_ns();
+            end = chase(start, s->laps * (hi - lo));
+            worst = (now_ns() - t0) / (double)(s->laps * (hi - lo));
+            /* A lap of hi - lo loads over one cycle of hi - lo lines comes
+             * back to its start; the comparison also keeps the chase
+             * alive. */
+            bad += end != start;
+        }
     }
     s->ns[s->nsteps++] = worst;
     s->bad_laps += bad;
@@ -258,7 +335,7 @@ static size_t check_cycles(const latency *s, char *detail, size_t len)
             if (i < lo || i >= hi || (seen[i / 8] & (1u << (i % 8))))
                 break;
             seen[i / 8] |= (unsigned char)(1u << (i % 8));
-            p = p->next;
+            p = p->u.next;
             steps++;
         } while (p != &s->buf[lo]);
         if (p != &s->buf[lo] || steps != hi - lo) {
@@ -270,6 +347,18 @@ static size_t check_cycles(const latency *s, char *detail, size_t len)
     }
     free(seen);
     return broken;
+}
+
+/* lines: the independent check, every line read again apart from the
+ * timed sweeps. Returns the lines that do not hold their index. */
+static size_t check_lines(const latency *s, char *detail, size_t len)
+{
+    size_t wrong = 0;
+    for (size_t i = 0; i < s->n; i++)
+        if (s->buf[i].u.index != i && wrong++ == 0)
+            snprintf(detail, len, "line %zu holds %llu, not its index", i,
+                     (unsigned long long)s->buf[i].u.index);
+    return wrong;
 }
 
 /* Bytes of [p, p + len) in huge pages: for THP, AnonHugePages of the
@@ -301,7 +390,9 @@ static int latency_verify(bl_kernel_ctx *ctx, bl_verify *v)
 {
     latency *s = ctx->state;
     char why[200] = "";
-    size_t broken = check_cycles(s, why, sizeof why);
+    const int lines = s->access == BL_ACCESS_LINES;
+    size_t broken = lines ? check_lines(s, why, sizeof why)
+                          : check_cycles(s, why, sizeof why);
     size_t bytes = s->n * LINE, huge = huge_bytes(s);
     v->verified = broken == 0 && s->bad_laps == 0;
     v->error = (double)(broken + s->bad_laps);
@@ -309,8 +400,17 @@ static int latency_verify(bl_kernel_ctx *ctx, bl_verify *v)
     if (broken)
         snprintf(v->detail, sizeof v->detail, "rank %d: %s", ctx->rank, why);
     else if (s->bad_laps)
-        snprintf(v->detail, sizeof v->detail, "rank %d: %zu timed laps did "
+        snprintf(v->detail, sizeof v->detail, lines ?
+                 "rank %d: %zu timed sweeps did not sum to laps x the sum "
+                 "of their lines' indexes" : "rank %d: %zu timed laps did "
                  "not end where they started", ctx->rank, s->bad_laps);
+    else if (lines)
+        snprintf(v->detail, sizeof v->detail,
+                 "access lines: %d share(s) of %zu lines in all, each line "
+                 "loaded once per sweep in address order, every sweep's sum "
+                 "right; %.80s; %zu of %zu MiB in huge pages", s->nthreads,
+                 s->n, s->pages_note, (huge < bytes ? huge : bytes) >> 20,
+                 bytes >> 20);
     else
         snprintf(v->detail, sizeof v->detail,
                  "%d cycle(s) of %zu lines in all, each line visited once "
@@ -328,8 +428,11 @@ static void latency_work(const bl_kernel_ctx *ctx, bl_work *w)
     w->rate_unit = "Mload/s";
     w->bytes = (double)LINE * (double)(s->laps * s->n);
     w->flops = 0.0;
-    w->model = "dependent loads, one 64-byte line each, over a random "
-               "cycle per thread; ns per load in the metrics";
+    w->model = s->access == BL_ACCESS_LINES
+                   ? "independent loads, one per 64-byte line, in address "
+                     "order (likwid-bench clload); ns per line in the metrics"
+                   : "dependent loads, one 64-byte line each, over a random "
+                     "cycle per thread; ns per load in the metrics";
 }
 
 static size_t latency_regions(const bl_kernel_ctx *ctx, bl_region *out,
@@ -358,14 +461,17 @@ static void metric(bl_metric *m, const char *name, double value,
     snprintf(m->unit, sizeof m->unit, "%s", unit);
 }
 
-/* ns per load over the timed steps (the last `iters` of them). */
+/* ns per load over the timed steps (the last `iters` of them); the master
+ * thread's core clock, measured after them, turns the median into cycles
+ * (in a one-thread run, the clock of the core that did the loads). */
 static size_t latency_metrics(bl_kernel_ctx *ctx, bl_metric *out, size_t max)
 {
     latency *s = ctx->state;
     int k = ctx->opts->iters < s->nsteps ? ctx->opts->iters : s->nsteps;
     double *v;
     size_t bytes = s->n * LINE, huge = huge_bytes(s);
-    if (max < 6 || k <= 0 || !(v = malloc(sizeof *v * (size_t)k)))
+    double ghz;
+    if (max < 8 || k <= 0 || !(v = malloc(sizeof *v * (size_t)k)))
         return 0;
     memcpy(v, s->ns + (s->nsteps - k), sizeof *v * (size_t)k);
     qsort(v, (size_t)k, sizeof *v, cmp_double);
@@ -379,8 +485,11 @@ static size_t latency_metrics(bl_kernel_ctx *ctx, bl_metric *out, size_t max)
     metric(&out[5], "huge_page_fraction",
            bytes ? (double)(huge < bytes ? huge : bytes) / (double)bytes : 0,
            "fraction");
+    ghz = bl_core_clock_ghz(25);
+    metric(&out[6], "core_clock_ghz", ghz, "GHz");
+    metric(&out[7], "cycles_per_load", out[0].value * ghz, "cycles");
     free(v);
-    return 6;
+    return 8;
 }
 
 static void latency_teardown(bl_kernel_ctx *ctx)

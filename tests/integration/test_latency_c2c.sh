@@ -6,7 +6,10 @@
 # compared: a step can only be slowed by other load, never sped up). The
 # kernel's own clock agrees with the app's step times. A broken cycle
 # (--test-hook 1) fails verification; --huge-pages hugetlb without a
-# reserved pool falls back to thp and says why.
+# reserved pool falls back to thp and says why. --access lines (one
+# independent load per line, likwid-bench clload's pattern) verifies its
+# sums, fails with one wrong line (--test-hook 1), and is refused by
+# other kernels; cycles_per_load is ns_per_load at the measured clock.
 # c2c: the rank's PUs (from the affinity mask) in order, an n x n matrix
 # with NaN on the diagonal, symmetric, positive, its spread around its
 # median, the sample count of the timed iterations, and the topology
@@ -74,6 +77,32 @@ rc=0
 rc=0
 "$BINDLAB_APP" --kernel latency --round-trips 100 >"$WORK/bad" 2>&1 || rc=$?
 [ "$rc" = 2 ] && grep -q -- "--round-trips: --kernel latency does not take it" "$WORK/bad" || fail "latency --round-trips: exit $rc"
+lat lines $((L1 / 2)) --access lines || { cat "$WORK/lines.out" >&2; fail "latency --access lines failed"; }
+"$PY" - "$WORK/lines.h5" "$WORK/l1.h5" <<'PY'
+import sys, h5py
+def s(x): return x.decode() if isinstance(x, bytes) else x
+for path in sys.argv[1:]:
+    with h5py.File(path, "r") as f:
+        res = f["run/result"].attrs
+        assert int(res["verified"]) == 1, s(res["verify_detail"])
+        m = {s(r["name"]): float(r["value"]) for r in f["run/metrics"][()]}
+        assert m["core_clock_ghz"] > 0, m
+        assert abs(m["cycles_per_load"] - m["ns_per_load"] * m["core_clock_ghz"]) <= 1e-9 * m["cycles_per_load"], m
+        if path == sys.argv[1]:
+            assert s(res["verify_detail"]).startswith("access lines:"), s(res["verify_detail"])
+            assert "independent loads" in s(res["work_model"]), s(res["work_model"])
+print("ok: --access lines verified; cycles_per_load = ns_per_load x the measured clock")
+PY
+rc=0
+lat lines_broken 64KiB --access lines --test-hook 1 || rc=$?
+[ "$rc" = 1 ] || fail "--access lines with a wrong line: exit $rc, expected 1"
+grep -q "line 1 holds 0, not its index" "$WORK/lines_broken.out" || fail "wrong line message: $(cat "$WORK/lines_broken.out")"
+rc=0
+"$BINDLAB_APP" --kernel latency --access random >"$WORK/bad" 2>&1 || rc=$?
+[ "$rc" = 2 ] && grep -q -- "--access: 'random' is not accepted" "$WORK/bad" || fail "--access random: exit $rc: $(cat "$WORK/bad")"
+rc=0
+"$BINDLAB_APP" --kernel triad --access lines >"$WORK/bad" 2>&1 || rc=$?
+[ "$rc" = 2 ] && grep -q -- "--access: --kernel triad does not take it" "$WORK/bad" || fail "triad --access: exit $rc: $(cat "$WORK/bad")"
 echo "ok: --kernel latency"
 
 # ---- c2c -------------------------------------------------------------------
