@@ -1,7 +1,7 @@
 /* bindlab matrix: latency and bandwidth between every CPU NUMA node and
  * every memory NUMA node, and core-to-core latency, measured by
- * bindlab-app (harness/matrix_run.c), kept in HDF5 and drawn as SVG
- * heatmaps (matrix.c, matrix_svg.c). This file reads the options and
+ * bindlab-app (harness/matrix_run.c), kept in HDF5 and drawn as SVG or
+ * PNG heatmaps (matrix.c, matrix_svg.c, matrix_png.c). This file reads the options and
  * prints. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +22,7 @@
 static const char help[] =
     "usage: bindlab matrix latency|bandwidth|c2c -o FILE.h5 [options]\n"
     "       bindlab matrix show FILE.h5 [--kind KIND] [--svg PICTURE.svg]\n"
+    "                                   [--png PICTURE.png]\n"
     "\n"
     "latency    ns per load for every (CPU NUMA node i, memory NUMA node j):\n"
     "           bindlab-app --kernel latency (a dependent-load chase over a\n"
@@ -48,6 +49,8 @@ static const char help[] =
     "  -o FILE.h5         the matrix file (required when measuring)\n"
     "  --svg PICTURE.svg  also draw the heatmap (packages, NUMA nodes, L3\n"
     "                     domains and SMT siblings marked along the axes)\n"
+    "  --png PICTURE.png  the same heatmap as a PNG, without its text (the\n"
+    "                     rows' labels are in its tEXt chunks)\n"
     "  --size SIZE        latency: the chased buffer (default 4 x the\n"
     "                     last-level cache, at least 256MiB); bandwidth:\n"
     "                     triad's three arrays (the same default)\n"
@@ -61,14 +64,14 @@ static const char help[] =
     "  --timeout S        per run, seconds (default 1800)\n"
     "\n"
     "show prints a matrix of FILE.h5 (a matrix file, or a c2c run file of\n"
-    "bindlab-app) and draws it with --svg.\n"
+    "bindlab-app) and draws it with --svg and --png.\n"
     "\n"
     "Exit status: 0 every cell measured and verified, 1 some cell failed\n"
     "(its cell is empty and the note says why; the file is still written)\n"
     "or nothing could be measured, 2 bad usage.\n";
 
 typedef struct options {
-    const char *kind, *out, *svg, *size, *iters, *warmup, *huge, *trips,
+    const char *kind, *out, *svg, *png, *size, *iters, *warmup, *huge, *trips,
         *cpus, *runs, *app, *timeout, *show_kind, *input;
 } options;
 
@@ -81,6 +84,7 @@ static const char **value_slot(options *o, const char *name)
     } slots[] = {
         {"-o", offsetof(options, out)},
         {"--svg", offsetof(options, svg)},
+        {"--png", offsetof(options, png)},
         {"--size", offsetof(options, size)},
         {"--iters", offsetof(options, iters)},
         {"--warmup", offsetof(options, warmup)},
@@ -99,7 +103,7 @@ static const char **value_slot(options *o, const char *name)
 }
 
 static const char *const value_names[] = {
-    "-o", "--svg", "--size", "--iters", "--warmup", "--huge-pages",
+    "-o", "--svg", "--png", "--size", "--iters", "--warmup", "--huge-pages",
     "--round-trips", "--cpus", "--runs", "--app", "--timeout", "--kind"};
 
 /* Returns -1 to go on, or an exit status. */
@@ -200,7 +204,8 @@ static int check_measure(const options *o, bl_matrix_opts *mo,
     mo->round_trips = trips;
     mo->timeout_s = (double)timeout;
     if (bl_matrix_check_target(o->out, &err) < 0 ||
-        (o->svg && bl_atomic_check_target(o->svg, &err) < 0)) {
+        (o->svg && bl_atomic_check_target(o->svg, &err) < 0) ||
+        (o->png && bl_atomic_check_target(o->png, &err) < 0)) {
         fprintf(stderr, "bindlab %s: %s\n", VERB, err.msg);
         return BL_EXIT_USAGE;
     }
@@ -234,15 +239,24 @@ static char *command_line(int argc, char **argv)
     return bl_strbuf_take(&b);
 }
 
-static int draw(const char *svg, const bl_h5_matrix *m)
+/* The pictures asked for (--svg, --png), each written atomically. */
+static int draw(const options *o, const bl_h5_matrix *m)
 {
     bl_err err;
-    if (bl_matrix_svg_write(svg, m, &err) < 0) {
+    int rc = BL_EXIT_OK;
+    if (o->svg && bl_matrix_svg_write(o->svg, m, &err) < 0) {
         fprintf(stderr, "bindlab %s: %s\n", VERB, err.msg);
-        return BL_EXIT_FAILED;
+        rc = BL_EXIT_FAILED;
+    } else if (o->svg) {
+        printf("bindlab %s: drew %s\n", VERB, o->svg);
     }
-    printf("bindlab %s: drew %s\n", VERB, svg);
-    return BL_EXIT_OK;
+    if (o->png && bl_matrix_png_write(o->png, m, &err) < 0) {
+        fprintf(stderr, "bindlab %s: %s\n", VERB, err.msg);
+        rc = BL_EXIT_FAILED;
+    } else if (o->png) {
+        printf("bindlab %s: drew %s\n", VERB, o->png);
+    }
+    return rc;
 }
 
 static int show(const options *o)
@@ -255,8 +269,10 @@ static int show(const options *o)
                                   "show FILE.h5");
     if (o->out || o->size || o->iters || o->warmup || o->huge || o->trips ||
         o->cpus || o->runs || o->app || o->timeout)
-        return bl_cli_usage_error(VERB, "show takes --kind and --svg only");
-    if (o->svg && bl_atomic_check_target(o->svg, &err) < 0) {
+        return bl_cli_usage_error(VERB, "show takes --kind, --svg and --png "
+                                  "only");
+    if ((o->svg && bl_atomic_check_target(o->svg, &err) < 0) ||
+        (o->png && bl_atomic_check_target(o->png, &err) < 0)) {
         fprintf(stderr, "bindlab %s: %s\n", VERB, err.msg);
         return BL_EXIT_USAGE;
     }
@@ -265,8 +281,7 @@ static int show(const options *o)
         return BL_EXIT_USAGE;
     }
     bl_matrix_print(stdout, &m);
-    if (o->svg)
-        rc = draw(o->svg, &m);
+    rc = draw(o, &m);
     bl_h5_matrix_free(&m);
     return rc;
 }
@@ -304,7 +319,7 @@ static int measure(const options *o, int argc, char **argv)
         printf("bindlab %s: wrote %s (/matrices/%s; run files in %s)\n", VERB,
                o->out, m.kind, runs);
     }
-    if (o->svg && draw(o->svg, &m) != BL_EXIT_OK)
+    if (draw(o, &m) != BL_EXIT_OK)
         rc = 1;
     free(command);
     bl_h5_matrix_free(&m);

@@ -3,7 +3,7 @@
  * no shell; an MPI singleton, the OpenMP places pinning its threads), and
  * read back from its run file; the matrix kept in HDF5 as
  * /matrices/<kind> (common/h5schema.h: bl_h5_matrix) and drawn as an SVG
- * heatmap with the topology's groups marked.
+ * or PNG heatmap with the topology's groups marked.
  *
  * For the HTML report (or any other caller): read a matrix with
  * bl_matrix_read_file, draw it with bl_matrix_svg (an inline <svg>
@@ -78,6 +78,27 @@ void bl_matrix_svg(bl_strbuf *b, const bl_h5_matrix *m);
 
 /* A standalone .svg file of bl_matrix_svg, written atomically. */
 int bl_matrix_svg_write(const char *path, const bl_h5_matrix *m,
+                        bl_err *err);
+
+/* The heatmap as pixels (matrix_png.c): the SVG's cells, bands and lines
+ * in the same colours, without text. rgb holds w x h pixels of 3 bytes,
+ * row after row; cell (i, j) is the square of cell x cell pixels at
+ * (x0 + j cell, y0 + i cell). */
+typedef struct bl_matrix_picture {
+    unsigned char *rgb;
+    unsigned w, h;
+    unsigned x0, y0, cell;
+} bl_matrix_picture;
+
+/* Draws m into p (free with bl_matrix_picture_free). 0, or -1 with err. */
+int bl_matrix_raster(const bl_h5_matrix *m, bl_matrix_picture *p,
+                     bl_err *err);
+void bl_matrix_picture_free(bl_matrix_picture *p);
+
+/* The picture as a .png file (harness/png.h), written atomically, with
+ * tEXt chunks Title, Description, bindlab-map ("x0 y0 cell n") and
+ * bindlab-rows (the rows' labels, ", " between). */
+int bl_matrix_png_write(const char *path, const bl_h5_matrix *m,
                         bl_err *err);
 
 #endif

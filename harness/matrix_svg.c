@@ -12,49 +12,9 @@
 #include <string.h>
 
 #include "atomic_file.h"
+#include "matrix_draw.h"
 
 enum { BAND = 16, LABEL_W = 64, TITLE_H = 24, LEGEND_H = 44, PAD = 8 };
-
-typedef struct level {
-    const char *name;      /* for labels: "P", "N", "L3 ", "core " */
-    size_t offset;         /* of the int32_t in bl_h5_matrix_index */
-    double line;           /* stroke width across the map, 0: none */
-    int only_shared;       /* draw only groups with several members (SMT) */
-} level;
-
-static const level levels[] = {
-    {"package ", offsetof(bl_h5_matrix_index, package), 2.5, 0},
-    {"NUMA ", offsetof(bl_h5_matrix_index, numa), 1.5, 0},
-    {"L3 ", offsetof(bl_h5_matrix_index, l3), 0.8, 0},
-    {"core ", offsetof(bl_h5_matrix_index, core), 0.0, 1},
-};
-#define NLEVELS (sizeof levels / sizeof levels[0])
-
-static int group_of(const bl_h5_matrix *m, const level *l, int i)
-{
-    return *(const int32_t *)((const char *)&m->order[i] + l->offset);
-}
-
-/* A level is drawn when the order knows it and it tells rows apart or
- * holds them together (not one group per row, except for packages and
- * NUMA nodes on a NUMA-axis matrix, where they are the point). */
-static int level_shown(const bl_h5_matrix *m, const level *l)
-{
-    int groups = 0, known = 0;
-    for (int i = 0; i < m->n; i++) {
-        int g = group_of(m, l, i);
-        known += g >= 0;
-        groups += g >= 0 && (i == 0 || g != group_of(m, l, i - 1));
-    }
-    if (known < m->n)
-        return 0;
-    if (l->only_shared)
-        return groups < m->n;
-    if (strcmp(l->name, "NUMA ") == 0 && m->axis &&
-        strcmp(m->axis, "numa") == 0)
-        return 0; /* the rows are the NUMA nodes already */
-    return groups > 1 || m->n > 1;
-}
 
 static void xml_text(bl_strbuf *b, const char *s)
 {
@@ -68,47 +28,26 @@ static void xml_text(bl_strbuf *b, const char *s)
         }
 }
 
-/* Light to dark through three stops (a sequential orange scale). */
+/* The scale's colour of t as "#rrggbb" (matrix_draw.c). */
 static void colour(double t, char *buf, size_t len)
 {
-    static const double stops[3][3] = {
-        {255, 245, 235}, {253, 141, 60}, {127, 39, 4}};
-    int k = t < 0.5 ? 0 : 1;
-    double u = t < 0.5 ? t * 2 : (t - 0.5) * 2;
-    if (!(t >= 0))
-        u = 0, k = 0;
-    if (t > 1)
-        u = 1, k = 1;
-    snprintf(buf, len, "#%02x%02x%02x",
-             (int)lround(stops[k][0] + u * (stops[k + 1][0] - stops[k][0])),
-             (int)lround(stops[k][1] + u * (stops[k + 1][1] - stops[k][1])),
-             (int)lround(stops[k][2] + u * (stops[k + 1][2] - stops[k][2])));
-}
-
-static void range_of(const bl_h5_matrix *m, double *lo, double *hi)
-{
-    *lo = INFINITY;
-    *hi = -INFINITY;
-    for (size_t c = 0; c < (size_t)m->n * (size_t)m->n; c++)
-        if (isfinite(m->values[c])) {
-            if (m->values[c] < *lo)
-                *lo = m->values[c];
-            if (m->values[c] > *hi)
-                *hi = m->values[c];
-        }
+    unsigned char rgb[3];
+    bl_matrix_colour(t, rgb);
+    snprintf(buf, len, "#%02x%02x%02x", rgb[0], rgb[1], rgb[2]);
 }
 
 /* The bands of one level along the top (horizontal) and left (vertical)
  * edges of the map at (x0, y0), `at` further out than the finest level;
  * the top ones above a gap of `gap` (the column labels). */
-static void bands(bl_strbuf *b, const bl_h5_matrix *m, const level *l,
-                  double x0, double y0, double cell, double at, double gap)
+static void bands(bl_strbuf *b, const bl_h5_matrix *m,
+                  const bl_matrix_level *l, double x0, double y0,
+                  double cell, double at, double gap)
 {
     int shade = 0;
     for (int i = 0; i < m->n;) {
-        int g = group_of(m, l, i), j = i;
+        int g = bl_matrix_group_of(m, l, i), j = i;
         double a, len;
-        while (j < m->n && group_of(m, l, j) == g)
+        while (j < m->n && bl_matrix_group_of(m, l, j) == g)
             j++;
         a = i * cell;
         len = (j - i) * cell;
@@ -153,7 +92,7 @@ static void cell_rect(bl_strbuf *b, const bl_h5_matrix *m, int i, int j,
                       double x, double y, double cell, double lo, double hi)
 {
     size_t c = (size_t)i * (size_t)m->n + (size_t)j;
-    double v = m->values[c], t = hi > lo ? (v - lo) / (hi - lo) : 0.5;
+    double v = m->values[c], t = bl_matrix_scale(v, lo, hi);
     char fill[16] = "#eeeeee";
     if (isfinite(v))
         colour(t, fill, sizeof fill);
@@ -197,12 +136,13 @@ static void legend(bl_strbuf *b, const bl_h5_matrix *m, double x0, double y,
 
 void bl_matrix_svg(bl_strbuf *b, const bl_h5_matrix *m)
 {
-    int shown[NLEVELS], nshown = 0;
+    int shown[BL_MATRIX_NLEVELS], nshown = 0;
     double cell, x0, y0, lo, hi, w, h;
     if (m->n <= 0 || !m->values || !m->order)
         return;
-    for (size_t k = 0; k < NLEVELS; k++)
-        nshown += shown[k] = level_shown(m, &levels[k]);
+    for (size_t k = 0; k < BL_MATRIX_NLEVELS; k++)
+        nshown += shown[k] =
+            bl_matrix_level_shown(m, &bl_matrix_levels[k]);
     cell = 480.0 / m->n;
     cell = cell > 56 ? 56 : cell < 4 ? 4 : cell;
     x0 = PAD + LABEL_W + nshown * BAND;
@@ -211,7 +151,7 @@ void bl_matrix_svg(bl_strbuf *b, const bl_h5_matrix *m)
     h = y0 + m->n * cell + LEGEND_H;
     if (w < 360)
         w = 360;
-    range_of(m, &lo, &hi);
+    bl_matrix_range(m, &lo, &hi);
     bl_strbuf_printf(b, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
                      "class=\"bl-matrix\" width=\"%.0f\" height=\"%.0f\" "
                      "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" "
@@ -227,10 +167,10 @@ void bl_matrix_svg(bl_strbuf *b, const bl_h5_matrix *m)
         for (int j = 0; j < m->n; j++)
             cell_rect(b, m, i, j, x0 + j * cell, y0 + i * cell, cell, lo, hi);
     /* the finest level next to the map, packages outermost */
-    for (size_t k = 0, at = (size_t)nshown; k < NLEVELS; k++)
+    for (size_t k = 0, at = (size_t)nshown; k < BL_MATRIX_NLEVELS; k++)
         if (shown[k])
-            bands(b, m, &levels[k], x0, y0, cell, (double)(--at * BAND),
-                  cell >= 12 ? 16 : 0);
+            bands(b, m, &bl_matrix_levels[k], x0, y0, cell,
+                  (double)(--at * BAND), cell >= 12 ? 16 : 0);
     for (int i = 0; cell >= 12 && i < m->n; i++) {
         bl_strbuf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">",
                          x0 - nshown * BAND - 4, y0 + i * cell + cell / 2 + 4);

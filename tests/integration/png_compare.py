@@ -13,24 +13,34 @@ whole blocks. A block differs when its grey levels differ by more than TOL
 (default 24 of 255); the images match when at most MAXFRAC (default 0.03)
 of the blocks differ. Prints the fraction; exit 0 match, 1 no match, 2
 unreadable input. Only the standard library: PNG decoded here (8-bit
-grey, grey+alpha, RGB or RGBA, not interlaced: what chromium writes)."""
+grey, grey+alpha, RGB or RGBA, not interlaced: what chromium and bindlab
+write; every chunk's CRC checked). test_matrix.sh imports decode_pixels
+to read the colours of a heatmap's cells."""
 import struct
 import sys
 import zlib
 
 
-def decode(path):
+def decode_pixels(path):
+    """(width, height, channels, rows, text): rows are bytearrays of
+    width x channels samples, unfiltered; text the tEXt chunks as a dict."""
     data = open(path, "rb").read()
     if data[:8] != b"\x89PNG\r\n\x1a\n":
         raise ValueError(path + ": not a PNG")
-    pos, idat, hdr = 8, b"", None
+    pos, idat, hdr, text = 8, b"", None, {}
     while pos < len(data):
         n, kind = struct.unpack(">I4s", data[pos:pos + 8])
         body = data[pos + 8:pos + 8 + n]
+        crc, = struct.unpack(">I", data[pos + 8 + n:pos + 12 + n])
+        if crc != zlib.crc32(kind + body):
+            raise ValueError("%s: bad CRC in a %s chunk" % (path, kind))
         if kind == b"IHDR":
             hdr = struct.unpack(">IIBBBBB", body)
         elif kind == b"IDAT":
             idat += body
+        elif kind == b"tEXt":
+            key, _, value = body.partition(b"\0")
+            text[key.decode("latin-1")] = value.decode("latin-1")
         pos += 12 + n
     w, h, depth, ctype, _, _, interlace = hdr
     channels = {0: 1, 4: 2, 2: 3, 6: 4}.get(ctype)
@@ -40,7 +50,7 @@ def decode(path):
     raw = zlib.decompress(idat)
     stride = w * channels
     prev = bytearray(stride)
-    grey = []
+    rows = []
     for y in range(h):
         f = raw[y * (stride + 1)]
         line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
@@ -60,6 +70,15 @@ def decode(path):
                 pr = a if pa <= pb and pa <= pc else b if pb <= pc else c
                 line[i] = (line[i] + pr) & 255
         prev = line
+        rows.append(line)
+    return w, h, channels, rows, text
+
+
+def decode(path):
+    w, h, channels, rows, _ = decode_pixels(path)
+    grey = []
+    stride = w * channels
+    for line in rows:
         if channels >= 3:
             grey.append([(line[i] * 299 + line[i + 1] * 587 + line[i + 2] * 114)
                          // 1000 for i in range(0, stride, channels)])

@@ -4,21 +4,25 @@
 # three kept in one file. Each cell agrees with the run file it came from
 # (the latency metric, the triad rate, the app's own c2c matrix), and its
 # pages are on its memory node by the run file's own page counts. The
-# SVG is well-formed XML with one cell per value. show reads the file and
-# a run file; bad usage exits 2.
+# SVG is well-formed XML with one cell per value. The PNG, decoded here
+# (png_compare.py, the standard library's zlib), has at every cell's centre
+# the colour the documented scale gives its value (lowest #fff5eb, middle
+# #fd8d3c, highest #7f2704, linear between; not measured #eeeeee), worked
+# out from the values in the HDF5 file. show reads the file and a run
+# file; bad usage exits 2.
 source "$(dirname "$0")/common.sh"
 PY=/usr/bin/python3
 "$PY" -c 'import h5py, numpy' 2>/dev/null || { echo "SKIP: python3-h5py missing (scripts/deps.sh installs it)"; exit 77; }
 BINDLAB="$BINDLAB_BUILD_DIR/bindlab"
 cd "$WORK"
 
-"$BINDLAB" matrix latency --size 4MiB --iters 3 -o m.h5 --svg lat.svg >lat.out 2>&1 ||
+"$BINDLAB" matrix latency --size 4MiB --iters 3 -o m.h5 --svg lat.svg --png lat.png >lat.out 2>&1 ||
     { cat lat.out >&2; fail "matrix latency failed"; }
 "$BINDLAB" matrix bandwidth --size 24MiB --iters 3 -o m.h5 >bw.out 2>&1 ||
     { cat bw.out >&2; fail "matrix bandwidth failed"; }
 C2C_OK=0
 if [ "$(nproc)" -ge 2 ]; then
-    "$BINDLAB" matrix c2c --round-trips 256 --iters 2 -o m.h5 --svg c2c.svg >c2c.out 2>&1 ||
+    "$BINDLAB" matrix c2c --round-trips 256 --iters 2 -o m.h5 --svg c2c.svg --png c2c.png >c2c.out 2>&1 ||
         { cat c2c.out >&2; fail "matrix c2c failed"; }
     C2C_OK=1
 fi
@@ -80,8 +84,48 @@ for svg, n in (("lat.svg", nodes),) + ((("c2c.svg", count_cpus(cpus)),) if c2c_o
 print("ok: %dx%d latency and bandwidth, c2c %s, pages on their nodes, SVGs parse" % (nodes, nodes, c2c_ok))
 PY
 
-"$BINDLAB" matrix show m.h5 --kind latency --svg again.svg >show.out 2>&1 || fail "show: $(cat show.out)"
-grep -q "^latency (ns)" show.out && [ -s again.svg ] || fail "show output: $(cat show.out)"
+# the PNGs: each cell's centre pixel against its value on the scale
+png_cells() { # FILE.png KIND
+    "$PY" - "$1" m.h5 "$2" "$(dirname "$0")" <<'PY'
+import math, sys, h5py
+sys.path.insert(0, sys.argv[4])
+from png_compare import decode_pixels
+png, path, kind = sys.argv[1], sys.argv[2], sys.argv[3]
+w, h, ch, rows, text = decode_pixels(png)
+assert ch == 3, ch
+with h5py.File(path, "r") as f:
+    g = f["matrices/" + kind]
+    v = g["values"][()]
+    labels = [r["label"].decode() if isinstance(r["label"], bytes) else r["label"] for r in g["order"][()]]
+n = v.shape[0]
+x0, y0, cell, n_png = map(int, text["bindlab-map"].split())
+assert n_png == n and x0 + n * cell <= w and y0 + n * cell <= h, (text, w, h)
+assert text["bindlab-rows"] == ", ".join(labels), (text, labels)
+assert text["Title"].startswith(kind + " matrix"), text
+fin = [x for x in v.flat if not math.isnan(x)]
+lo, hi = min(fin), max(fin)
+stops = ((255, 245, 235), (253, 141, 60), (127, 39, 4))
+def want(x):
+    if math.isnan(x):
+        return (0xee,) * 3
+    t = (x - lo) / (hi - lo) if hi > lo else 0.5
+    a, b, u = (stops[0], stops[1], 2 * t) if t < 0.5 else (stops[1], stops[2], 2 * t - 1)
+    return tuple(round(a[c] + u * (b[c] - a[c])) for c in range(3))
+for i in range(n):
+    for j in range(n):
+        x, y = x0 + j * cell + cell // 2, y0 + i * cell + cell // 2
+        got = tuple(rows[y][3 * x:3 * x + 3])
+        assert all(abs(p - q) <= 1 for p, q in zip(got, want(v[i, j]))), (png, i, j, v[i, j], got, want(v[i, j]))
+print("ok: %s: %d x %d cells in the scale's colours (%g to %g)" % (png, n, n, lo, hi))
+PY
+}
+png_cells lat.png latency || fail "lat.png"
+if [ "$C2C_OK" = 1 ]; then png_cells c2c.png c2c || fail "c2c.png"; fi
+
+"$BINDLAB" matrix show m.h5 --kind latency --svg again.svg --png again.png >show.out 2>&1 ||
+    fail "show: $(cat show.out)"
+grep -q "^latency (ns)" show.out && [ -s again.svg ] && cmp -s again.png lat.png ||
+    fail "show output (the PNG should be lat.png again): $(cat show.out)"
 rc=0
 "$BINDLAB" matrix show m.h5 >show2.out 2>&1 || rc=$?
 [ "$rc" = 2 ] && grep -q "holds several matrices" show2.out || fail "show without --kind: exit $rc: $(cat show2.out)"
@@ -100,6 +144,8 @@ usage "-o FILE.h5 is required" latency
 usage "--huge-pages: not an option of 'bindlab matrix bandwidth'" bandwidth --huge-pages thp -o x.h5
 usage "--size: not an option of 'bindlab matrix c2c'" c2c --size 1GiB -o x.h5
 usage "/dev/null" latency -o /dev/null
+usage "/dev/null" show m.h5 --kind latency --png /dev/null
+usage "show takes --kind, --svg and --png only" show m.h5 --size 1MiB
 usage "exists and is not a matrix file" latency -o m.d/c2c.h5 --size 1MiB --iters 1 --app /bin/true
 rc=0
 "$BINDLAB" matrix latency --size 1MiB --iters 1 -o never.h5 --app /bin/false >false.out 2>&1 || rc=$?

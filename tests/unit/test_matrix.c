@@ -1,8 +1,10 @@
-/* Matrices in HDF5 and as SVG: a c2c matrix travels with its run file;
- * a matrix file keeps the other kinds it holds and replaces the same one;
- * the reader names what a file holds when asked for something else; the
- * heatmap has one cell per value, the topology's groups, and escapes its
- * text. The matrices are written by hand here (values worked out below). */
+/* Matrices in HDF5 and as SVG and PNG: a c2c matrix travels with its run
+ * file; a matrix file keeps the other kinds it holds and replaces the same
+ * one; the reader names what a file holds when asked for something else;
+ * the heatmap has one cell per value, the topology's groups, and escapes
+ * its text; the PNG's pixels have the scale's colours and the groups'
+ * bands and lines. The matrices are written by hand here (values worked
+ * out below). */
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -191,6 +193,61 @@ static void svg_has_cells_groups_and_escaped_text(void **state)
     bl_h5_matrix_free(&m);
 }
 
+/* The pixel at (x, y) is r g b. */
+static int pixel_is(const bl_matrix_picture *p, unsigned x, unsigned y,
+                    int r, int g, int b)
+{
+    const unsigned char *q = p->rgb + 3 * ((size_t)y * p->w + x);
+    assert_true(x < p->w && y < p->h);
+    return q[0] == r && q[1] == g && q[2] == b;
+}
+
+/* The centre of cell (i, j). */
+#define CX(p, j) ((p).x0 + (unsigned)(j) * (p).cell + (p).cell / 2)
+#define CY(p, i) ((p).y0 + (unsigned)(i) * (p).cell + (p).cell / 2)
+
+static void png_picture_has_scale_colours_bands_and_lines(void **state)
+{
+    bl_h5_matrix m;
+    bl_matrix_picture p;
+    bl_err err;
+    int band = 0;
+    (void)state;
+    sample_c2c(&m);
+    /* values 20 (lowest), 50 (highest) and one 35 (the middle): the scale
+     * is #fff5eb at the lowest, #fd8d3c half way, #7f2704 at the highest
+     * (docs/memory.md), NaN #eeeeee */
+    m.values[0 * 4 + 3] = 35.0;
+    assert_int_equal(bl_matrix_raster(&m, &p, &err), 0);
+    assert_int_equal(p.cell, 480 / 4 > 56 ? 56 : 480 / 4);
+    assert_true(pixel_is(&p, CX(p, 0), CY(p, 0), 0xee, 0xee, 0xee));
+    assert_true(pixel_is(&p, CX(p, 1), CY(p, 0), 0xff, 0xf5, 0xeb)); /* 20 */
+    assert_true(pixel_is(&p, CX(p, 2), CY(p, 0), 0x7f, 0x27, 0x04)); /* 50 */
+    assert_true(pixel_is(&p, CX(p, 3), CY(p, 0), 0xfd, 0x8d, 0x3c)); /* 35 */
+    assert_true(pixel_is(&p, CX(p, 0), CY(p, 1), 0xff, 0xf5, 0xeb));
+    /* one package, one L3: no line between the cells */
+    for (unsigned x = p.x0; x < p.x0 + 4 * p.cell; x++)
+        assert_false(pixel_is(&p, x, CY(p, 0), 0, 0, 0));
+    /* SMT cores: above cell 0 (core 0) and cell 2 (core 1) bands of the
+     * two alternating greys at the same height */
+    for (unsigned y = 0; y < p.y0; y++)
+        band += pixel_is(&p, CX(p, 0), y, 0xbd, 0xbd, 0xbd) &&
+                pixel_is(&p, CX(p, 2), y, 0xd9, 0xd9, 0xd9);
+    assert_true(band > 0);
+    bl_matrix_picture_free(&p);
+    /* two packages (and L3s): a black line at the boundary both ways, and
+     * none inside a package */
+    m.order[2].package = m.order[3].package = 1;
+    m.order[2].l3 = m.order[3].l3 = 1;
+    assert_int_equal(bl_matrix_raster(&m, &p, &err), 0);
+    assert_true(pixel_is(&p, p.x0 + 2 * p.cell, CY(p, 0), 0, 0, 0));
+    assert_true(pixel_is(&p, CX(p, 0), p.y0 + 2 * p.cell, 0, 0, 0));
+    assert_false(pixel_is(&p, p.x0 + 1 * p.cell, CY(p, 0), 0, 0, 0));
+    assert_true(pixel_is(&p, CX(p, 3), CY(p, 0), 0xfd, 0x8d, 0x3c));
+    bl_matrix_picture_free(&p);
+    bl_h5_matrix_free(&m);
+}
+
 static int cleanup(void **state)
 {
     char path[300];
@@ -209,6 +266,7 @@ int main(void)
         cmocka_unit_test(c2c_matrix_travels_with_its_run_file),
         cmocka_unit_test(matrix_file_keeps_other_kinds),
         cmocka_unit_test(svg_has_cells_groups_and_escaped_text),
+        cmocka_unit_test(png_picture_has_scale_colours_bands_and_lines),
     };
     if (!mkdtemp(dir))
         return 1;
