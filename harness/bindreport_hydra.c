@@ -3,7 +3,10 @@
  * one character per PU, position i standing for hwloc cpuset bit i, i.e.
  * OS index i, over all PUs of the node. Older Hydra printed the same as
  * "0 0 1 1 " (a digit and a space per PU); both are read. N is the index
- * Hydra's proxy binds by, the rank on a single-node run. */
+ * Hydra's proxy binds by: the rank on a single-node run, the rank's index
+ * on its node across nodes, where mpiexec -l labels each line with the
+ * rank it is about ("[5] process 2 binding: ..."): then the label is the
+ * rank. */
 #include "bindreport_priv.h"
 
 #include <string.h>
@@ -11,12 +14,17 @@
 int bl_bindreport_hydra_line(const char *line, hwloc_topology_t topo,
                              bl_binding *b, char *reason)
 {
-    const char *p = bl_line_skip(line, "process ");
+    const char *p = line;
     int npus = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
     int pos = 0;
-    long n;
+    long n, label = -1;
 
-    if (!p || (n = bl_line_number(&p)) < 0 ||
+    if (*p == '[') {
+        p++;
+        if ((label = bl_line_number(&p)) < 0 || !(p = bl_line_skip(p, "] ")))
+            return BL_LINE_OTHER;
+    }
+    if (!(p = bl_line_skip(p, "process ")) || (n = bl_line_number(&p)) < 0 ||
         !(p = bl_line_skip(p, " binding:")))
         return BL_LINE_OTHER;
     for (; *p; p++) {
@@ -36,6 +44,6 @@ int bl_bindreport_hydra_line(const char *line, hwloc_topology_t topo,
                            pos, npus);
     if (hwloc_bitmap_iszero(b->cpus))
         return bl_line_bad(reason, "the bit string binds no PU");
-    b->rank = (int)n;
+    b->rank = (int)(label >= 0 ? label : n);
     return bl_line_check_pus(topo, b->cpus, reason);
 }

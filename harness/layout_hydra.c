@@ -266,6 +266,10 @@ char **bl_layout_hydra_argv(const bl_layout *l, const bl_kernel_spec *k,
     }
     bl_argv_add(&b, o->launcher ? o->launcher : "mpiexec");
     if (o->hosts) {
+        /* Across nodes each proxy numbers its binding lines by the rank's
+         * index on its node; -l labels them with the rank */
+        if (!intel)
+            bl_argv_add(&b, "-l");
         bl_argv_add(&b, "-hosts");
         bl_argv_add(&b, o->hosts);
     }

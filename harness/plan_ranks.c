@@ -156,6 +156,8 @@ static int layout_of(const bl_plan_request *req, const bl_launcher_info *li,
 {
     char np[32];
     bl_layout_defaults(l);
+    /* Hydra's and Intel MPI's spellings across nodes (-ppn) need it */
+    l->nodes = req->nodes > 1 ? req->nodes : 0;
     if (req->np < 1)
         return bl_err_set(err, "-np %d: accepted: 1 or more ranks", req->np);
     snprintf(np, sizeof np, "%d", req->np);
@@ -290,9 +292,20 @@ static void ompi_args(const bl_layout *l, const bl_launcher_info *li,
 /* Hydra has no dry mode: it starts /bin/true as each rank, and with
  * HYDRA_TOPO_DEBUG=1 prints the binding its proxy computed for each
  * (the preload records it instead of applying it). */
-static void hydra_args(const bl_layout *l, command *c)
+static void hydra_args(const bl_layout *l, int nodes, command *c)
 {
-    if (l->map.ppr) {
+    /* Several nodes: every proxy started here (fork), each rank labelled
+     * ([R]) and running env, whose PMI_HOSTNAME says its node */
+    if (nodes > 1) {
+        snprintf(c->host, sizeof c->host, "%d", l->ppn_launcher);
+        arg(c, "-launcher");
+        arg(c, "fork");
+        arg(c, "-l");
+        arg(c, "-hosts");
+        arg(c, c->hosts);
+        arg(c, "-ppn");
+        arg(c, c->host);
+    } else if (l->map.ppr) {
         snprintf(c->host, sizeof c->host, "%d", l->map.ppr);
         arg(c, "-ppn");
         arg(c, c->host);
@@ -322,10 +335,11 @@ static int command_build(const bl_plan_request *req, hwloc_topology_t topo,
         return bl_err_set(err, "nodes %d: too many for one --host list",
                           req->nodes);
     if (li->kind == BL_LAUNCHER_MPICH)
-        hydra_args(l, c);
+        hydra_args(l, req->nodes, c);
     else
         ompi_args(l, li, launched, req->nodes, c);
-    arg(c, "/bin/true");
+    arg(c, li->kind == BL_LAUNCHER_MPICH && req->nodes > 1 ? "/usr/bin/env"
+                                                           : "/bin/true");
     if (req->topology && *req->topology) {
         const char *xml = NULL;
         char *all;
@@ -485,15 +499,11 @@ static int run(const bl_plan_request *req, hwloc_topology_t topo,
     }
     rc = -1;
     out->nnodes = req->nodes > 1 ? req->nodes : 1;
-    if (req->nodes > 1 && li.kind != BL_LAUNCHER_OPENMPI) {
-        snprintf(out->refusal, sizeof out->refusal, "nodes %d: bindlab "
-                 "plans several nodes with Open MPI's mapper only (4 and 5: "
-                 "--host with made-up hosts, nothing launched); plan one "
-                 "node's share of the ranks with -np", req->nodes);
-        return 0;
-    }
     if (li.kind == BL_LAUNCHER_INTELMPI)
-        return bl_plan_ranks_impi_model(&l, topo, &li, out, err);
+        return req->nodes > 1
+                   ? bl_plan_ranks_impi_nodes(&l, topo, &li, req->nodes, out,
+                                              err)
+                   : bl_plan_ranks_impi_model(&l, topo, &li, out, err);
     if (li.kind == BL_LAUNCHER_MPICH)
         launched = 1;
     else if (!launched && li.major < 4)
@@ -534,6 +544,21 @@ static int run(const bl_plan_request *req, hwloc_topology_t topo,
         if (!nmapped && res.exited && res.exit_status == 0 &&
             l.bind == BL_RES_NONE)
             nmapped = 1;
+        /* Hydra over several nodes: each rank's node and binding from its
+         * labelled lines */
+        if (nmapped && li.kind == BL_LAUNCHER_MPICH && req->nodes > 1) {
+            char *mine = NULL;
+            if (!(out->rank_node = calloc((size_t)l.np,
+                                          sizeof *out->rank_node)) ||
+                !(mine = bl_plan_ranks_hydra_nodes(report, req->nodes, l.np,
+                                                   out->rank_node, err))) {
+                if (!out->rank_node)
+                    bl_err_set(err, "out of memory");
+                goto free_res;
+            }
+            free(report);
+            report = mine;
+        }
     } else if (!(report = bl_plan_ranks_map_to_report(text, &nmapped))) {
         bl_err_set(err, "out of memory");
         goto free_res;
@@ -551,7 +576,8 @@ static int run(const bl_plan_request *req, hwloc_topology_t topo,
         rc = 0;
         goto free_res;
     }
-    if ((rc = parse(report, topo, l.np, out, err)) == 0 && req->nodes > 1) {
+    if ((rc = parse(report, topo, l.np, out, err)) == 0 && req->nodes > 1 &&
+        !out->rank_node) {
         if (!(out->rank_node = calloc((size_t)l.np, sizeof *out->rank_node)))
             rc = bl_err_set(err, "out of memory");
         else

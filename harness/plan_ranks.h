@@ -107,4 +107,21 @@ int bl_plan_ranks_hosts(hwloc_topology_t topo, int nodes, char *buf,
 int bl_plan_ranks_nodes_read(const char *text, int nodes, int np,
                              int *rank_node, bl_err *err);
 
+/* MPICH's Hydra over the made-up hosts (-launcher fork -l, each rank
+ * running env): each rank's node from its "[R] PMI_HOSTNAME=plan-nodeK"
+ * line, and the report "process R binding: MASK" made from the proxies'
+ * "[R] process L binding: MASK" lines (L: the rank's index on its node).
+ * Returns the report (malloc'ed), or NULL with err when a rank has no
+ * node. */
+char *bl_plan_ranks_hydra_nodes(const char *text, int nodes, int np,
+                                int *rank_node, bl_err *err);
+
+/* Intel MPI's placement over nodes, modelled: bl_plan_ranks_impi_model's
+ * domains by each rank's index on its node, the nodes by Hydra's -ppn
+ * (l->ppn_launcher, from bl_layout_translate_for with l->nodes): block b
+ * of ppn ranks on node b mod nodes. Fills out->rank_node too. */
+int bl_plan_ranks_impi_nodes(const bl_layout *l, hwloc_topology_t topo,
+                             const bl_launcher_info *li, int nodes,
+                             bl_plan *out, bl_err *err);
+
 #endif

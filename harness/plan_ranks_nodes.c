@@ -91,3 +91,102 @@ int bl_plan_ranks_nodes_read(const char *text, int nodes, int np,
                                    "none of the %d nodes", r, nodes);
     return 0;
 }
+
+/* "[R] REST" -> R, *rest = REST; -1 for another line. */
+static int labelled(const char *line, const char **rest)
+{
+    int r, n = 0;
+    if (sscanf(line, "[%d] %n", &r, &n) != 1 || n == 0 || r < 0)
+        return -1;
+    *rest = line + n;
+    return r;
+}
+
+char *bl_plan_ranks_hydra_nodes(const char *text, int nodes, int np,
+                                int *rank_node, bl_err *err)
+{
+    static const char host[] = "PMI_HOSTNAME=" BL_PLAN_HOST;
+    size_t cap = (size_t)np * 300 + 1, used = 0;
+    char *report = malloc(cap);
+
+    if (!report) {
+        bl_err_set(err, "out of memory");
+        return NULL;
+    }
+    report[0] = '\0';
+    for (int r = 0; r < np; r++)
+        rank_node[r] = -1;
+    while (text && *text) {
+        size_t n = strcspn(text, "\n");
+        char line[300];
+        const char *rest, *mask;
+        int r, local;
+        snprintf(line, sizeof line, "%.*s", (int)(n < 299 ? n : 299), text);
+        text += n + (text[n] == '\n');
+        if ((r = labelled(line, &rest)) < 0 || r >= np)
+            continue;
+        if (strncmp(rest, host, sizeof host - 1) == 0) {
+            int k = atoi(rest + sizeof host - 1);
+            rank_node[r] = k >= 1 && k <= nodes ? k - 1 : -1;
+        } else if (sscanf(rest, "process %d binding:", &local) == 1 &&
+                   (mask = strchr(rest, ':')) != NULL) {
+            /* the proxy's line for its local process, as rank r's */
+            int w = snprintf(report + used, cap - used,
+                             "process %d binding:%s\n", r, mask + 1);
+            if (w > 0 && (size_t)w < cap - used)
+                used += (size_t)w;
+        }
+    }
+    for (int r = 0; r < np; r++)
+        if (rank_node[r] < 0) {
+            bl_err_set(err, "Hydra started rank %d on none of the %d nodes "
+                            "(no PMI_HOSTNAME=%sK line)", r, nodes,
+                       BL_PLAN_HOST);
+            free(report);
+            return NULL;
+        }
+    return report;
+}
+
+int bl_plan_ranks_impi_nodes(const bl_layout *l, hwloc_topology_t topo,
+                             const bl_launcher_info *li, int nodes,
+                             bl_plan *out, bl_err *err)
+{
+    int ppn = l->ppn_launcher, np = l->np;
+    hwloc_bitmap_t *local;
+    size_t len;
+
+    if (nodes < 2 || ppn < 1)
+        return bl_err_set(err, "nodes %d, -ppn %d: nothing to spread",
+                          nodes, ppn);
+    /* rank i of one node gets domain i: the model of np ranks on one node
+     * holds every local index a node can have */
+    if (bl_plan_ranks_impi_model(l, topo, li, out, err) < 0)
+        return -1;
+    local = out->rank_pus;
+    out->rank_pus = calloc((size_t)np, sizeof *out->rank_pus);
+    out->rank_node = calloc((size_t)np, sizeof *out->rank_node);
+    if (!out->rank_pus || !out->rank_node) {
+        free(out->rank_pus);
+        out->rank_pus = local;
+        return bl_err_set(err, "out of memory");
+    }
+    /* Hydra's -ppn: block b of ppn ranks on host b mod nodes, after the
+     * ranks that host got from earlier blocks */
+    for (int r = 0; r < np; r++) {
+        int b = r / ppn, i = (b / nodes) * ppn + r % ppn;
+        out->rank_node[r] = b % nodes;
+        out->rank_pus[r] = hwloc_bitmap_dup(local[i]);
+    }
+    for (int r = 0; r < np; r++)
+        hwloc_bitmap_free(local[r]);
+    free(local);
+    for (int r = 0; r < np; r++)
+        if (!out->rank_pus[r])
+            return bl_err_set(err, "out of memory");
+    len = strlen(out->how);
+    snprintf(out->how + len, sizeof out->how - len, "; over %d nodes by "
+             "Hydra's -ppn %d (blocks of %d ranks to the hosts in turn, as "
+             "MPICH's Hydra does)", nodes, ppn, ppn);
+    return 0;
+}

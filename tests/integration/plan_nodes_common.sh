@@ -2,8 +2,8 @@
 # and Xeon topologies, each rank's node and PUs against an answer worked out
 # by hand from the layout (which node, which logical cores of it), turned
 # into PU OS indexes by hwloc-calc, not by bindlab. Sourced after PATH puts
-# the Open MPI under test first; the plans come from its mapper (--host with
-# made-up hosts, nothing launched). Sets `checked`.
+# the MPI under test first; each case is a function (case_*) the script
+# runs, each adding 1 to `checked`. Extra plan options: PLAN_ARGS.
 SRC=$BINDLAB_SOURCE_DIR
 TOPOS=$SRC/configs/topologies
 
@@ -27,7 +27,7 @@ expected() {
 check() {
     local name=$1 xml=$2 want=$3
     shift 4
-    "$BINDLAB" plan --topology "$xml" "$@" --format tsv </dev/null \
+    "$BINDLAB" plan --topology "$xml" "${PLAN_ARGS[@]}" "$@" --format tsv </dev/null \
         >"$WORK/plan.tsv" 2>"$WORK/plan.err" ||
         { cat "$WORK/plan.err"; fail "$name: plan failed"; }
     head -1 "$WORK/plan.tsv" | grep -q '^node	rank	thread	pus' ||
@@ -45,38 +45,50 @@ check() {
 }
 
 checked=0
+PLAN_ARGS=()
 epyc=$TOPOS/AMD-19h-Zen3-2xEpyc-7763.xml    # 2 x 64 cores, 1 PU each
 sky=$TOPOS/Intel-Skylake-2xXeon6140.xml      # 2 x 18 cores, 2 PUs each
 
 # round robin over nodes: 0 and 2 on node 1, 1 and 3 on node 2, each
 # node's ranks on its cores in order
+case_round_robin() {
 printf '1 0 0\n1 2 1\n2 1 0\n2 3 1\n' >"$WORK/w1"
 check "np 4 on 2 nodes, map_by node" "$epyc" "$WORK/w1" -- \
     -np 4 --nodes 2 --map-by node --bind-to core
+}
 
 # ppr:3:node:PE=2: ranks 0-2 on node 1, 3-5 on node 2, two cores each
+case_ppr_node_pe() {
 printf '1 0 0-1\n1 1 2-3\n1 2 4-5\n2 3 0-1\n2 4 2-3\n2 5 4-5\n' >"$WORK/w2"
 check "np 6 on 2 nodes, ppr:3:node:PE=2" "$sky" "$WORK/w2" -- \
     -np 6 --nodes 2 --map-by ppr:3:node:PE=2 --bind-to core
+}
 
 # ppr:1:package: one rank on the first core of each package (cores 0 and
 # 18), node 1 before node 2
+case_ppr_package() {
 printf '1 0 0\n1 1 18\n2 2 0\n2 3 18\n' >"$WORK/w3"
 check "np 4 on 2 nodes, ppr:1:package" "$sky" "$WORK/w3" -- \
     -np 4 --nodes 2 --map-by ppr:1:package --bind-to core
+}
 
 # block by core, one slot per core: node 1 full (128 ranks), then node 2
+case_block() {
 { for r in $(seq 0 127); do echo "1 $r $r"; done; echo "2 128 0"; echo "2 129 1"; } >"$WORK/w4"
 check "np 130 on 2 nodes, map_by core" "$epyc" "$WORK/w4" -- \
     -np 130 --nodes 2 --map-by core --bind-to core
+}
 
 # the text output names each node's ranks before its table
-"$BINDLAB" plan --topology "$epyc" -np 4 --nodes 2 --map-by node >"$WORK/text" 2>&1 ||
+case_text() {
+"$BINDLAB" plan --topology "$epyc" "${PLAN_ARGS[@]}" -np 4 --nodes 2 --map-by node >"$WORK/text" 2>&1 ||
     { cat "$WORK/text"; fail "text plan failed"; }
 expect_line "$WORK/text" "-- node 1 of 2: ranks 0,2"
 expect_line "$WORK/text" "-- node 2 of 2: ranks 1,3"
+}
 
 # a sweep file's nodes: key (the layouts of docs/multi-node.md)
+case_sweep() {
 cat >"$WORK/nodes.yaml" <<'YAML'
 name: nodes
 kernels: [triad]
@@ -85,7 +97,7 @@ layouts:
   - {name: two-per-node, np: 4, nodes: 2, map_by: "ppr:2:node"}
   - {name: round-robin,  np: 4, nodes: 2, map_by: node}
 YAML
-"$BINDLAB" plan "$WORK/nodes.yaml" --topology "$sky" --format tsv </dev/null \
+"$BINDLAB" plan "$WORK/nodes.yaml" --topology "$sky" "${PLAN_ARGS[@]}" --format tsv </dev/null \
     >"$WORK/sweep.tsv" 2>"$WORK/sweep.err" || { cat "$WORK/sweep.err"; fail "sweep plan failed"; }
 awk -F'\t' 'NR > 1 { print $1, $2, $3 }' "$WORK/sweep.tsv" >"$WORK/sweep.got"
 # by hand: one-per-node rank r on node r+1; two-per-node ranks 0,1 on node
@@ -98,3 +110,4 @@ printf '%s\n' "${ids[0]} 1 0" "${ids[0]} 2 1" \
 diff "$WORK/sweep.want" "$WORK/sweep.got" || fail "sweep: ranks on the wrong nodes"
 echo "ok: sweep file with nodes: 2"
 checked=$((checked + 1))
+}

@@ -8,6 +8,12 @@ mpirun --version 2>/dev/null | head -1 | grep -q 'Open MPI' ||
     fail "the mpirun in PATH is not Open MPI (scripts/deps.sh installs it)"
 # shellcheck source=tests/integration/plan_nodes_common.sh
 source "$(dirname "$0")/plan_nodes_common.sh"
+case_round_robin
+case_ppr_node_pe
+case_ppr_package
+case_block
+case_text
+case_sweep
 
 # --nodes 0 is refused, saying why
 "$BINDLAB" plan -np 2 --nodes 0 >"$WORK/zero" 2>&1 && fail "--nodes 0 accepted"

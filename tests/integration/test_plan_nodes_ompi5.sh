@@ -19,4 +19,10 @@ export PATH=$prefix/bin:$PATH
 mpirun --version | head -1 | grep -q '(Open MPI) 5\.' || fail "PATH's mpirun is not Open MPI 5"
 # shellcheck source=tests/integration/plan_nodes_common.sh
 source "$(dirname "$0")/plan_nodes_common.sh"
+case_round_robin
+case_ppr_node_pe
+case_ppr_package
+case_block
+case_text
+case_sweep
 [ "$checked" = 5 ] || fail "checked $checked, expected 5"

@@ -69,7 +69,7 @@ for name in mpich impi; do
     grep -v '^#' "$WORK/dry.all" >"$WORK/dry.out"
     for i in 0 1 2; do
         if [ "$name" = mpich ]; then
-            echo "env HYDRA_TOPO_DEBUG=1 mpiexec -hosts bl1,bl2 -np ${NPS[$i]} -ppn ${PPNS[$i]} -bind-to core -map-by core $GENV $app/r000$i.h5"
+            echo "env HYDRA_TOPO_DEBUG=1 mpiexec -l -hosts bl1,bl2 -np ${NPS[$i]} -ppn ${PPNS[$i]} -bind-to core -map-by core $GENV $app/r000$i.h5"
         else
             echo "mpiexec -hosts bl1,bl2 -np ${NPS[$i]} -ppn ${PPNS[$i]} -genv I_MPI_PIN_DOMAIN core -genv I_MPI_PIN_ORDER compact -genv I_MPI_DEBUG 4 $GENV $app/r000$i.h5"
         fi
@@ -101,6 +101,43 @@ for name in mpich impi; do
             fail "mpich: -ppn ${PPNS[$i]} -np ${NPS[$i]} puts ranks elsewhere than ${MAPS[$i]} over 2 nodes"
     done
     echo "ok: mpich: Hydra's -hosts/-ppn put every rank on the node Open MPI's mapper does"
+
+    # A real sweep of nodes: 2 layouts, both "nodes" here (HYDRA_LAUNCHER=
+    # fork): each rank's binding line, labelled by -l with its rank, must
+    # be read as that rank's (the checks table: every rank, claimed = seen);
+    # without the label rank 1 would take local process 0's line.
+    tree=${BINDLAB_MPI_BUILD_PREFIX:-$SRC/build-mpi}-mpich
+    bl_build_mpi_app "$SRC" "$prefix" "$tree" "$WORK/build-mpich.log" ||
+        fail "mpich: building bindlab-app failed"
+    cat >"$WORK/real.yaml" <<'YAML'
+name: real
+kernels: [{name: stencil, grid: 128x128, iters: 2, warmup: 0}]
+defaults: {threads: 1, timeout: 120, bind_to: core}
+layouts:
+  - {name: ppr1, np: 2, nodes: 2, map_by: "ppr:1:node"}
+  - {name: cyclic, np: 4, nodes: 2, map_by: node}
+YAML
+    PATH=$prefix/bin:$PATH HYDRA_LAUNCHER=fork "$BINDLAB" sweep --launcher mpich --oversubscribe \
+        --app "$tree/bindlab-app" --results "$WORK/real" "$WORK/real.yaml" >"$WORK/real.out" 2>&1 ||
+        { cat "$WORK/real.out"; fail "mpich: the nodes: 2 sweep failed"; }
+    /usr/bin/python3 - "$WORK/real/real.h5" <<'PY' || fail "mpich: a rank's binding line was read as another's"
+import sys, h5py
+def s(v): return v.decode() if isinstance(v, bytes) else str(v)
+with h5py.File(sys.argv[1], "r") as f:
+    runs = f["runs"]
+    assert len(runs) == 2, len(runs)
+    for k in runs:
+        r = runs[k]; a = r.attrs
+        np = 2 if s(a["name"]) == "ppr1" else 4
+        assert s(a["status"]) == "ok", (k, s(a["status"]))
+        assert int(a["layout_nodes"]) == 2, k
+        assert "binding-mismatch" not in s(a["flags"]), (k, s(a["flags"]))
+        checks = r["checks"][()]
+        assert sorted(int(c["rank"]) for c in checks) == list(range(np)), (k, checks)
+        assert all(c["matches"] == 1 and s(c["source"]) == "launcher" for c in checks), (k, checks)
+        print(k, s(a["name"]), "ok:", np, "ranks, each with its own Hydra line")
+PY
+    echo "ok: mpich: a real nodes: 2 sweep reads each rank's labelled binding line"
     tested=$((tested + 1))
 done
 [ "$tested" -gt 0 ] || { echo "SKIP: neither MPICH nor Intel MPI installs"; exit 77; }

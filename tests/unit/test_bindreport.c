@@ -328,6 +328,25 @@ static void hydra_bitstrings(void **state)
     done(&r, t);
 }
 
+/* Across nodes mpiexec -l labels each proxy's line with the rank it is
+ * about; the index after "process" is the rank's index on its node
+ * (lines as MPICH 5.0.2 printed them, -ppn 1 -np 3 on two hosts). */
+static void hydra_labelled_lines_name_the_rank(void **state)
+{
+    bl_binding_report r;
+    hwloc_topology_t t;
+    (void)state;
+    parse("[2] process 1 binding: 0100\n[1] process 0 binding: 1000\n"
+          "[0] process 0 binding: 1000\n[x] process 0 binding: 1000\n",
+          "pack:1 core:4 pu:1", BL_REPORT_HYDRA, &r, &t);
+    assert_int_equal(r.count, 3);
+    expect(&r.items[0], 0, -1, "0", 1);
+    expect(&r.items[1], 1, -1, "0", 1);
+    expect(&r.items[2], 2, -1, "1", 1);
+    assert_int_equal(r.nrejected, 0);
+    done(&r, t);
+}
+
 static void omp_libgomp_bindlab_format(void **state)
 {
     bl_binding_report r;
@@ -593,6 +612,7 @@ int main(void)
         cmocka_unit_test(slurm_rejects_failed_and_truncated_masks),
         cmocka_unit_test(slurm_rejects_cpu_outside_topology),
         cmocka_unit_test(hydra_bitstrings),
+        cmocka_unit_test(hydra_labelled_lines_name_the_rank),
         cmocka_unit_test(omp_libgomp_bindlab_format),
         cmocka_unit_test(omp_llvm_default_and_bindlab_format),
         cmocka_unit_test(omp_libgomp_default_is_rejected_not_numbered),

@@ -214,19 +214,19 @@ static void hydra_and_impi_spell_nodes(void **state)
     (void)state;
     hydra_line(make(4, 2, "ppr:2:node", "1"), BL_LAUNCHER_MPICH, line,
                sizeof line, why, sizeof why);
-    assert_string_equal(line, "-hosts bl1,bl2 -np 4 -ppn 2 -bind-to core "
+    assert_string_equal(line, "-l -hosts bl1,bl2 -np 4 -ppn 2 -bind-to core "
                               "-map-by core");
     hydra_line(make(4, 2, "node", "1"), BL_LAUNCHER_MPICH, line,
                sizeof line, why, sizeof why);
-    assert_string_equal(line, "-hosts bl1,bl2 -np 4 -ppn 1 -bind-to core "
+    assert_string_equal(line, "-l -hosts bl1,bl2 -np 4 -ppn 1 -bind-to core "
                               "-map-by core");
     hydra_line(make(3, 2, "core", "1"), BL_LAUNCHER_MPICH, line,
                sizeof line, why, sizeof why);
-    assert_string_equal(line, "-hosts bl1,bl2 -np 3 -ppn 2 -bind-to core "
+    assert_string_equal(line, "-l -hosts bl1,bl2 -np 3 -ppn 2 -bind-to core "
                               "-map-by core");
     hydra_line(make(2, 2, "ppr:1:node:PE=2", "2"), BL_LAUNCHER_MPICH, line,
                sizeof line, why, sizeof why);
-    assert_string_equal(line, "-hosts bl1,bl2 -np 2 -ppn 1 -bind-to core:2 "
+    assert_string_equal(line, "-l -hosts bl1,bl2 -np 2 -ppn 1 -bind-to core:2 "
                               "-map-by core:2");
     hydra_line(make(4, 2, "ppr:2:node", "1"), BL_LAUNCHER_INTELMPI, line,
                sizeof line, why, sizeof why);
