@@ -270,6 +270,12 @@ char **bl_layout_hydra_argv(const bl_layout *l, const bl_kernel_spec *k,
          * index on its node; -l labels them with the rank */
         if (!intel)
             bl_argv_add(&b, "-l");
+        /* the hosts are the Slurm allocation's; given -hosts, Intel MPI
+         * would start its proxies by ssh instead of through Slurm */
+        if (intel) {
+            bl_argv_add(&b, "-bootstrap");
+            bl_argv_add(&b, "slurm");
+        }
         bl_argv_add(&b, "-hosts");
         bl_argv_add(&b, o->hosts);
     }

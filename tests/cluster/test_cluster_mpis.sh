@@ -9,8 +9,9 @@
 # ranks abort in MPI_Init (docs/multi-node.md). Each run: verified, the
 # stencil checksum of one node, rank 0 on bl1 and rank 1 on bl2 as the ranks
 # recorded them. The app is built against an MPI whose tree
-# BINDLAB_MPI_BUILD_PREFIX-NAME is missing (as test_mpis.sh does). Skipped
-# (77) when none of the MPIs is installed.
+# BINDLAB_MPI_BUILD_PREFIX-NAME is missing (as test_mpis.sh does). Then
+# bindlab sweep of nodes: 2 layouts inside salloc with MPICH and Intel MPI.
+# Skipped (77) when none of the MPIs is installed.
 source "$(dirname "$0")/cluster_common.sh"
 set +e +o pipefail
 SRC=$BINDLAB_SOURCE_DIR
@@ -74,6 +75,51 @@ for m in "${have[@]}"; do
         check "$m-srun" env I_MPI_ROOT="$MPI_DIR/impi" srun --mpi=pmi2 -N2 -n2 "$app" "${STENCIL[@]}"
         ;;
     esac
+done
+# bindlab sweep of nodes: 2 layouts inside salloc with MPICH's and Intel
+# MPI's mpiexec (-hosts bl1,bl2 and -ppn, docs/launchers.md): every rank on
+# the node worked out by hand (ppr:K:node fills K per node; by node deals
+# the ranks round robin), as the run file's ranks table records it, and
+# every rank's binding line read as its own (checks: all ranks, matching).
+cat >"$WORK/nodes.yaml" <<'YAML'
+name: hydranodes
+kernels:
+  - {name: stencil, grid: 256x256, iters: 3, warmup: 1}
+defaults: {threads: 1, timeout: 120, bind_to: core}
+layouts:
+  - {name: ppr1, np: 2, nodes: 2, map_by: "ppr:1:node"}
+  - {name: ppr2, np: 4, nodes: 2, map_by: "ppr:2:node"}
+  - {name: cyclic, np: 4, nodes: 2, map_by: node}
+YAML
+for m in "${have[@]}"; do
+    case $m in mpich | impi) ;; *) continue ;; esac
+    bin="$MPI_DIR/$m/bin"
+    timeout 600 bash "$NODES_SH" exec "$CL" head salloc -N2 --exclusive \
+        env PATH="$bin:$PATH" I_MPI_ROOT="$MPI_DIR/impi" \
+        "$BINDLAB" sweep --launcher "$m" --app "$BUILD_PREFIX-$m/bindlab-app" \
+        --results "$WORK/sweep-$m" "$WORK/nodes.yaml" >"$WORK/sweep-$m.out" 2>&1 ||
+        { bad "$m: nodes: 2 sweep in salloc: exit $?"; tail -n 20 "$WORK/sweep-$m.out"; continue; }
+    if "$PY" - "$WORK/sweep-$m/hydranodes.h5" <<'PYEOF'; then echo "ok: $m: nodes: 2 sweep in salloc"; else bad "$m: nodes: 2 sweep in salloc"; tail -n 20 "$WORK/sweep-$m.out"; fi
+import sys, h5py
+want = {"ppr1": ["bl1", "bl2"], "ppr2": ["bl1", "bl1", "bl2", "bl2"],
+        "cyclic": ["bl1", "bl2", "bl1", "bl2"]}
+def s(v): return v.decode() if isinstance(v, bytes) else str(v)
+with h5py.File(sys.argv[1], "r") as f:
+    runs = f["runs"]
+    assert len(runs) == 3, len(runs)
+    for k in runs:
+        r = runs[k]; a = r.attrs; name = s(a["name"])
+        assert s(a["status"]) == "ok", (k, name, s(a["status"]), s(a["reason"]))
+        assert r["result"].attrs["verified"] == 1, (k, name)
+        assert int(a["layout_nodes"]) == 2, k
+        assert "binding-mismatch" not in s(a["flags"]), (k, name, s(a["flags"]))
+        hosts = [s(x["host"]) for x in sorted(r["ranks"][()], key=lambda x: x["rank"])]
+        assert hosts == want[name], (k, name, hosts)
+        checks = r["checks"][()]
+        assert sorted(int(c["rank"]) for c in checks) == list(range(len(hosts))), (k, checks)
+        assert all(c["matches"] == 1 for c in checks), (k, checks)
+        print(k, name, "ok on", " ".join(hosts))
+PYEOF
 done
 [ "$fails" = 0 ] || fail "$fails checks failed"
 echo "all MPIs ran across the two nodes: ${have[*]}"

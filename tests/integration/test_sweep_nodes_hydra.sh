@@ -71,7 +71,7 @@ for name in mpich impi; do
         if [ "$name" = mpich ]; then
             echo "env HYDRA_TOPO_DEBUG=1 mpiexec -l -hosts bl1,bl2 -np ${NPS[$i]} -ppn ${PPNS[$i]} -bind-to core -map-by core $GENV $app/r000$i.h5"
         else
-            echo "mpiexec -hosts bl1,bl2 -np ${NPS[$i]} -ppn ${PPNS[$i]} -genv I_MPI_PIN_DOMAIN core -genv I_MPI_PIN_ORDER compact -genv I_MPI_DEBUG 4 $GENV $app/r000$i.h5"
+            echo "mpiexec -bootstrap slurm -hosts bl1,bl2 -np ${NPS[$i]} -ppn ${PPNS[$i]} -genv I_MPI_PIN_DOMAIN core -genv I_MPI_PIN_ORDER compact -genv I_MPI_DEBUG 4 $GENV $app/r000$i.h5"
         fi
     done >"$WORK/dry.want"
     diff -u "$WORK/dry.want" "$WORK/dry.out" || fail "$name: the dry run's lines differ from docs/launchers.md"

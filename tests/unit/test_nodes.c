@@ -230,12 +230,12 @@ static void hydra_and_impi_spell_nodes(void **state)
                               "-map-by core:2");
     hydra_line(make(4, 2, "ppr:2:node", "1"), BL_LAUNCHER_INTELMPI, line,
                sizeof line, why, sizeof why);
-    assert_string_equal(line, "-hosts bl1,bl2 -np 4 -ppn 2 "
+    assert_string_equal(line, "-bootstrap slurm -hosts bl1,bl2 -np 4 -ppn 2 "
                               "I_MPI_PIN_DOMAIN=core "
                               "I_MPI_PIN_ORDER=compact");
     hydra_line(make(4, 2, "node", "1"), BL_LAUNCHER_INTELMPI, line,
                sizeof line, why, sizeof why);
-    assert_string_equal(line, "-hosts bl1,bl2 -np 4 -ppn 1 "
+    assert_string_equal(line, "-bootstrap slurm -hosts bl1,bl2 -np 4 -ppn 1 "
                               "I_MPI_PIN_DOMAIN=core "
                               "I_MPI_PIN_ORDER=compact");
     /* refused, with the reason: PE over nodes without ppr, ppr below the
