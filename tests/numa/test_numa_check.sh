@@ -5,22 +5,10 @@
 # expected findings follow from what each numactl option means; the node
 # layout is checked first from the guest's own numactl --hardware.
 source "$BINDLAB_SOURCE_DIR/tests/integration/common.sh"
-src=$BINDLAB_SOURCE_DIR
-cache=$BINDLAB_BUILD_DIR/numa-node
-guest=$BINDLAB_BUILD_DIR/numa-guest
+source "$BINDLAB_SOURCE_DIR/tests/numa/numa_common.sh"
 share=${BINDLAB_NUMA_KEEP:-$WORK/share}
 mkdir -p "$share"
-
-"$src/scripts/numa/guest-build.sh" "$guest" || fail "baseline build for the guest failed"
-rc=0
-[ "${BINDLAB_NUMA_REUSE:-0}" = 1 ] && [ -s "$share/mpirun.rc" ] ||
-"$src/scripts/numa-node.sh" --shape 2s --cache "$cache" --share "$share" -- \
-    bash tests/numa/guest_check.sh "$guest" "$share" || rc=$?
-if [ "$rc" = 125 ]; then
-    echo "SKIP: the emulated NUMA node cannot boot here (reason above)"
-    exit 77
-fi
-[ "$rc" = 0 ] || fail "guest script exited $rc"
+in_guest 2s "$share" guest_check.sh mpirun.rc
 
 expect_line "$share/hardware.txt" "node 0 cpus: 0 1 2 3"
 expect_line "$share/hardware.txt" "node 1 cpus: 4 5 6 7"

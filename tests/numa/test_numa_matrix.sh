@@ -12,22 +12,10 @@
 source "$BINDLAB_SOURCE_DIR/tests/integration/common.sh"
 PY=/usr/bin/python3
 "$PY" -c 'import h5py, numpy' 2>/dev/null || { echo "SKIP: python3-h5py missing (scripts/deps.sh installs it)"; exit 77; }
-src=$BINDLAB_SOURCE_DIR
-cache=$BINDLAB_BUILD_DIR/numa-node
-guest=$BINDLAB_BUILD_DIR/numa-guest
+source "$BINDLAB_SOURCE_DIR/tests/numa/numa_common.sh"
 share=${BINDLAB_NUMA_KEEP:-$WORK/share}
 mkdir -p "$share"
-
-"$src/scripts/numa/guest-build.sh" "$guest" || fail "baseline build for the guest failed"
-rc=0
-[ "${BINDLAB_NUMA_REUSE:-0}" = 1 ] && [ -s "$share/c2c.rc" ] ||
-"$src/scripts/numa-node.sh" --shape 2s --cache "$cache" --share "$share" -- \
-    bash tests/numa/guest_matrix.sh "$guest" "$share" || rc=$?
-if [ "$rc" = 125 ]; then
-    echo "SKIP: the emulated NUMA node cannot boot here (reason above)"
-    exit 77
-fi
-[ "$rc" = 0 ] || fail "guest script exited $rc"
+in_guest 2s "$share" guest_matrix.sh c2c.rc
 for k in latency bandwidth c2c; do
     [ "$(cat "$share/$k.rc")" = 0 ] || { cat "$share/$k.out" >&2; fail "matrix $k: exit $(cat "$share/$k.rc")"; }
 done

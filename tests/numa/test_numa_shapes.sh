@@ -4,10 +4,9 @@
 # test_numa_snc2.sh); on the memory-only shape, pages asked onto the node
 # without CPUs are recorded there, under hwloc's logical index.
 source "$BINDLAB_SOURCE_DIR/tests/integration/common.sh"
-src=$BINDLAB_SOURCE_DIR
+source "$BINDLAB_SOURCE_DIR/tests/numa/numa_common.sh"
 PY=/usr/bin/python3
 "$PY" -c 'import h5py' 2>/dev/null || fail "python3-h5py missing: run scripts/deps.sh"
-"$src/scripts/numa/guest-build.sh" "$BINDLAB_BUILD_DIR/numa-guest" || fail "baseline build for the guest failed"
 
 # lstopo's picture in text, memory sizes masked (the kernel keeps a few MB
 # per node that may differ between boots).
@@ -16,11 +15,7 @@ picture() { lstopo-no-graphics -i "$1" --of console --no-io | sed -E 's/[0-9]+MB
 for shape in 2s 2s-memonly; do
     share=$WORK/$shape
     mkdir -p "$share"
-    rc=0
-    "$src/scripts/numa-node.sh" --shape "$shape" --cache "$BINDLAB_BUILD_DIR/numa-node" \
-        --share "$share" -- bash tests/numa/guest_shape.sh "$BINDLAB_BUILD_DIR/numa-guest" "$share" || rc=$?
-    if [ "$rc" = 125 ]; then echo "SKIP: the emulated NUMA node cannot boot here (reason above)"; exit 77; fi
-    [ "$rc" = 0 ] || fail "$shape: guest script exited $rc"
+    in_guest "$shape" "$share" guest_shape.sh
     diff <(picture "$src/configs/topologies/qemu-$shape.xml") <(picture "$share/topo.xml") ||
         fail "$shape: lstopo inside differs from configs/topologies/qemu-$shape.xml"
     case $shape in

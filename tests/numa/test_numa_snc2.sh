@@ -5,9 +5,7 @@
 # (tests/numa/check_numa.py). It leaves the runs in the build tree for
 # test_numa_plan.sh (CTest fixture numa_snc2).
 source "$BINDLAB_SOURCE_DIR/tests/integration/common.sh"
-src=$BINDLAB_SOURCE_DIR
-cache=$BINDLAB_BUILD_DIR/numa-node
-guest=$BINDLAB_BUILD_DIR/numa-guest
+source "$BINDLAB_SOURCE_DIR/tests/numa/numa_common.sh"
 # What the guest writes stays in BINDLAB_NUMA_KEEP (default: in the build
 # tree) for test_numa_plan.sh, and to rerun only the host-side checks with
 # BINDLAB_NUMA_REUSE=1.
@@ -21,17 +19,7 @@ mkdir -p "$share"
 PY=/usr/bin/python3
 "$PY" -c 'import h5py' 2>/dev/null || fail "python3-h5py missing: run scripts/deps.sh"
 
-"$src/scripts/numa/guest-build.sh" "$guest" || fail "baseline build for the guest failed"
-
-rc=0
-[ "${BINDLAB_NUMA_REUSE:-0}" = 1 ] && [ -s "$share/numa-snc2.h5" ] ||
-"$src/scripts/numa-node.sh" --shape snc2 --cache "$cache" --share "$share" -- \
-    bash tests/numa/guest_snc2.sh "$guest" "$share" || rc=$?
-if [ "$rc" = 125 ]; then
-    echo "SKIP: the emulated NUMA node cannot boot here (reason above)"
-    exit 77
-fi
-[ "$rc" = 0 ] || { tail -n 5 "$share"/*.out >&2 || true; fail "guest script exited $rc"; }
+in_guest snc2 "$share" guest_snc2.sh numa-snc2.h5
 
 # The node is exactly the snc2 shape, and what configs/topologies ships.
 picture() { lstopo-no-graphics -i "$1" --of console --no-io | sed -E 's/[0-9]+MB/xMB/g'; }
