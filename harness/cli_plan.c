@@ -457,15 +457,29 @@ static int picture_name(const char *pic, const char *run_id, int node,
                     run_id ? "-" : "", run_id ? run_id : "", n, dot);
 }
 
-/* Rank numbers of node k of plan p, as "0,2" (a list, cut to fit). */
+/* Rank numbers of node k of plan p, as "0,2" or "0-127" (runs of
+ * consecutive ranks as ranges; "..." when it does not fit). */
 static void ranks_on(const bl_plan *p, int k, char *buf, size_t len)
 {
     size_t used = 0;
     buf[0] = '\0';
-    for (int r = 0; r < p->nranks && used + 16 < len; r++)
-        if (p->rank_node[r] == k)
-            used += (size_t)snprintf(buf + used, len - used, "%s%d",
-                                     used ? "," : "", r);
+    for (int r = 0; r < p->nranks; r++) {
+        int last = r;
+        if (p->rank_node[r] != k)
+            continue;
+        while (last + 1 < p->nranks && p->rank_node[last + 1] == k)
+            last++;
+        if (used + 32 >= len) {
+            snprintf(buf + used, len - used, ",...");
+            return;
+        }
+        used += (size_t)(last > r ? snprintf(buf + used, len - used,
+                                             "%s%d-%d", used ? "," : "", r,
+                                             last)
+                                  : snprintf(buf + used, len - used, "%s%d",
+                                             used ? "," : "", r));
+        r = last;
+    }
 }
 
 /* The table, map, warnings and picture of one node's part of a plan
@@ -530,9 +544,11 @@ static int show_nodes(const options *o, hwloc_topology_t topo,
         }
         ranks_on(plan, k, ranks, sizeof ranks);
         if (!o->tsv)
-            printf("%s-- node %d of %d: rank%s %s\n\n", k ? "\n" : "",
+            printf("%s-- node %d of %d: %s%s\n\n", k ? "\n" : "",
                    k + 1, plan->nnodes,
-                   strchr(ranks, ',') ? "s" : "", ranks[0] ? ranks : "none");
+                   !ranks[0] ? "no rank" : strpbrk(ranks, ",-") ? "ranks "
+                                                                 : "rank ",
+                   ranks);
         else if (!ranks[0])
             fprintf(stderr, "bindlab plan: %s%snode %d: no rank\n",
                     run_id ? run_id : "", run_id ? ": " : "", k + 1);

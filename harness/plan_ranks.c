@@ -182,7 +182,7 @@ typedef struct command {
     int argc, envc;
     char xml[PATH_MAX];      /* our temporary export, "" when none */
     char np[16], host[48];
-    char hosts[2048];        /* --host of a plan of several nodes */
+    char hosts[16384];       /* --host of a plan of several nodes */
     int failed;
 } command;
 

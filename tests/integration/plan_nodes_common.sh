@@ -85,6 +85,13 @@ case_text() {
     { cat "$WORK/text"; fail "text plan failed"; }
 expect_line "$WORK/text" "-- node 1 of 2: ranks 0,2"
 expect_line "$WORK/text" "-- node 2 of 2: ranks 1,3"
+# runs of ranks as ranges; a node left without ranks says so (130 ranks by
+# core on 3 nodes of 128 cores: 0-127, then 128-129, then none)
+"$BINDLAB" plan --topology "$epyc" "${PLAN_ARGS[@]}" -np 130 --nodes 3 --map-by core \
+    >"$WORK/text3" 2>&1 || { cat "$WORK/text3"; fail "text plan of 3 nodes failed"; }
+expect_line "$WORK/text3" "-- node 1 of 3: ranks 0-127"
+expect_line "$WORK/text3" "-- node 2 of 3: ranks 128-129"
+expect_line "$WORK/text3" "-- node 3 of 3: no rank"
 }
 
 # a sweep file's nodes: key (the layouts of docs/multi-node.md)
