@@ -36,6 +36,32 @@ void bl_print_placement(FILE *out, const bl_h5_run *r)
     free(rows);
 }
 
+/* A run on several nodes: what each rank sent per step inside its node and
+ * to the others, and the sums (a run on one node sends everything inside
+ * it: nothing to tell). */
+static void print_traffic(FILE *out, const bl_h5_run *r)
+{
+    double in = 0.0, between = 0.0;
+    int nodes = 0;
+    for (size_t q = 0; q < r->ntraffic; q++)
+        if (r->traffic[q].node + 1 > nodes)
+            nodes = r->traffic[q].node + 1;
+    if (nodes < 2)
+        return;
+    for (size_t q = 0; q < r->ntraffic; q++) {
+        const bl_h5_traffic *t = &r->traffic[q];
+        in += t->bytes_same_node;
+        between += t->bytes_other_nodes;
+        fprintf(out, "rank %d (node %d) sends per step: %.0f B to %d rank%s "
+                "on its node, %.0f B to %d rank%s on other nodes\n",
+                t->rank, t->node, t->bytes_same_node, t->peers_same_node,
+                t->peers_same_node == 1 ? "" : "s", t->bytes_other_nodes,
+                t->peers_other_nodes, t->peers_other_nodes == 1 ? "" : "s");
+    }
+    fprintf(out, "traffic per step on %d nodes: %.0f B inside nodes, %.0f B "
+            "between nodes\n", nodes, in, between);
+}
+
 void bl_print_run(FILE *out, const bl_app_opts *o, const bl_h5_machine *m,
                   const bl_h5_run *r, const bl_work *w)
 {
@@ -62,6 +88,7 @@ void bl_print_run(FILE *out, const bl_app_opts *o, const bl_h5_machine *m,
                 k->rank, k->host, k->rate, r->result.rate_unit, k->median_s,
                 k->min_s, k->local_page_fraction);
     }
+    print_traffic(out, r);
     fprintf(out,
             "total: %.3f %s (median iteration %.6f s, min %.6f s, slowest "
             "rank per iteration), verified: %s (%s)\n",

@@ -11,6 +11,7 @@
 #include "app_cpus.h"
 #include "app_machine.h"
 #include "app_mempolicy.h"
+#include "app_nodes.h"
 #include "app_print.h"
 #include "app_record.h"
 #include "app_result.h"
@@ -142,6 +143,7 @@ typedef struct app_run {
     int rank, nranks, nnodes;
     hwloc_topology_t topo;
     hwloc_bitmap_t rank_set;
+    bl_app_nodes hosts;        /* which ranks share a node (host) */
     bl_kernel_ctx ctx;
     bl_kernel_cpu *cpus;       /* the rank's PUs, for the kernel */
     bl_h5_matrix *matrix;      /* the kernel's matrix (c2c), or NULL */
@@ -187,7 +189,8 @@ static int read_binding(app_run *a)
     if (failed_somewhere(a, rc, "") < 0)
         return -1;
     a->nnodes = hwloc_get_nbobjs_by_type(a->topo, HWLOC_OBJ_NUMANODE);
-    return 0;
+    return failed_somewhere(a, bl_app_nodes_find(a->comm, &a->hosts, &a->err),
+                            "");
 }
 
 /* --mem-policy in every thread before anything is touched, and what the
@@ -343,17 +346,37 @@ static int describe_run(const app_run *a, const char *command, int status,
     return 0;
 }
 
-/* Rank 0: prints the run and writes the run file; returns the status. */
+/* Rank 0: each rank row's node (the machine record of its host). */
+static void set_rank_nodes(const app_run *a, bl_h5_run *run)
+{
+    for (size_t q = 0; q < run->nrank_rows; q++) {
+        int r = run->rank_rows[q].rank;
+        run->rank_rows[q].node =
+            r >= 0 && r < a->nranks ? a->hosts.node_of[r] : -1;
+    }
+}
+
+/* Rank 0: prints the run and writes the run file with the machine record
+ * of every node (machines: one per node, or NULL when they could not be
+ * gathered: then this node's alone, and every rank row names node 0);
+ * returns the status. */
 static int print_and_write(app_run *a, const char *command, bl_h5_run *run,
-                           int status)
+                           const bl_h5_machine *machines, int status)
 {
     bl_h5_machine m;
+    size_t nm = machines ? (size_t)a->hosts.n : 1;
     bl_machine_describe(a->topo, &m);
+    if (!machines) {
+        machines = &m;
+        for (size_t q = 0; q < run->nrank_rows; q++)
+            run->rank_rows[q].node = 0;
+    }
     if (status == 0 && !run->result.verified)
         status = 1;
     bl_print_run(stdout, a->o, &m, run, &a->rec.work);
     if (a->o->out) {
-        if (bl_h5_write_run_file(a->o->out, command, &m, run, &a->err) < 0) {
+        if (bl_h5_write_run_file_nodes(a->o->out, command, machines, nm, run,
+                                       &a->err) < 0) {
             fprintf(stderr, "bindlab-app: %s\n", a->err.msg);
             status = 1;
         } else {
@@ -370,6 +393,7 @@ static int print_and_write(app_run *a, const char *command, bl_h5_run *run,
 static int report(app_run *a, int argc, char **argv, int status)
 {
     bl_h5_run run = {0};
+    bl_h5_machine *machines = NULL;
     double *iter_max = NULL;
     char *command = NULL;
     int rc = 0;
@@ -391,13 +415,26 @@ static int report(app_run *a, int argc, char **argv, int status)
         if (rc == 0 && status == 0 &&
             bl_time_split_gather(a->comm, a->k, &a->ctx, &run, &a->err) < 0)
             rc = -1;
+        /* status is the same on every rank, rc may not be: the gather is
+         * collective */
+        if (status == 0 &&
+            bl_app_nodes_traffic(a->comm, &a->hosts, a->k, &a->ctx, &run,
+                                 &a->err) < 0)
+            rc = -1;
+        /* a node whose record is missing costs the file that node's
+         * record, not the run */
+        if (bl_app_nodes_machines(a->comm, &a->hosts, a->topo, &machines,
+                                  &a->err) < 0)
+            fprintf(stderr, "bindlab-app: %s; the run file holds rank 0's "
+                    "machine only\n", a->err.msg);
         if (a->rank == 0 && rc == 0) {
+            set_rank_nodes(a, &run);
             rc = describe_run(a, command, status, iter_max, &run, &a->err);
             if (run.matrix)
                 a->matrix = NULL;
         }
         if (a->rank == 0 && rc == 0)
-            status = print_and_write(a, command, &run, status);
+            status = print_and_write(a, command, &run, machines, status);
         else if (a->rank == 0)
             fprintf(stderr, "bindlab-app: %s\n", a->err.msg);
     }
@@ -405,6 +442,7 @@ static int report(app_run *a, int argc, char **argv, int status)
         status = 1;
     free(command);
     bl_h5_run_free(&run);
+    bl_h5_nodes_free(machines, machines ? (size_t)a->hosts.n : 0);
     free(iter_max);
     return status;
 }
@@ -421,6 +459,7 @@ static void finish(app_run *a)
     if (a->topo)
         hwloc_topology_destroy(a->topo);
     hwloc_bitmap_free(a->rank_set);
+    bl_app_nodes_free(&a->hosts);
 }
 
 int bl_app_run(const bl_app_opts *o, int argc, char **argv, MPI_Comm comm)

@@ -128,6 +128,19 @@ static const bl_h5_field time_split_fields[] = {
     F(bl_h5_time_split, total_s, BL_H5_F64),
 };
 
+/* issue 15: what each rank sent per step inside and between nodes (its own
+ * block: written only by kernels that count it) */
+static const bl_h5_field traffic_fields[] = {
+    F(bl_h5_traffic, rank, BL_H5_I32),
+    F(bl_h5_traffic, node, BL_H5_I32),
+    F(bl_h5_traffic, bytes_same_node, BL_H5_F64),
+    F(bl_h5_traffic, bytes_other_nodes, BL_H5_F64),
+    F(bl_h5_traffic, messages_same_node, BL_H5_F64),
+    F(bl_h5_traffic, messages_other_nodes, BL_H5_F64),
+    F(bl_h5_traffic, peers_same_node, BL_H5_I32),
+    F(bl_h5_traffic, peers_other_nodes, BL_H5_I32),
+};
+
 /* A/B (issue 14): the noisy neighbours of a run */
 static const bl_h5_field neighbour_fields[] = {
     F(bl_h5_neighbour, kind, BL_H5_STR),
@@ -153,6 +166,7 @@ DEF(bl_h5_summary_def, "summary", bl_h5_summary, summary_fields);
 DEF(bl_h5_time_split_def, "time_split", bl_h5_time_split,
     time_split_fields);
 DEF(bl_h5_neighbour_def, "neighbours", bl_h5_neighbour, neighbour_fields);
+DEF(bl_h5_traffic_def, "traffic", bl_h5_traffic, traffic_fields);
 
 
 /* ---- attribute sets: one attribute per line, in the file's order -------- */
@@ -539,6 +553,9 @@ int bl_h5_write_run(hid_t loc, const char *name, const bl_h5_run *r,
     if (rc == 0 && r->ntime_split > 0)
         rc = bl_h5_table_write(g, &bl_h5_time_split_def, r->time_split,
                                r->ntime_split, err);
+    if (rc == 0 && r->ntraffic > 0)
+        rc = bl_h5_table_write(g, &bl_h5_traffic_def, r->traffic,
+                               r->ntraffic, err);
     H5Gclose(g);
     return rc ? bl_err_set(err, "HDF5: cannot write run '%s'", name) : 0;
 }
@@ -582,6 +599,8 @@ int bl_h5_read_run(hid_t loc, const char *name, bl_h5_run *r, bl_err *err)
     read_run_matrix(g, r);
     rc |= bl_h5_table_read(g, &bl_h5_time_split_def, (void **)&r->time_split,
                            &r->ntime_split, err);
+    rc |= bl_h5_table_read(g, &bl_h5_traffic_def, (void **)&r->traffic,
+                           &r->ntraffic, err);
     H5Gclose(g);
     return rc ? -1 : 0;
 }
@@ -598,6 +617,7 @@ void bl_h5_run_free(bl_h5_run *r)
         bl_h5_matrix_free(r->matrix);
     free(r->matrix);
     bl_h5_table_free(&bl_h5_time_split_def, r->time_split, r->ntime_split);
+    bl_h5_table_free(&bl_h5_traffic_def, r->traffic, r->ntraffic);
     memset(r, 0, sizeof *r);
 }
 
@@ -667,15 +687,25 @@ int bl_h5_write_run_file(const char *path, const char *command,
                          const bl_h5_machine *m, const bl_h5_run *r,
                          bl_err *err)
 {
+    return bl_h5_write_run_file_nodes(path, command, m, 1, r, err);
+}
+
+int bl_h5_write_run_file_nodes(const char *path, const char *command,
+                               const bl_h5_machine *m, size_t n,
+                               const bl_h5_run *r, bl_err *err)
+{
     hid_t file;
     int rc;
 
+    if (n == 0)
+        return bl_err_set(err, "%s: a run file needs a machine record",
+                          path);
     if (bl_atomic_check_target(path, err) < 0 ||
         (file = bl_h5_mem_create(path, err)) < 0)
         return -1;
     rc = bl_h5_write_root(file, "run", command, err);
     if (rc == 0)
-        rc = bl_h5_write_machine(file, m, err);
+        rc = bl_h5_write_nodes(file, m, n, err);
     if (rc == 0)
         rc = bl_h5_write_run(file, "run", r, err);
     return bl_h5_mem_commit(file, path, rc, err);

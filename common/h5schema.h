@@ -115,6 +115,20 @@ typedef struct bl_h5_time_split {
 
 extern const bl_h5_table_def bl_h5_time_split_def;
 
+/* /run/traffic (issue 15): per rank, what it sent per timed iteration to
+ * ranks on its own node (host) and to ranks on other nodes; written only
+ * by kernels that count it (stencil, LU). Payload bytes; see each
+ * kernel's traffic function for how collectives count. */
+typedef struct bl_h5_traffic {
+    int32_t rank;
+    int32_t node;              /* the rank's /nodes/<k> */
+    double bytes_same_node, bytes_other_nodes;
+    double messages_same_node, messages_other_nodes;
+    int32_t peers_same_node, peers_other_nodes;
+} bl_h5_traffic;
+
+extern const bl_h5_table_def bl_h5_traffic_def;
+
 /* ---- machine and run ---------------------------------------------------- */
 
 typedef struct bl_h5_machine {
@@ -210,6 +224,7 @@ typedef struct bl_h5_run {
     bl_h5_finding *findings;   size_t nfindings;
     bl_h5_matrix *matrix;      /* a kernel's matrix (c2c), or NULL */
     bl_h5_time_split *time_split; size_t ntime_split; /* may be 0 */
+    bl_h5_traffic *traffic;    size_t ntraffic;  /* may be 0 */
 } bl_h5_run;
 
 /* ---- the harness's view of a run (sweep files) ----------------------- */
@@ -352,6 +367,11 @@ int bl_h5_write_root(hid_t file, const char *kind, const char *command,
 int bl_h5_write_run_file(const char *path, const char *command,
                          const bl_h5_machine *m, const bl_h5_run *r,
                          bl_err *err);
+/* The same with n machine records (/nodes/0 .. /nodes/<n-1>): a run that
+ * touched several nodes, the rank rows' node indexing m. */
+int bl_h5_write_run_file_nodes(const char *path, const char *command,
+                               const bl_h5_machine *m, size_t n,
+                               const bl_h5_run *r, bl_err *err);
 /* Opens a run or sweep file for reading, with a clear message when it is
  * missing, truncated or not bindlab's. Close with H5Fclose. */
 hid_t bl_h5_open_read(const char *path, bl_err *err);

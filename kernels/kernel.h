@@ -114,6 +114,17 @@ typedef struct bl_phase {
     double total;
 } bl_phase;
 
+/* What this rank sends to one peer in one timed iteration: the payload
+ * of its messages (no MPI envelope). A collective counts the data each
+ * member needs from this rank as sent to it directly (a broadcast: the
+ * root to every other member), whatever tree or ring the MPI library runs
+ * it over; each kernel says so in its traffic function. */
+typedef struct bl_peer_traffic {
+    int peer;                  /* rank in ctx->comm */
+    double bytes;              /* per iteration */
+    double messages;           /* per iteration */
+} bl_peer_traffic;
+
 struct bl_h5_matrix; /* common/h5schema.h */
 
 typedef struct bl_kernel {
@@ -146,6 +157,11 @@ typedef struct bl_kernel {
     /* Optional: this rank's last iteration split into phases; returns how
      * many (at most max). Not collective. May be NULL. */
     size_t (*time_split)(bl_kernel_ctx *ctx, bl_phase *out, size_t max);
+    /* Optional: what this rank sent to each peer per timed iteration, one
+     * entry per peer it sends to (at most max = ctx->nranks). The app sorts
+     * the peers into this rank's node and the others (/run/traffic). Not
+     * collective. May be NULL. */
+    size_t (*traffic)(bl_kernel_ctx *ctx, bl_peer_traffic *out, size_t max);
 } bl_kernel;
 
 /* The kernel called name, or NULL. */

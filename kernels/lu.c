@@ -253,6 +253,24 @@ static size_t lu_time_split(bl_kernel_ctx *ctx, bl_phase *out, size_t max)
     return k;
 }
 
+/* What the last step (factorisation + solve: every step is the same, on
+ * the same regenerated matrix) sent each rank, as counted beside each MPI
+ * call (lu_mat.h says how collectives count). Ranks of the grid are ranks
+ * of ctx->comm. */
+static size_t lu_traffic(bl_kernel_ctx *ctx, bl_peer_traffic *out, size_t max)
+{
+    const bl_lu_mat *m = &((const lu_state *)ctx->state)->m;
+    size_t n = 0;
+    for (int r = 0; r < m->nranks && n < max; r++)
+        if (m->sent_msgs[r] > 0) {
+            out[n].peer = r;
+            out[n].bytes = m->sent_bytes[r];
+            out[n].messages = m->sent_msgs[r];
+            n++;
+        }
+    return n;
+}
+
 static void lu_teardown(bl_kernel_ctx *ctx)
 {
     lu_state *s = ctx->state;
@@ -277,4 +295,5 @@ const bl_kernel bl_kernel_lu = {
     .metrics = lu_metrics,
     .teardown = lu_teardown,
     .time_split = lu_time_split,
+    .traffic = lu_traffic,
 };

@@ -60,6 +60,8 @@ static void swap_panel_rows(bl_lu_mat *m, const panel *pn, long j, long g)
     lj = bl_lu_layout_g2l(&m->rows, m->myrow == rj ? j : g);
     for (int c = 0; c < pn->jb; c++)
         tmp[c] = BL_LU_A(m, lj, pn->lc + c);
+    bl_lu_sent_to(m, m->myrow == rj ? rg : rj, m->mycol,
+                  (double)pn->jb * sizeof(double));
     MPI_Sendrecv_replace(tmp, pn->jb, MPI_DOUBLE, m->myrow == rj ? rg : rj, 0,
                          m->myrow == rj ? rg : rj, 0, m->colcomm,
                          MPI_STATUS_IGNORE);
@@ -83,10 +85,13 @@ static void leaf(bl_lu_mat *m, panel *pn, long j0, int w)
                 best.v = fabs(cj[r]);
                 best.i = (int)m->grow[r];
             }
-        if (m->p > 1)
+        if (m->p > 1) {
+            int size = 0;
+            MPI_Type_size(MPI_DOUBLE_INT, &size);
+            bl_lu_sent_share_col(m, size);
             MPI_Allreduce(&best, &piv, 1, MPI_DOUBLE_INT, MPI_MAXLOC,
                           m->colcomm);
-        else
+        } else
             piv = best;
         if (!(piv.v > 0.0)) {
             /* exactly zero column below the diagonal: singular; carry on
@@ -102,9 +107,12 @@ static void leaf(bl_lu_mat *m, panel *pn, long j0, int w)
         if (m->myrow == bl_lu_layout_owner(&m->rows, j))
             for (int c = 0; c < nrest; c++)
                 drow[c] = col_ptr(m, lr0, j + c)[0];
-        if (m->p > 1)
+        if (m->p > 1) {
+            bl_lu_sent_bcast_col(m, bl_lu_layout_owner(&m->rows, j),
+                                 (double)nrest * sizeof(double));
             MPI_Bcast(drow, nrest, MPI_DOUBLE,
                       bl_lu_layout_owner(&m->rows, j), m->colcomm);
+        }
         for (long r = lr1; r < m->mloc; r++)
             cj[r] /= drow[0];
         for (int c = 1; c < nrest; c++) {
@@ -141,6 +149,7 @@ static void panel_rec(bl_lu_mat *m, panel *pn, long j0, int w)
             for (int c = 0; c < w2; c++)
                 memcpy(m->wbuf + (size_t)c * w1, u12 + (size_t)c * m->lld,
                        (size_t)w1 * sizeof(double));
+        bl_lu_sent_bcast_col(m, pn->rd, (double)w1 * w2 * sizeof(double));
         MPI_Bcast(m->wbuf, w1 * w2, MPI_DOUBLE, pn->rd, m->colcomm);
         u12 = m->wbuf;
         ldu = w1;
@@ -171,8 +180,10 @@ static void pack_panel(bl_lu_mat *m, const panel *pn)
         for (int c = 0; c < jb; c++)
             memcpy(l11 + (size_t)c * jb, &BL_LU_A(m, lr, pn->lc + c),
                    (size_t)jb * sizeof(double));
-    if (m->p > 1)
+    if (m->p > 1) {
+        bl_lu_sent_bcast_col(m, pn->rd, (double)jb * jb * sizeof(double));
         MPI_Bcast(l11, jb * jb, MPI_DOUBLE, pn->rd, m->colcomm);
+    }
     for (int c = 0; c < jb; c++)
         memcpy(l21 + (size_t)c * m2, &BL_LU_A(m, lr2, pn->lc + c),
                (size_t)m2 * sizeof(double));
@@ -224,9 +235,12 @@ static void panel_factor(bl_lu_mat *m, panel *pn, int test_hook)
 static void panel_bcast_start(bl_lu_mat *m, panel *pn)
 {
     buffer_free(m, pn);
-    if (m->q > 1)
+    if (m->q > 1) {
+        bl_lu_sent_bcast_row(m, pn->pc,
+                             (double)panel_count(m, pn) * sizeof(double));
         MPI_Ibcast(pn->buf, (int)panel_count(m, pn), MPI_DOUBLE, pn->pc,
                    m->rowcomm, pn->req);
+    }
     bl_lu_lap(m, &m->t.bcast);
 }
 
@@ -291,6 +305,7 @@ long bl_lu_factor(bl_lu_mat *m, int test_hook)
     MPI_Request req[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
     panel cur, next;
     memset(&m->t, 0, sizeof m->t);
+    bl_lu_sent_reset(m);
     m->t0 = m->lap = MPI_Wtime();
     m->info = -1;
     panel_init(m, &cur, 0, ipiv[0], m->pbuf[0], &req[0]);
@@ -312,6 +327,7 @@ long bl_lu_factor(bl_lu_mat *m, int test_hook)
     }
     MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
     info = m->info < 0 ? n : m->info;
+    bl_lu_sent_share_all(m, sizeof info);
     MPI_Allreduce(MPI_IN_PLACE, &info, 1, MPI_LONG, MPI_MIN, m->comm);
     bl_lu_lap(m, &m->t.wait);
     m->info = info < n ? info : -1;

@@ -91,7 +91,10 @@ int bl_lu_mat_init(bl_lu_mat *m, MPI_Comm comm, long n, int nb, int p, int q,
     m->wbuf = dalloc(s.wbuf);
     m->threads = omp_get_max_threads();
     m->claim = calloc((size_t)m->threads, sizeof *m->claim);
-    if (!m->a || !m->grow || !m->gcol || !m->x || !m->xl || !m->pbuf[0]
+    MPI_Comm_size(comm, &m->nranks);
+    m->sent_bytes = calloc((size_t)m->nranks, sizeof *m->sent_bytes);
+    m->sent_msgs = calloc((size_t)m->nranks, sizeof *m->sent_msgs);
+    if (!m->sent_bytes || !m->sent_msgs || !m->a || !m->grow || !m->gcol || !m->x || !m->xl || !m->pbuf[0]
         || !m->pbuf[1] || !m->ubuf || !m->sbuf || !m->gbuf || !m->wbuf
         || !m->claim) {
         bl_lu_mat_free(m);
@@ -104,6 +107,54 @@ int bl_lu_mat_init(bl_lu_mat *m, MPI_Comm comm, long n, int nb, int p, int q,
     for (long c = 0; c < s.nloc; c++)
         m->gcol[c] = bl_lu_layout_l2g(&m->cols, c);
     return 0;
+}
+
+void bl_lu_sent_reset(bl_lu_mat *m)
+{
+    memset(m->sent_bytes, 0, (size_t)m->nranks * sizeof *m->sent_bytes);
+    memset(m->sent_msgs, 0, (size_t)m->nranks * sizeof *m->sent_msgs);
+}
+
+void bl_lu_sent_to(bl_lu_mat *m, int row, int col, double bytes)
+{
+    int r = row * m->q + col;
+    if (r == m->myrow * m->q + m->mycol || r < 0 || r >= m->nranks)
+        return;
+    m->sent_bytes[r] += bytes;
+    m->sent_msgs[r] += 1;
+}
+
+void bl_lu_sent_bcast_col(bl_lu_mat *m, int root, double bytes)
+{
+    if (m->myrow == root)
+        bl_lu_sent_share_col(m, bytes);
+}
+
+void bl_lu_sent_bcast_row(bl_lu_mat *m, int root, double bytes)
+{
+    if (m->mycol != root)
+        return;
+    for (int c = 0; c < m->q; c++)
+        bl_lu_sent_to(m, m->myrow, c, bytes);
+}
+
+void bl_lu_sent_bcast_all(bl_lu_mat *m, int root, double bytes)
+{
+    if (m->myrow * m->q + m->mycol == root)
+        bl_lu_sent_share_all(m, bytes);
+}
+
+void bl_lu_sent_share_col(bl_lu_mat *m, double bytes)
+{
+    for (int r = 0; r < m->p; r++)
+        bl_lu_sent_to(m, r, m->mycol, bytes);
+}
+
+void bl_lu_sent_share_all(bl_lu_mat *m, double bytes)
+{
+    for (int r = 0; r < m->p; r++)
+        for (int c = 0; c < m->q; c++)
+            bl_lu_sent_to(m, r, c, bytes);
 }
 
 void bl_lu_mat_free(bl_lu_mat *m)
@@ -123,6 +174,8 @@ void bl_lu_mat_free(bl_lu_mat *m)
     free(m->sbuf);
     free(m->gbuf);
     free(m->wbuf);
+    free(m->sent_bytes);
+    free(m->sent_msgs);
     free(m->claim);
     memset(m, 0, sizeof *m);
 }

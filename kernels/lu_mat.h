@@ -64,7 +64,31 @@ typedef struct bl_lu_mat {
     int threads;                     /* OpenMP threads of the update */
     long *claim;                     /* [threads]: next block of each
                                       * thread's share (lu_factor.c) */
+    /* What this rank sent each rank of comm in the last factorisation +
+     * solve (the bl_lu_sent_* calls beside every MPI call): payload bytes
+     * and messages, [nranks]. */
+    double *sent_bytes, *sent_msgs;
+    int nranks;
 } bl_lu_mat;
+
+/* Traffic accounting, master thread only (where MPI is called). A
+ * collective counts what its members need from this rank as sent to them
+ * directly: a broadcast, the root to every other member; an allreduce or
+ * allgather, this rank's part to every other member; a reduce, this rank's
+ * part to the root; whatever algorithm the MPI library runs. */
+void bl_lu_sent_reset(bl_lu_mat *m);
+/* to the rank at (row, col) of the grid */
+void bl_lu_sent_to(bl_lu_mat *m, int row, int col, double bytes);
+/* a broadcast down my process column from process row `root` */
+void bl_lu_sent_bcast_col(bl_lu_mat *m, int root, double bytes);
+/* a broadcast along my process row from process column `root` */
+void bl_lu_sent_bcast_row(bl_lu_mat *m, int root, double bytes);
+/* a broadcast over comm from rank `root` */
+void bl_lu_sent_bcast_all(bl_lu_mat *m, int root, double bytes);
+/* my part of an allreduce / allgather down my process column */
+void bl_lu_sent_share_col(bl_lu_mat *m, double bytes);
+/* my part of an allreduce over comm */
+void bl_lu_sent_share_all(bl_lu_mat *m, double bytes);
 
 /* The block size the lu kernel takes for order n when --nb is not given. */
 int bl_lu_default_nb(long n);

@@ -30,15 +30,17 @@ void bl_lu_solve(bl_lu_mat *m)
             if (lb > c0)
                 bl_lu_dgemm(jb, 1, (int)(lb - c0), -1.0, &BL_LU_A(m, lr, c0),
                             (int)m->lld, m->xl + c0, (int)(lb - c0), part, jb);
-            if (m->q > 1)
+            if (m->q > 1) {
+                bl_lu_sent_to(m, rr, cc, (double)jb * sizeof(double));
                 MPI_Reduce(part, sum, jb, MPI_DOUBLE, MPI_SUM, cc, m->rowcomm);
-            else
+            } else
                 memcpy(sum, part, (size_t)jb * sizeof(double));
             if (m->mycol == cc)
                 bl_lu_dtrsv_upper(jb, &BL_LU_A(m, lr,
                                                bl_lu_layout_g2l(&m->cols, r0)),
                                   (int)m->lld, sum);
         }
+        bl_lu_sent_bcast_all(m, rr * m->q + cc, (double)jb * sizeof(double));
         MPI_Bcast(sum, jb, MPI_DOUBLE, rr * m->q + cc, m->comm);
         memcpy(m->x + r0, sum, (size_t)jb * sizeof(double));
         if (m->mycol == cc)

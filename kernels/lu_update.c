@@ -106,6 +106,7 @@ void bl_lu_update_swaps(const bl_lu_update *u)
         displs[r] = (int)((long)off * nt);
         off += k;
     }
+    bl_lu_sent_share_col(m, (double)mine * (double)nt * sizeof(double));
     MPI_Allgatherv(m->sbuf, (int)(mine * nt), MPI_DOUBLE, m->gbuf, counts,
                    displs, MPI_DOUBLE, m->colcomm);
     for (int s = 0; s < ns; s++) {

@@ -203,6 +203,8 @@ static void stencil_first_touch(bl_kernel_ctx *ctx)
     bl_stencil *s = ctx->state;
     const bl_stencil_rect u = s->update;
     s->steps = 0;
+    memset(s->sent_bytes, 0, sizeof s->sent_bytes);
+    memset(s->sent_msgs, 0, sizeof s->sent_msgs);
     if (ctx->opts->serial_init) {
         for (long row = 0; row < (long)s->rows; row++)
             init_row(s, row);
@@ -428,6 +430,27 @@ static size_t stencil_metrics(bl_kernel_ctx *ctx, bl_metric *out, size_t max)
     return k < max ? k : max;
 }
 
+/* The halos this rank sent each neighbour per step, counted as they were
+ * posted (each strip's datatype size), averaged over the steps since the
+ * first touch (every step sends the same strips). The neighbours are ranks
+ * of the Cartesian communicator, made without reordering: ranks of
+ * ctx->comm. */
+static size_t stencil_traffic(bl_kernel_ctx *ctx, bl_peer_traffic *out,
+                              size_t max)
+{
+    const bl_stencil *s = ctx->state;
+    size_t n = 0;
+    for (int d = 0; d < 4 && n < max; d++) {
+        if (s->nbr[d] == MPI_PROC_NULL || s->steps == 0)
+            continue;
+        out[n].peer = s->nbr[d];
+        out[n].bytes = s->sent_bytes[d] / (double)s->steps;
+        out[n].messages = s->sent_msgs[d] / (double)s->steps;
+        n++;
+    }
+    return n;
+}
+
 static void stencil_teardown(bl_kernel_ctx *ctx)
 {
     bl_stencil *s = ctx->state;
@@ -455,4 +478,5 @@ const bl_kernel bl_kernel_stencil = {
     .regions = stencil_regions,
     .metrics = stencil_metrics,
     .teardown = stencil_teardown,
+    .traffic = stencil_traffic,
 };

@@ -71,6 +71,9 @@ typedef struct bl_stencil {
     MPI_Datatype row_strip, col_strip;
     bl_stencil_sweep_cfg cfg; /* streaming stores, column blocking */
     long steps;           /* steps done since first_touch */
+    /* What halo_post sent each neighbour since first_touch (payload bytes
+     * from the datatypes' sizes, messages): the kernel's traffic. */
+    double sent_bytes[4], sent_msgs[4];
     int hook;
     /* Per-step times of the last `ring` steps, for the metrics. */
     double *t_halo, *t_comp;

@@ -45,8 +45,15 @@ void bl_stencil_halo_post(bl_stencil *s, MPI_Request req[8])
     for (int d = 0; d < 4; d++)
         MPI_Irecv(recv[d], 1, type[d], s->nbr[d], opposite[d], s->cart,
                   &req[d]);
-    for (int d = 0; d < 4; d++)
+    for (int d = 0; d < 4; d++) {
+        int size = 0;
         MPI_Isend(send[d], 1, type[d], s->nbr[d], d, s->cart, &req[4 + d]);
+        if (s->nbr[d] == MPI_PROC_NULL)
+            continue;
+        MPI_Type_size(type[d], &size);
+        s->sent_bytes[d] += size;
+        s->sent_msgs[d] += 1;
+    }
 }
 
 void bl_stencil_halo_wait(bl_stencil *s, MPI_Request req[8])
