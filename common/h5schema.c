@@ -90,6 +90,8 @@ static const bl_h5_field check_fields[] = {
     F(bl_h5_check, seen, BL_H5_STR),
     F(bl_h5_check, source, BL_H5_STR),
     F(bl_h5_check, matches, BL_H5_I8),
+    /* issue 15: the node whose topology read the claim */
+    F(bl_h5_check, node, BL_H5_I32),
 };
 static const bl_h5_field summary_fields[] = {
     F(bl_h5_summary, run_id, BL_H5_STR),

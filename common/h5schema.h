@@ -240,6 +240,11 @@ typedef struct bl_h5_check {
                                 * rank from its MPI_Init, after OpenMP has
                                 * bound the master thread) */
     int8_t matches;            /* 1 equal, 0 differ, -1 nothing to compare */
+    int32_t node;              /* the /nodes/<k> whose topology read the
+                                * claim (the report line's host); -1: the
+                                * harness's own machine's (no record of
+                                * that host, or no claim); 0 in files
+                                * written before it */
 } bl_h5_check;
 
 /* A/B (issue 14): one row per noisy-neighbour process the harness ran

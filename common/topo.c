@@ -1,6 +1,7 @@
 #include "topo.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include "cpuset.h"
@@ -36,6 +37,22 @@ int bl_topo_load(const char *spec, hwloc_topology_t *out, bl_err *err)
         hwloc_topology_destroy(topo);
         return bl_err_set(err, "topology '%s': hwloc could not load it",
                           spec && *spec ? spec : "this machine");
+    }
+    *out = topo;
+    return 0;
+}
+
+int bl_topo_load_xml(const char *xml, hwloc_topology_t *out, bl_err *err)
+{
+    hwloc_topology_t topo;
+    if (!xml || !strstr(xml, "<object"))
+        return bl_err_set(err, "no hwloc topology in the XML text");
+    if (hwloc_topology_init(&topo) < 0)
+        return bl_err_set(err, "hwloc: cannot initialise a topology");
+    if (hwloc_topology_set_xmlbuffer(topo, xml, (int)strlen(xml) + 1) < 0 ||
+        hwloc_topology_load(topo) < 0) {
+        hwloc_topology_destroy(topo);
+        return bl_err_set(err, "hwloc cannot read the topology XML");
     }
     *out = topo;
     return 0;

@@ -15,6 +15,11 @@
  * HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM unset, so nothing is ever bound. */
 int bl_topo_load(const char *spec, hwloc_topology_t *out, bl_err *err);
 
+/* A topology from hwloc XML text (a machine record's topology_xml): -1
+ * with err when it is empty or hwloc cannot read it. Release with
+ * hwloc_topology_destroy(). */
+int bl_topo_load_xml(const char *xml, hwloc_topology_t *out, bl_err *err);
+
 /* Where one PU sits. -1 for a level the machine does not have (e.g. no L3
  * object) or does not know. */
 typedef struct bl_pu_where {

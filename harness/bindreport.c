@@ -190,26 +190,60 @@ static void reset_binding(bl_binding *b, int line)
     b->pid = -1;
     b->bound = 1;
     b->line = line;
+    b->node = -1;
 }
 
-/* map: the job map's state (only BL_REPORT_PRRTE_MAP reads it). */
+/* One host: "node01.cluster" and "node01". */
+static int same_host(const char *a, const char *b)
+{
+    size_t na = strcspn(a, "."), nb = strcspn(b, ".");
+    return na == nb && strncmp(a, b, na) == 0;
+}
+
+/* The index of host among t's nodes that has a topology, or -1. */
+static int node_of_host(const bl_report_topos *t, const char *host)
+{
+    for (size_t k = 0; host && host[0] && k < t->n; k++)
+        if (t->topos[k] && t->hosts[k] && same_host(t->hosts[k], host))
+            return (int)k;
+    return -1;
+}
+
+/* map: the job map's state (only BL_REPORT_PRRTE_MAP reads it). A line
+ * names its host only once read, so a line of a known host other than the
+ * first is read again with that host's topology (the line parsers keep no
+ * state; the map's names its node before its Binding: lines). */
 static int try_line(bl_report_format f, const char *line, int lineno,
-                    hwloc_topology_t topo, bl_binding *b, char *reason,
+                    const bl_report_topos *t, bl_binding *b, char *reason,
                     bl_prrte_map_state *map)
 {
+    int rc, k;
     reset_binding(b, lineno);
     reason[0] = '\0';
-    if (f == BL_REPORT_PRRTE_MAP)
-        return map ? bl_bindreport_prrte_map_line(map, line, topo, b, reason)
-                   : BL_LINE_OTHER;
-    return parser_of(f)(line, topo, b, reason);
+    if (f == BL_REPORT_PRRTE_MAP) {
+        if (!map)
+            return BL_LINE_OTHER;
+        k = node_of_host(t, map->host);
+        rc = bl_bindreport_prrte_map_line(
+            map, line, k >= 0 ? t->topos[k] : t->fallback, b, reason);
+        b->node = k;
+        return rc;
+    }
+    rc = parser_of(f)(line, t->fallback, b, reason);
+    if (rc == BL_LINE_OTHER || (k = node_of_host(t, b->host)) < 0)
+        return rc;
+    reset_binding(b, lineno);
+    reason[0] = '\0';
+    rc = parser_of(f)(line, t->topos[k], b, reason);
+    b->node = k;
+    return rc;
 }
 
 /* The launcher format of the first line that exactly one launcher parser
  * claims. Open MPI 4 and 5 print the same "is not bound" line; a report of
  * nothing else counts as Open MPI 4. */
-static bl_report_format detect(char **lines, size_t n, hwloc_topology_t topo,
-                               bl_binding *tmp)
+static bl_report_format detect(char **lines, size_t n,
+                               const bl_report_topos *topo, bl_binding *tmp)
 {
     char reason[BL_REASON_MAX];
     int any_ompi = 0;
@@ -236,8 +270,9 @@ static bl_report_format detect(char **lines, size_t n, hwloc_topology_t topo,
 
 /* In AUTO mode, a line of another launcher than the detected one. */
 static int foreign_launcher(const char *line, int lineno,
-                            bl_report_format chosen, hwloc_topology_t topo,
-                            bl_binding *tmp, bl_report_format *which)
+                            bl_report_format chosen,
+                            const bl_report_topos *topo, bl_binding *tmp,
+                            bl_report_format *which)
 {
     char reason[BL_REASON_MAX];
     for (size_t k = 0; k < NLAUNCHERS; k++)
@@ -257,7 +292,7 @@ static int foreign_launcher(const char *line, int lineno,
 /* Reads one line with the chosen format (and OMP lines in AUTO mode). */
 static int read_line(collector *c, const char *line, int lineno,
                      bl_report_format fmt, bl_report_format chosen,
-                     hwloc_topology_t topo, bl_binding *tmp,
+                     const bl_report_topos *topo, bl_binding *tmp,
                      bl_prrte_map_state *map)
 {
     char reason[BL_REASON_MAX];
@@ -409,6 +444,14 @@ int bl_bindreport_parse(const char *text, bl_report_format fmt,
                         hwloc_topology_t topo, bl_binding_report *out,
                         bl_err *err)
 {
+    bl_report_topos t = {topo, 0, NULL, NULL};
+    return bl_bindreport_parse_nodes(text, fmt, &t, out, err);
+}
+
+int bl_bindreport_parse_nodes(const char *text, bl_report_format fmt,
+                              const bl_report_topos *topo,
+                              bl_binding_report *out, bl_err *err)
+{
     collector c = {out, 0, 0};
     bl_binding tmp = {0};
     bl_prrte_map_state map = {"", -1, 0};
@@ -418,7 +461,8 @@ int bl_bindreport_parse(const char *text, bl_report_format fmt,
     int rc = 0;
 
     memset(out, 0, sizeof *out);
-    if (!text || !topo)
+    if (!text || !topo || !topo->fallback || (topo->n && (!topo->hosts ||
+                                                        !topo->topos)))
         return bl_err_set(err, "binding report: no text or no topology");
     if (!parser_of(fmt) && fmt != BL_REPORT_AUTO &&
         fmt != BL_REPORT_PRRTE_MAP)

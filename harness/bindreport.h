@@ -60,6 +60,9 @@ typedef struct bl_binding {
                           * process, the printer of an Open MPI line),
                           * -1 when it names none */
     int local_rank;      /* Slurm's node-local task id, else -1 */
+    int node;            /* bl_bindreport_parse_nodes: the index of the
+                          * host whose topology read the line, -1 the
+                          * fallback's (no host, or one not listed) */
 } bl_binding;
 
 typedef struct bl_rejected_line {
@@ -95,6 +98,23 @@ typedef struct bl_binding_report {
 int bl_bindreport_parse(const char *text, bl_report_format fmt,
                         hwloc_topology_t topo, bl_binding_report *out,
                         bl_err *err);
+
+/* A report of several nodes: each node's own topology. A line that names
+ * host H (Open MPI's "[H:pid]", Slurm's "- H, task", PRRTE's "Data for
+ * node: H") is read with H's topology (names compared up to the first
+ * '.', as Open MPI prints short names), any other line with fallback. */
+typedef struct bl_report_topos {
+    hwloc_topology_t fallback;      /* required */
+    size_t n;
+    const char *const *hosts;       /* [n] */
+    const hwloc_topology_t *topos;  /* [n]; NULL entries use fallback */
+} bl_report_topos;
+
+/* bl_bindreport_parse with one topology per node; sets each binding's
+ * node. bl_bindreport_parse is this with no hosts. */
+int bl_bindreport_parse_nodes(const char *text, bl_report_format fmt,
+                              const bl_report_topos *topos,
+                              bl_binding_report *out, bl_err *err);
 
 void bl_bindreport_free(bl_binding_report *r);
 

@@ -132,6 +132,7 @@ int bl_crosscheck(const bl_binding_report *report, const bl_h5_run *run,
         c->seen = strdup(seen);
         c->source = strdup(!claim ? "" : self ? "rank" : "launcher");
         c->matches = (int8_t)same_set(claim, seen);
+        c->node = claim ? claim->node : -1;
         mismatches += c->matches == 0;
         /* the launcher put the rank on one node and it ran on another */
         elsewhere += known_hosts && !same_host(claim->host, master->host);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "results_file.h"
+#include "topo.h"
 
 static const char *str(const char *s)
 {
@@ -17,15 +18,8 @@ static const char *str(const char *s)
 static hwloc_topology_t load_topology(const bl_h5_machine *m)
 {
     hwloc_topology_t t;
-    const char *xml = str(m->topology_xml);
-    if (strstr(xml, "<object") == NULL || hwloc_topology_init(&t) < 0)
-        return NULL;
-    if (hwloc_topology_set_xmlbuffer(t, xml, (int)strlen(xml) + 1) < 0 ||
-        hwloc_topology_load(t) < 0) {
-        hwloc_topology_destroy(t);
-        return NULL;
-    }
-    return t;
+    bl_err e;
+    return bl_topo_load_xml(m->topology_xml, &t, &e) == 0 ? t : NULL;
 }
 
 /* The file's machines: /nodes/<k> (or /machine in a file written before

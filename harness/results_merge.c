@@ -10,6 +10,7 @@
 #include "grow.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -201,31 +202,51 @@ static int identity(const size_t *map, size_t n)
     return 1;
 }
 
-/* Renumbers the "node" column of group's ranks table through map. A table
- * written before the column existed holds the rows of node 0. */
-static int remap_rank_rows(hid_t out, const char *group, const size_t *map,
-                           size_t nmap, bl_err *err)
+/* Renumbers the node column (an int32 at offset `at` of each row) of
+ * group's table `def` through map: the ranks (the rank's machine), checks
+ * (the node whose topology read the claim) and traffic tables. -1 stays
+ * -1, an index the input does not have becomes -1. A table written before
+ * the column existed holds the rows of node 0. */
+static int remap_node_column(hid_t out, const char *group,
+                             const bl_h5_table_def *def, size_t at,
+                             const size_t *map, size_t nmap, bl_err *err)
 {
     hid_t g = H5Gopen2(out, group, H5P_DEFAULT);
-    bl_h5_rank *rows = NULL;
+    char *rows = NULL;
     size_t n = 0;
     int rc = 0;
     if (g < 0)
         return bl_err_set(err, "HDF5: cannot open %s", group);
-    if (H5Lexists(g, bl_h5_rank_def.name, H5P_DEFAULT) > 0 &&
-        (rc = bl_h5_table_read(g, &bl_h5_rank_def, (void **)&rows, &n,
-                               err)) == 0) {
-        for (size_t i = 0; i < n; i++)
-            rows[i].node = rows[i].node >= 0 && (size_t)rows[i].node < nmap
-                               ? (int32_t)map[rows[i].node] : -1;
-        if (H5Ldelete(g, bl_h5_rank_def.name, H5P_DEFAULT) < 0)
-            rc = bl_err_set(err, "HDF5: cannot rewrite %s/ranks", group);
+    if (H5Lexists(g, def->name, H5P_DEFAULT) > 0 &&
+        (rc = bl_h5_table_read(g, def, (void **)&rows, &n, err)) == 0) {
+        for (size_t i = 0; i < n; i++) {
+            int32_t node;
+            memcpy(&node, rows + i * def->row_size + at, sizeof node);
+            node = node >= 0 && (size_t)node < nmap ? (int32_t)map[node] : -1;
+            memcpy(rows + i * def->row_size + at, &node, sizeof node);
+        }
+        if (H5Ldelete(g, def->name, H5P_DEFAULT) < 0)
+            rc = bl_err_set(err, "HDF5: cannot rewrite %s/%s", group,
+                            def->name);
         else
-            rc = bl_h5_table_write(g, &bl_h5_rank_def, rows, n, err);
-        bl_h5_table_free(&bl_h5_rank_def, rows, n);
+            rc = bl_h5_table_write(g, def, rows, n, err);
+        bl_h5_table_free(def, rows, n);
     }
     H5Gclose(g);
     return rc;
+}
+
+static int remap_run_nodes(hid_t out, const char *group, const size_t *map,
+                           size_t nmap, bl_err *err)
+{
+    if (remap_node_column(out, group, &bl_h5_rank_def,
+                          offsetof(bl_h5_rank, node), map, nmap, err) < 0 ||
+        remap_node_column(out, group, &bl_h5_check_def,
+                          offsetof(bl_h5_check, node), map, nmap, err) < 0 ||
+        remap_node_column(out, group, &bl_h5_traffic_def,
+                          offsetof(bl_h5_traffic, node), map, nmap, err) < 0)
+        return -1;
+    return 0;
 }
 
 /* Where a run that never ran (no nodes) is: it has no machine, so it is
@@ -378,7 +399,7 @@ static int add_run(sink *st, hid_t in, int old, const size_t *map,
         if (g >= 0)
             H5Gclose(g);
         if (rc == 0 && !identity(map, nmap))
-            rc = remap_rank_rows(st->out, group, map, nmap, err);
+            rc = remap_run_nodes(st->out, group, map, nmap, err);
         if (rc < 0) {
             free(where);
             return rc;

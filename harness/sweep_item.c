@@ -349,6 +349,36 @@ static double timed_seconds(const bl_h5_run *app)
     return s;
 }
 
+/* The binding report read line by line with the topology of the node
+ * that printed it: each node's from the run file's machine records (a
+ * record hwloc cannot read, or a host without one, falls back to this
+ * machine's). */
+static void parse_report(const bl_sweep_ctx *c, const char *text,
+                         const bl_h5_machine *mp, size_t nm,
+                         bl_binding_report *rep)
+{
+    hwloc_topology_t *topos = calloc(nm + 1, sizeof *topos);
+    const char **hosts = calloc(nm + 1, sizeof *hosts);
+    bl_report_topos t = {c->topo, 0, NULL, NULL};
+    bl_err e;
+    if (topos && hosts) {
+        for (size_t k = 0; k < nm; k++) {
+            hosts[k] = mp[k].hostname;
+            if (bl_topo_load_xml(mp[k].topology_xml, &topos[k], &e) < 0)
+                topos[k] = NULL;
+        }
+        t.n = nm;
+        t.hosts = hosts;
+        t.topos = topos;
+    }
+    bl_bindreport_parse_nodes(text, BL_REPORT_AUTO, &t, rep, &e);
+    for (size_t k = 0; topos && k < nm; k++)
+        if (topos[k])
+            hwloc_topology_destroy(topos[k]);
+    free(topos);
+    free(hosts);
+}
+
 int bl_sweep_item_run(bl_sweep_ctx *c, const bl_sweep_item *it,
                       bl_h5_harness *h, double *rate, char *unit,
                       size_t unit_len, bl_err *err)
@@ -430,8 +460,7 @@ int bl_sweep_item_run(bl_sweep_ctx *c, const bl_sweep_item *it,
         free(outs);
     }
     if (text) {
-        bl_err e;
-        bl_bindreport_parse(text, BL_REPORT_AUTO, c->topo, &rep, &e);
+        parse_report(c, text, mp, nm, &rep);
         free(text);
     }
     bl_crosscheck(&rep, ap, mp ? mp->numa_balancing : -1, &h->checks,

@@ -579,6 +579,56 @@ static void prrte_map_and_rank_lines_must_agree(void **state)
     done(&r, t);
 }
 
+/* A report of two nodes of different shapes: bl1 one package of 2 cores x
+ * 2 PUs (core 1 = PUs 2-3), bl2 two packages of 2 cores x 1 PU (core 1 =
+ * PU 1, in package 0). Each line is read with its own node's topology;
+ * a host with no record (bl3) with the fallback (bl1's shape). The bracket
+ * maps are drawn by hand from those shapes, as Open MPI 4 prints them. */
+static void nodes_each_line_read_with_its_nodes_topology(void **state)
+{
+    static const char text[] =
+        "[bl1:6] MCW rank 0 bound to socket 0[core 1[hwt 0-1]]: [../BB]\n"
+        "[bl2:7] MCW rank 1 bound to socket 0[core 1[hwt 0]]: [./B][./.]\n"
+        "[bl3:8] MCW rank 2 bound to socket 0[core 0[hwt 0]]: [B./..]\n";
+    hwloc_topology_t a = topo_of("pack:1 core:2 pu:2");
+    hwloc_topology_t b = topo_of("pack:2 core:2 pu:1");
+    const char *hosts[] = {"bl1", "bl2.cluster"};
+    const hwloc_topology_t topos[] = {a, b};
+    bl_report_topos t = {a, 2, hosts, topos};
+    bl_binding_report r;
+    bl_err err;
+    (void)state;
+    assert_int_equal(bl_bindreport_parse_nodes(text, BL_REPORT_AUTO, &t, &r,
+                                               &err), 0);
+    assert_int_equal(r.nrejected, 0);
+    assert_int_equal(r.count, 3);
+    expect(&r.items[0], 0, -1, "2-3", 1);
+    assert_int_equal(r.items[0].node, 0);
+    expect(&r.items[1], 1, -1, "1", 1);
+    assert_int_equal(r.items[1].node, 1);
+    expect(&r.items[2], 2, -1, "0", 1);
+    assert_int_equal(r.items[2].node, -1);
+    bl_bindreport_free(&r);
+    /* with bl1's topology for every line, bl2's does not fit and is
+     * rejected, not misread */
+    assert_int_equal(bl_bindreport_parse(text, BL_REPORT_AUTO, a, &r, &err),
+                     0);
+    assert_int_equal(r.count, 2);
+    assert_int_equal(r.nrejected, 1);
+    assert_int_equal(r.rejected[0].line, 2);
+    bl_bindreport_free(&r);
+    /* Slurm names the node too: CPU 3 of bl2 is core 3 of package 1 */
+    assert_int_equal(bl_bindreport_parse_nodes(
+                         "cpu-bind=MASK - bl2, task  1  0 [7]: mask 0x8 set\n",
+                         BL_REPORT_AUTO, &t, &r, &err), 0);
+    assert_int_equal(r.count, 1);
+    expect(&r.items[0], 1, -1, "3", 1);
+    assert_int_equal(r.items[0].node, 1);
+    bl_bindreport_free(&r);
+    hwloc_topology_destroy(a);
+    hwloc_topology_destroy(b);
+}
+
 static void format_names_round_trip(void **state)
 {
     bl_report_format f;
@@ -624,6 +674,7 @@ int main(void)
         cmocka_unit_test(explicit_format_ignores_other_formats),
         cmocka_unit_test(prrte_map_rejects_each_broken_record),
         cmocka_unit_test(prrte_map_and_rank_lines_must_agree),
+        cmocka_unit_test(nodes_each_line_read_with_its_nodes_topology),
         cmocka_unit_test(format_names_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
