@@ -157,6 +157,48 @@ static void list_machines(FILE *out, const char *path)
     H5Fclose(f);
 }
 
+/* Runs on several nodes whose kernel counted its messages (/run/traffic):
+ * what their ranks sent per step inside their nodes and between them, under
+ * the table (a run on one node sends everything inside it). */
+static void list_traffic(FILE *out, const char *path, const bl_report *r)
+{
+    int heading = 0;
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0)
+        return;
+    for (size_t i = 0; i < r->nrows; i++) {
+        const bl_h5_summary *s = r->rows[i].s;
+        char group[512];
+        bl_h5_traffic *t = NULL;
+        size_t n = 0;
+        double in = 0.0, between = 0.0;
+        bl_err e;
+        hid_t g;
+        if (!s->nodes || !strchr(s->nodes, ',') || !s->run_id)
+            continue;
+        bl_h5_run_path(s->run_id, group, sizeof group);
+        if (H5Lexists(f, group, H5P_DEFAULT) <= 0 ||
+            (g = H5Gopen2(f, group, H5P_DEFAULT)) < 0)
+            continue;
+        if (bl_h5_table_read(g, &bl_h5_traffic_def, (void **)&t, &n, &e) ==
+                0 && n > 0) {
+            for (size_t q = 0; q < n; q++) {
+                in += t[q].bytes_same_node;
+                between += t[q].bytes_other_nodes;
+            }
+            if (!heading++)
+                fprintf(out, "bytes per step the ranks sent inside their "
+                        "nodes and between nodes:\n");
+            fprintf(out, "  %s (nodes %s, %s): %.0f B inside, %.0f B "
+                    "between\n", s->run_id, s->nodes,
+                    s->kernel ? s->kernel : "", in, between);
+        }
+        bl_h5_table_free(&bl_h5_traffic_def, t, n);
+        H5Gclose(g);
+    }
+    H5Fclose(f);
+}
+
 static const char *policy_of(const bl_h5_summary *s)
 {
     return s->mem_policy && s->mem_policy[0] ? s->mem_policy : "firsttouch";
@@ -285,8 +327,10 @@ int bl_cli_report(int argc, char **argv)
     }
     rc = o.csv ? bl_report_write_csv(stdout, &r)
                : bl_report_write_table(stdout, &r);
-    if (!o.csv && rc >= 0 && r.several_nodes)
+    if (!o.csv && rc >= 0 && r.several_nodes) {
         list_machines(stdout, o.input);
+        list_traffic(stdout, o.input, &r);
+    }
     if (!o.csv && rc >= 0)
         notes_from_machine(stdout, o.input, &r);
     if (fflush(stdout) != 0 || rc < 0) {

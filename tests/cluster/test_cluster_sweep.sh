@@ -47,6 +47,10 @@ path, nruns, launcher, want = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.ar
 want = dict((k, v.split()) for k, v in (kv.split("=") for kv in want.split(";") if kv))
 def s(v): return v.decode() if isinstance(v, bytes) else str(v)
 with h5py.File(path, "r") as f:
+    # one machine record per node, each rank row and check row naming the
+    # node of its host (the check: whose topology read the report line)
+    nodes = {int(k): s(f["nodes"][k].attrs["hostname"]) for k in f["nodes"]}
+    assert set(nodes.values()) == {"bl1", "bl2"}, nodes
     runs = f["runs"]
     assert len(runs) == nruns, (path, len(runs))
     for k in runs:
@@ -69,6 +73,10 @@ with h5py.File(path, "r") as f:
         assert int(a["layout_nodes"]) == 2, (k, int(a["layout_nodes"]))
         hosts = [s(x["host"]) for x in sorted(r["ranks"][()], key=lambda x: x["rank"])]
         assert hosts == want[name], (k, name, hosts, want[name])
+        for x in r["ranks"][()]:
+            assert nodes[int(x["node"])] == s(x["host"]), (k, x)
+        for c in checks:
+            assert nodes[int(c["node"])] == s(c["host"]), (k, c)
         print(k, name, "ok on", " ".join(hosts))
 PYEOF
 }
