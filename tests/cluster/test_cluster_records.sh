@@ -42,12 +42,19 @@ ref() { # ref KEY NP APP-ARGS...
     REF[$key]=$(result "$WORK/ref-$key.out" checksum)
 }
 
-# run NAME REFKEY CMD... (on the login node, --out NAME.h5 appended)
+# run NAME REFKEY CMD... (on the login node, --out NAME.h5 appended);
+# launched again (at most twice, and said) when it died of Open MPI 4.1's
+# MPI_Init race (init_race, cluster_common.sh)
 run() {
-    local name=$1 key=$2
+    local name=$1 key=$2 rc attempt
     shift 2
-    timeout 120 bash "$NODES_SH" exec "$CL" head "$@" --out "$WORK/$name.h5" >"$WORK/$name.out" 2>&1 ||
-        { bad "$name: exit $?"; tail -n 15 "$WORK/$name.out"; return 1; }
+    for attempt in 1 2 3; do
+        timeout 120 bash "$NODES_SH" exec "$CL" head "$@" --out "$WORK/$name.h5" >"$WORK/$name.out" 2>&1
+        rc=$?
+        if [ "$rc" = 0 ] || [ "$attempt" = 3 ] || ! init_race "$WORK/$name.out"; then break; fi
+        echo "note: $name hit Open MPI 4.1's MPI_Init race (cluster_common.sh), launched again"
+    done
+    [ "$rc" = 0 ] || { bad "$name: exit $rc"; tail -n 15 "$WORK/$name.out"; return 1; }
     [ "$(result "$WORK/$name.out" verified)" = yes ] || bad "$name: not verified"
     local c
     c=$(result "$WORK/$name.out" checksum)
@@ -170,9 +177,16 @@ layouts:
 YAML
 "$BINDLAB" sweep --results "$WORK/here" "$WORK/local.yaml" >"$WORK/here.out" 2>&1 ||
     { bad "one-node sweep: exit $?"; tail -n 20 "$WORK/here.out"; }
-on head salloc -N2 --exclusive "$BINDLAB" sweep --results "$WORK/two" "$WORK/two.yaml" \
-    >"$WORK/two.out" 2>&1 || { bad "two-node sweep: exit $?"; tail -n 20 "$WORK/two.out"; }
-"$BINDLAB" merge -o "$WORK/merged.h5" "$WORK/here/here.h5" "$WORK/two/two.h5" >"$WORK/merge.out" 2>&1 ||
+two=$WORK/two
+for attempt in 1 2 3; do
+    [ "$attempt" = 1 ] || two=$WORK/two.$attempt
+    on head salloc -N2 --exclusive "$BINDLAB" sweep --results "$two" "$WORK/two.yaml" >"$two.out" 2>&1
+    rc=$?
+    if [ "$attempt" = 3 ] || ! log=$(sweep_race "$two" two); then break; fi
+    echo "note: $log hit Open MPI 4.1's MPI_Init race (cluster_common.sh), the sweep runs again"
+done
+[ "$rc" = 0 ] || { bad "two-node sweep: exit $rc"; tail -n 20 "$two.out"; }
+"$BINDLAB" merge -o "$WORK/merged.h5" "$WORK/here/here.h5" "$two/two.h5" >"$WORK/merge.out" 2>&1 ||
     { bad "merge: exit $?"; cat "$WORK/merge.out"; }
 if "$PY" - "$WORK/merged.h5" "$(hostname)" <<'PYEOF'; then
 import sys, h5py
