@@ -6,7 +6,10 @@
  * from the source tree
  * (BL_FUZZ_SOURCE_DIR). Checks the promises of bindreport.h: every binding
  * names PUs of the topology, bindings are sorted and each rank/thread
- * appears once, rejected lines carry a line number inside the input. */
+ * appears once, rejected lines carry a line number inside the input.
+ * The same text is also read as a report of several nodes (bl1, bl2 and
+ * the seeds' own "vm", each with another of the topologies): every
+ * binding then names PUs of the topology of the node it says read it. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,10 +72,37 @@ static int cmp_key(const bl_binding *a, const bl_binding *b)
     return (a->thread > b->thread) - (a->thread < b->thread);
 }
 
+/* The promises of bindreport.h for r, read with t (node -1) or, per
+ * binding, node k's topology nodes[k] of n. */
+static void check(const bl_binding_report *r, hwloc_topology_t t,
+                  const hwloc_topology_t *nodes, int n, size_t lines)
+{
+    for (size_t i = 0; i < r->count; i++) {
+        const bl_binding *b = &r->items[i];
+        hwloc_topology_t mine = b->node >= 0 && b->node < n ? nodes[b->node]
+                                                            : t;
+        if (b->node < -1 || b->node >= n ||
+            !hwloc_bitmap_isincluded(b->cpus,
+                                     hwloc_topology_get_topology_cpuset(mine)) ||
+            hwloc_bitmap_iszero(b->cpus) || b->line < 1 ||
+            (size_t)b->line > lines ||
+            (i > 0 && cmp_key(&r->items[i - 1], b) >= 0))
+            abort();
+    }
+    for (size_t i = 0; i < r->nrejected; i++)
+        if (r->rejected[i].line < 1 || (size_t)r->rejected[i].line > lines ||
+            !r->rejected[i].reason[0])
+            abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    static const char *const hosts[] = {"bl1", "bl2.cluster", "vm"};
+    hwloc_topology_t nodes[3] = {topos[(size + 1) % NTOPO],
+                                 topos[(size + 2) % NTOPO],
+                                 topos[(size + 3) % NTOPO]};
+    bl_report_topos several;
     hwloc_topology_t t = topos[size % NTOPO];
-    hwloc_const_bitmap_t all = hwloc_topology_get_topology_cpuset(t);
     char *text = malloc(size + 1);
     bl_binding_report r;
     bl_err err;
@@ -84,18 +114,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i < size; i++)
         lines += data[i] == '\n';
     if (bl_bindreport_parse(text, BL_FUZZ_FORMAT, t, &r, &err) == 0) {
-        for (size_t i = 0; i < r.count; i++) {
-            const bl_binding *b = &r.items[i];
-            if (!hwloc_bitmap_isincluded(b->cpus, all) ||
-                hwloc_bitmap_iszero(b->cpus) || b->line < 1 ||
-                (size_t)b->line > lines ||
-                (i > 0 && cmp_key(&r.items[i - 1], b) >= 0))
-                abort();
-        }
-        for (size_t i = 0; i < r.nrejected; i++)
-            if (r.rejected[i].line < 1 || (size_t)r.rejected[i].line > lines ||
-                !r.rejected[i].reason[0])
-                abort();
+        check(&r, t, NULL, 0, lines);
+        bl_bindreport_free(&r);
+    }
+    several = (bl_report_topos){t, 3, hosts, nodes};
+    if (bl_bindreport_parse_nodes(text, BL_FUZZ_FORMAT, &several, &r,
+                                  &err) == 0) {
+        check(&r, t, nodes, 3, lines);
         bl_bindreport_free(&r);
     }
     free(text);
