@@ -147,6 +147,57 @@ static void crosscheck_compares_each_rank_with_its_own_node(void **state)
     bl_h5_table_free(&bl_h5_check_def, c, n);
 }
 
+/* Nodes of different shapes: bl1 as this VM (2 cores), bl2 two packages
+ * of 2 cores. Each rank's line is read with its node's topology (bl2's
+ * core 2 is PU 2, which bl1 does not have) and the check row says which
+ * node read it. The lines are drawn by hand from those shapes. */
+static void crosscheck_records_the_node_whose_topology_read_each_claim(
+    void **state)
+{
+    static const char *const text =
+        "[bl1:7] MCW rank 0 bound to socket 0[core 1[hwt 0]]: [./B]\n"
+        "[bl2:8] MCW rank 1 bound to socket 1[core 2[hwt 0]]: [./.][B/.]\n";
+    static char bl1[] = "bl1", bl2[] = "bl2";
+    hwloc_topology_t other;
+    const char *hosts[] = {"bl1", "bl2"};
+    hwloc_topology_t topos[2];
+    bl_report_topos t;
+    bl_binding_report rep;
+    bl_h5_check *c;
+    size_t n;
+    char flags[256];
+    bl_err err;
+    (void)state;
+    assert_int_equal(bl_topo_load("pack:2 core:2 pu:1", &other, &err), 0);
+    topos[0] = topo;
+    topos[1] = other;
+    t = (bl_report_topos){topo, 2, hosts, topos};
+    make_run("close", "1", "2", 1, 2);
+    rows[0].host = bl1;
+    rows[1].host = bl2;
+    assert_int_equal(bl_bindreport_parse_nodes(text, BL_REPORT_AUTO, &t, &rep,
+                                               &err), 0);
+    assert_int_equal(bl_crosscheck(&rep, &run, 0, &c, &n, flags,
+                                   sizeof flags), 0);
+    assert_int_equal(n, 2);
+    assert_int_equal(c[0].matches, 1);
+    assert_int_equal(c[0].node, 0);
+    assert_int_equal(c[1].matches, 1);
+    assert_string_equal(c[1].claimed, "2");
+    assert_int_equal(c[1].node, 1);
+    bl_h5_table_free(&bl_h5_check_def, c, n);
+    bl_bindreport_free(&rep);
+    /* read with bl1's shape alone, rank 1's line is rejected: no claim */
+    assert_int_equal(bl_bindreport_parse(text, BL_REPORT_AUTO, topo, &rep,
+                                         &err), 0);
+    bl_crosscheck(&rep, &run, 0, &c, &n, flags, sizeof flags);
+    assert_int_equal(c[1].matches, -1);
+    assert_int_equal(c[1].node, -1);
+    bl_h5_table_free(&bl_h5_check_def, c, n);
+    bl_bindreport_free(&rep);
+    hwloc_topology_destroy(other);
+}
+
 static void crosscheck_takes_slurm_lines_as_the_launchers(void **state)
 {
     /* Slurm names the task's pid, but it bound the task before exec: its
@@ -199,6 +250,8 @@ int main(void)
         cmocka_unit_test(crosscheck_flags_a_mismatch_and_shared_pu),
         cmocka_unit_test(crosscheck_reads_a_rank_report_against_its_master_thread),
         cmocka_unit_test(crosscheck_compares_each_rank_with_its_own_node),
+        cmocka_unit_test(
+            crosscheck_records_the_node_whose_topology_read_each_claim),
         cmocka_unit_test(crosscheck_takes_slurm_lines_as_the_launchers),
         cmocka_unit_test(crosscheck_flags_unbound_threads_remote_pages_and_balancing),
     };

@@ -113,6 +113,44 @@ static void run_file_round_trips(void **state)
     bl_h5_machine_free(&m2);
 }
 
+/* A run over two nodes: both machine records in node order, and the
+ * traffic rows as written. */
+static void run_file_of_two_nodes_round_trips(void **state)
+{
+    bl_h5_machine m[2], *back = NULL;
+    bl_h5_run r, r2;
+    bl_h5_traffic t[2] = {{0, 0, 0.0, 4096.0, 0.0, 1.0, 0, 1},
+                          {1, 1, 0.0, 4096.0, 0.0, 1.0, 0, 1}};
+    size_t n = 0;
+    bl_err err;
+    char path[256];
+    (void)state;
+    snprintf(path, sizeof path, "%s/two.h5", dir);
+    sample(&m[0], &r);
+    m[1] = m[0];
+    m[1].hostname = "nodeB";
+    m[1].topology_xml = "<topology><!-- B --></topology>";
+    r.traffic = t;
+    r.ntraffic = 2;
+    assert_int_equal(bl_h5_write_run_file_nodes(path, "test", m, 2, &r, &err),
+                     0);
+    assert_int_equal(bl_h5_read_run_file_nodes(path, &back, &n, &r2, &err), 0);
+    assert_int_equal(n, 2);
+    assert_string_equal(back[0].hostname, "nodeA");
+    assert_string_equal(back[1].hostname, "nodeB");
+    assert_string_equal(back[1].topology_xml, "<topology><!-- B --></topology>");
+    assert_int_equal(r2.ntraffic, 2);
+    assert_int_equal(r2.traffic[1].node, 1);
+    assert_true(r2.traffic[1].bytes_other_nodes == 4096.0);
+    assert_int_equal(r2.traffic[1].peers_other_nodes, 1);
+    bl_h5_nodes_free(back, n);
+    bl_h5_run_free(&r2);
+    /* no machine record: refused, nothing written */
+    assert_int_equal(bl_h5_write_run_file_nodes(path, "test", m, 0, &r, &err),
+                     -1);
+    assert_non_null(strstr(err.msg, "machine record"));
+}
+
 /* The /summary row is built column by column from the member of the same
  * name (harness record first, then the app's result): checked here against
  * values written out by hand, with and without an app result. */
@@ -332,6 +370,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(run_file_round_trips),
+        cmocka_unit_test(run_file_of_two_nodes_round_trips),
         cmocka_unit_test(summary_row_takes_each_column_from_its_record),
         cmocka_unit_test(run_file_write_uses_and_removes_named_temporary),
         cmocka_unit_test(run_file_write_to_missing_directory_fails_cleanly),
