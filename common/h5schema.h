@@ -42,7 +42,7 @@
 #include "err.h"
 #include "h5table.h"
 
-#define BL_H5_SCHEMA_VERSION 1
+#define BL_H5_SCHEMA_VERSION 2 /* what each version added: docs/schema.md, "Versions" */
 
 /* ---- rows of a run ------------------------------------------------------ */
 
