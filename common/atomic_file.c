@@ -145,6 +145,27 @@ static void sync_dir(const char *path)
     }
 }
 
+/* The written temporary takes the target's name: the target is checked once
+ * more right before the rename (it may have been replaced by a device or a
+ * directory while we wrote), then the directory entry is synced. The
+ * temporary is removed whatever fails. */
+static int publish(const char *path, const char *tmp, bl_err *err)
+{
+    int e;
+    if (bl_atomic_check_target(path, err) < 0) {
+        unlink(tmp);
+        return -1;
+    }
+    if (rename(tmp, path) < 0) {
+        e = errno;
+        unlink(tmp);
+        return bl_err_set(err, "%s: cannot rename %s over it: %s", path, tmp,
+                          strerror(e));
+    }
+    sync_dir(path);
+    return 0;
+}
+
 /* exact_mode: mode as given (fchmod), else 0666 less the umask. */
 static int write_file(const char *path, const void *data, size_t len,
                       int exact_mode, mode_t mode, bl_err *err)
@@ -175,20 +196,7 @@ static int write_file(const char *path, const void *data, size_t len,
         unlink(tmp);
         return write_failed(path, tmp, "write", e, len, err);
     }
-    /* Once more, right before the rename: what was checked at the start
-     * may have been replaced by a device or directory while we wrote. */
-    if (bl_atomic_check_target(path, err) < 0) {
-        unlink(tmp);
-        return -1;
-    }
-    if (rename(tmp, path) < 0) {
-        e = errno;
-        unlink(tmp);
-        return bl_err_set(err, "%s: cannot rename %s over it: %s", path, tmp,
-                          strerror(e));
-    }
-    sync_dir(path);
-    return 0;
+    return publish(path, tmp, err);
 }
 
 int bl_atomic_write(const char *path, const void *data, size_t len,
@@ -201,52 +209,4 @@ int bl_atomic_write_mode(const char *path, const void *data, size_t len,
                          mode_t mode, bl_err *err)
 {
     return write_file(path, data, len, 1, mode, err);
-}
-
-int bl_atomic_begin(const char *path, char *tmp, size_t len, bl_err *err)
-{
-    int fd, e;
-    if (bl_atomic_check_target(path, err) < 0)
-        return -1;
-    if (bl_atomic_temp_name(path, tmp, len) < 0)
-        return bl_err_set(err, "%s: path too long", path);
-    if ((fd = create_temp(tmp, 0666)) < 0) {
-        e = errno;
-        if (e == ENOSPC || e == EDQUOT)
-            return write_failed(path, tmp, "create", e, 0, err);
-        return bl_err_set(err, "%s: cannot create %s: %s", path, tmp,
-                          strerror(e));
-    }
-    close(fd);
-    return 0;
-}
-
-int bl_atomic_commit(const char *path, const char *tmp, bl_err *err)
-{
-    int fd = open(tmp, O_RDONLY | O_CLOEXEC), e;
-    if (fd < 0 || fsync(fd) < 0) {
-        e = errno;
-        if (fd >= 0)
-            close(fd);
-        unlink(tmp);
-        return write_failed(path, tmp, "write", e, 0, err);
-    }
-    close(fd);
-    if (bl_atomic_check_target(path, err) < 0) {
-        unlink(tmp);
-        return -1;
-    }
-    if (rename(tmp, path) < 0) {
-        e = errno;
-        unlink(tmp);
-        return bl_err_set(err, "%s: cannot rename %s over it: %s", path, tmp,
-                          strerror(e));
-    }
-    sync_dir(path);
-    return 0;
-}
-
-void bl_atomic_abandon(const char *tmp)
-{
-    unlink(tmp);
 }

@@ -38,15 +38,4 @@ int bl_atomic_write(const char *path, const void *data, size_t len,
 int bl_atomic_write_mode(const char *path, const void *data, size_t len,
                          mode_t mode, bl_err *err);
 
-/* For a writer that fills the file itself (HDF5 writing a merged file of
- * thousands of runs straight to the disk instead of building it in memory,
- * issue 16): bl_atomic_begin checks the target and creates the empty
- * temporary beside path (its name in tmp), which the writer then opens,
- * fills and closes; bl_atomic_commit fsyncs it and renames it over path
- * (path left as it was on failure, the temporary removed);
- * bl_atomic_abandon removes it. Returns 0 or -1 with err set. */
-int bl_atomic_begin(const char *path, char *tmp, size_t len, bl_err *err);
-int bl_atomic_commit(const char *path, const char *tmp, bl_err *err);
-void bl_atomic_abandon(const char *tmp);
-
 #endif

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t hash(const char *s)
+uint64_t bl_keymap_hash(const char *s)
 {
     uint64_t h = 14695981039346656037ULL;
     for (; *s; s++) {
@@ -18,7 +18,7 @@ static uint64_t hash(const char *s)
 
 static size_t slot_of(const bl_keymap *m, const char *key)
 {
-    size_t j = (size_t)hash(key) & (m->nslots - 1);
+    size_t j = (size_t)bl_keymap_hash(key) & (m->nslots - 1);
     while (m->keys[j] && strcmp(m->keys[j], key) != 0)
         j = (j + 1) & (m->nslots - 1);
     return j;

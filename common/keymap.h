@@ -5,6 +5,7 @@
 #define BL_KEYMAP_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct bl_keymap {
     char **keys;     /* NULL: empty slot */
@@ -20,5 +21,7 @@ size_t bl_keymap_get(const bl_keymap *m, const char *key);
  * BL_KEYMAP_NONE when out of memory (the map unchanged). */
 size_t bl_keymap_put_new(bl_keymap *m, const char *key, size_t value);
 void bl_keymap_free(bl_keymap *m);
+/* The map's string hash (FNV-1a), for tables of their own (merge's run ids). */
+uint64_t bl_keymap_hash(const char *s);
 
 #endif

@@ -62,10 +62,10 @@ typedef void bl_h5_merge_conflict_fn(void *ctx, const char *run_id,
 typedef void bl_h5_merge_unreadable_fn(void *ctx, const char *file,
                                        const char *msg);
 
-/* Inputs are read one at a time, once each; HDF5 writes the output straight
- * into OUT.tmp.PID (only the summary rows are kept in memory, sorted at the
- * end), renamed over out when complete (bl_atomic_begin/commit). When no
- * input can be read, or on any failure, out is left as it was (-1). */
+/* Inputs are read one at a time, once each, into an HDF5 file built in
+ * memory, written to OUT.tmp.PID and renamed over out when complete
+ * (bl_atomic_write; a full disk is an error, never a crash). When no input
+ * can be read, or on any failure, out is left as it was (-1). */
 int bl_h5_merge(const char *out, const char *command,
                 const char *const *inputs, size_t ninputs, int *duplicates,
                 int *unreadable, bl_err *err);

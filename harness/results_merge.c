@@ -8,6 +8,7 @@
 
 #include "atomic_file.h"
 #include "grow.h"
+#include "keymap.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -48,16 +49,6 @@ typedef struct sink {
     int duplicates;
 } sink;
 
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 14695981039346656037ULL;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
-
 static int rehash(sink *s)
 {
     size_t n = s->nslots ? 2 * s->nslots : 1024;
@@ -65,7 +56,7 @@ static int rehash(sink *s)
     if (!slots)
         return -1;
     for (size_t i = 0; i < s->nrows; i++) {
-        size_t j = (size_t)hash_str(s->rows[i].run_id) & (n - 1);
+        size_t j = (size_t)bl_keymap_hash(s->rows[i].run_id) & (n - 1);
         while (slots[j])
             j = (j + 1) & (n - 1);
         slots[j] = i + 1;
@@ -81,7 +72,7 @@ static long find_row(const sink *s, const char *id)
 {
     if (!s->nslots)
         return -1;
-    for (size_t j = (size_t)hash_str(id) & (s->nslots - 1); s->slots[j];
+    for (size_t j = (size_t)bl_keymap_hash(id) & (s->nslots - 1); s->slots[j];
          j = (j + 1) & (s->nslots - 1))
         if (strcmp(s->rows[s->slots[j] - 1].run_id, id) == 0)
             return (long)(s->slots[j] - 1);
@@ -345,7 +336,7 @@ static int remember(sink *st, bl_h5_summary *row, char *where, bl_err *err)
     st->source[st->nrows] = st->input;
     st->rows[st->nrows] = *row;
     {
-        size_t j = (size_t)hash_str(row->run_id) & (st->nslots - 1);
+        size_t j = (size_t)bl_keymap_hash(row->run_id) & (st->nslots - 1);
         while (st->slots[j])
             j = (j + 1) & (st->nslots - 1);
         st->slots[j] = st->nrows + 1;
@@ -494,39 +485,6 @@ int bl_h5_merge(const char *out, const char *command,
                           duplicates, unreadable, err);
 }
 
-/* The merged file is written straight to its temporary on the disk (not
- * built in memory: 10,000 runs are 300 MB), renamed over OUT at the end.
- * HDF5 writes it; a full disk shows up as a failed H5Fclose. */
-static hid_t create_on_disk(const char *out, char *tmp, size_t len,
-                            bl_err *err)
-{
-    hid_t file;
-    if (bl_atomic_begin(out, tmp, len, err) < 0)
-        return H5I_INVALID_HID;
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-    if (file < 0) {
-        bl_atomic_abandon(tmp);
-        bl_err_set(err, "%s: HDF5 cannot create %s", out, tmp);
-    }
-    return file;
-}
-
-/* Closes the temporary and renames it over out when rc is 0; else, or
- * when HDF5 could not write it, removes it and leaves out as it was. */
-static int commit_on_disk(hid_t file, const char *tmp, const char *out,
-                          int rc, bl_err *err)
-{
-    if (H5Fclose(file) < 0 && rc == 0)
-        rc = bl_err_set(err, "%s: HDF5 could not write %s (no space left on "
-                        "device?); nothing was replaced", out, tmp);
-    if (rc < 0) {
-        bl_atomic_abandon(tmp);
-        return -1;
-    }
-    return bl_atomic_commit(out, tmp, err);
-}
-
 int bl_h5_merge_ex(const char *out, const char *command,
                    const char *const *inputs, size_t ninputs,
                    bl_h5_merge_conflict_fn *conflict,
@@ -537,12 +495,15 @@ int bl_h5_merge_ex(const char *out, const char *command,
     int rc = 0;
     size_t readable = 0;
     hid_t file;
-    char tmp[4200];
     bl_err first = {""};
 
     *duplicates = 0;
     *unreadable = 0;
-    if ((file = create_on_disk(out, tmp, sizeof tmp, err)) < 0)
+    /* Built in memory and written through bl_atomic_write: HDF5 1.10 writing
+     * straight to a file crashes in H5Ocopy's error path when the disk fills
+     * (test_full_disk); a full disk must be an error message, not a crash. */
+    if (bl_atomic_check_target(out, err) < 0 ||
+        (file = bl_h5_mem_create(out, err)) < 0)
         return -1;
     rc = bl_h5_write_root(file, "sweep", command, err);
     if (rc == 0)
@@ -574,9 +535,11 @@ int bl_h5_merge_ex(const char *out, const char *command,
     sink_free(&st);
     if (rc == 0 && *unreadable)
         *err = first; /* reported, but the merge still lands */
-    if (rc < 0 && !(readable == 0 && ninputs > 0))
-        bl_err_prefix(err, "%s", out);
-    return commit_on_disk(file, tmp, out, rc, err);
+    if (rc < 0 && readable == 0 && ninputs > 0) {
+        H5Fclose(file); /* nothing to write: OUT left as it was */
+        return -1;
+    }
+    return bl_h5_mem_commit(file, out, rc, err);
 }
 
 /* ---- the sweep's merged file, grown in place ------------------------------ */

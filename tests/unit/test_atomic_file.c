@@ -80,42 +80,6 @@ static void writes_new_and_replaces_regular_file(void **state)
     unlink(path);
 }
 
-/* A writer that fills the temporary itself (the merged file, issue 16):
- * begin makes PATH.tmp.PID empty and leaves path alone, commit renames it
- * over path, abandon removes it and path keeps its old content. */
-static void begin_commit_and_abandon(void **state)
-{
-    char path[256], tmp[300], want[300], got[64];
-    bl_err err;
-    FILE *f;
-    (void)state;
-    at(path, sizeof path, "inplace");
-    assert_int_equal(bl_atomic_write(path, "old", 3, &err), 0);
-    assert_int_equal(bl_atomic_begin(path, tmp, sizeof tmp, &err), 0);
-    assert_int_equal(bl_atomic_temp_name(path, want, sizeof want), 0);
-    assert_string_equal(tmp, want);
-    assert_int_equal(type_of(tmp), S_IFREG);
-    assert_non_null(f = fopen(tmp, "w"));
-    fputs("new", f);
-    fclose(f);
-    read_back(path, got, sizeof got);
-    assert_string_equal(got, "old");
-    assert_int_equal(bl_atomic_commit(path, tmp, &err), 0);
-    read_back(path, got, sizeof got);
-    assert_string_equal(got, "new");
-    assert_int_equal(access(tmp, F_OK), -1);
-    assert_int_equal(bl_atomic_begin(path, tmp, sizeof tmp, &err), 0);
-    bl_atomic_abandon(tmp);
-    assert_int_equal(access(tmp, F_OK), -1);
-    read_back(path, got, sizeof got);
-    assert_string_equal(got, "new");
-    at(path, sizeof path, "no-such-dir/inplace");
-    assert_int_equal(bl_atomic_begin(path, tmp, sizeof tmp, &err), -1);
-    assert_non_null(strstr(err.msg, path));
-    at(path, sizeof path, "inplace");
-    unlink(path);
-}
-
 /* New files: 0666 less the umask, like any new file; the _mode variant
  * gives exactly the mode asked for, whatever the umask. */
 static void file_modes(void **state)
@@ -285,7 +249,6 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(writes_new_and_replaces_regular_file),
         cmocka_unit_test(file_modes),
-        cmocka_unit_test(begin_commit_and_abandon),
         cmocka_unit_test(link_to_regular_file_is_replaced_not_followed),
         cmocka_unit_test(temp_name_is_path_tmp_pid),
         cmocka_unit_test(refuses_a_character_device),
