@@ -53,6 +53,14 @@ static const char usage[] =
 "                        their own process group, killed and reaped when\n"
 "                        each run ends; recorded in the run (overrides the\n"
 "                        file's noisy:; none turns it off)\n"
+"  --node-topologies DIR a layout with nodes: N is checked node by node,\n"
+"                        each of the allocation's first N hosts with the\n"
+"                        ranks it gets against its own topology: DIR/HOST.xml\n"
+"                        (hwloc XML), or a bindlab slurm job's record\n"
+"                        (DIR/nodes/HOST/lstopo.xml); a host without one is\n"
+"                        checked with this machine's (said on stderr).\n"
+"                        mpirun's --host gives each node its own cores\n"
+"                        (default: every node is checked as this machine)\n"
 "\n"
 "One sweep at a time per results directory: a second one is refused (exit\n"
 "1) with the PID of the first. Killing the sweep kills its run in flight.\n"
@@ -118,6 +126,8 @@ static int parse_args(int argc, char **argv, bl_sweep_opts *o)
             if (bl_noisy_parse(argv[++i], &n, &err) < 0)
                 return bl_cli_usage_error(VERB, "--noisy: %s", err.msg);
             o->noisy = argv[i];
+        } else if (next && strcmp(a, "--node-topologies") == 0) {
+            o->node_topologies = argv[++i];
         } else if (next && strcmp(a, "--timeout") == 0) {
             long v;
             if (bl_parse_long(argv[++i], "--timeout", 1, 86400 * 7, &v,

@@ -13,6 +13,7 @@
 #include <hwloc.h>
 
 #include "err.h"
+#include "topo.h"
 
 /* The fields of a layout, in the order the cross product nests them (the
  * first one varies slowest) and the order the label names them. */
@@ -183,6 +184,30 @@ typedef struct bl_layout_check {
  * states the arithmetic ("np 4 x PE 2 = 8 cores, but this node has 2"). */
 int bl_layout_validate(const bl_layout *l, hwloc_topology_t topo,
                        int oversubscribe, bl_layout_check *out, bl_err *err);
+
+/* One node with the ranks it gets (l->np): bl_layout_validate's check of a
+ * layout without nodes. */
+int bl_layout_validate_node(const bl_layout *l, hwloc_topology_t topo,
+                            int oversubscribe, bl_layout_check *out,
+                            bl_err *err);
+
+/* How many of l->np ranks each of `nodes` nodes gets (ranks[k]), counted
+ * from each node's own counts c[k] as Open MPI maps onto hosts given one
+ * slot per core: ppr:K:node K on each in turn; map_by node round robin;
+ * any other mapping fills node 0's slots (its cores / PE, at most K per
+ * object for ppr:K:obj), then node 1's, ...; ranks left once every node
+ * is full are dealt round robin (oversubscribed: the node's check says
+ * so). */
+void bl_layout_node_ranks(const bl_layout *l, const bl_topo_counts *c,
+                          int nodes, int *ranks);
+
+/* A layout with nodes, each node checked with the ranks it gets against
+ * its own topology topos[k] (hosts[k] names it in the message: "node bl2
+ * (CPU model, 24 cores): ..."). out is node 0's (rank 0's node). */
+int bl_layout_validate_nodes(const bl_layout *l,
+                             const hwloc_topology_t *topos,
+                             const char *const *hosts, int oversubscribe,
+                             bl_layout_check *out, bl_err *err);
 
 /* --- spelling for the launcher ---------------------------------------- */
 

@@ -137,9 +137,9 @@ static int pus_per_rank(const bl_layout *l, const node *n)
     return k > 0 ? n->c.pus / k : 0;
 }
 
-static int validate_node(const bl_layout *l, hwloc_topology_t topo,
-                         int oversubscribe, bl_layout_check *out,
-                         bl_err *err)
+int bl_layout_validate_node(const bl_layout *l, hwloc_topology_t topo,
+                            int oversubscribe, bl_layout_check *out,
+                            bl_err *err)
 {
     node n;
     bl_res rank;
@@ -204,13 +204,14 @@ static int validate_node(const bl_layout *l, hwloc_topology_t topo,
  * puts K on each; any other mapping at most ceil(np / nodes) once the
  * slots of every node are used (Open MPI fills a node's slots before the
  * next when mapping by slot or core, and deals round robin by node). Every
- * node is assumed to have this topology. */
+ * node is assumed to have this topology (layout_nodes.c checks each node
+ * against its own). */
 int bl_layout_validate(const bl_layout *l, hwloc_topology_t topo,
                        int oversubscribe, bl_layout_check *out, bl_err *err)
 {
     bl_layout per = *l;
     if (l->nodes <= 1)
-        return validate_node(l, topo, oversubscribe, out, err);
+        return bl_layout_validate_node(l, topo, oversubscribe, out, err);
     if (l->np < l->nodes)
         return bl_err_set(err, "np %d on nodes %d: %d %s would get no rank "
                           "(give np %d or more, or fewer nodes)", l->np,
@@ -226,7 +227,7 @@ int bl_layout_validate(const bl_layout *l, hwloc_topology_t topo,
     } else {
         per.np = (l->np + l->nodes - 1) / l->nodes;
     }
-    if (validate_node(&per, topo, oversubscribe, out, err) < 0)
+    if (bl_layout_validate_node(&per, topo, oversubscribe, out, err) < 0)
         return bl_err_prefix(err, "np %d over %d nodes = %d per node", l->np,
                              l->nodes, per.np);
     return 0;

@@ -87,8 +87,9 @@ int bl_slurm_alloc_read(const char *nodelist, const char *scontrol,
     return rc;
 }
 
-int bl_slurm_alloc_host_list(const bl_slurm_alloc *a, int nodes, int slots,
-                             char *buf, size_t len, bl_err *err)
+/* slots > 0: "h:slots" each; each: node i's own; else bare names. */
+static int host_list(const bl_slurm_alloc *a, int nodes, int slots,
+                     const int *each, char *buf, size_t len, bl_err *err)
 {
     size_t used = 0;
     if (nodes > a->n)
@@ -100,14 +101,30 @@ int bl_slurm_alloc_host_list(const bl_slurm_alloc *a, int nodes, int slots,
     if (len > 0)
         buf[0] = '\0';
     for (int i = 0; i < nodes; i++) {
-        int w = slots > 0 ? snprintf(buf + used, len - used, "%s%s:%d",
-                                     i ? "," : "", a->hosts[i], slots)
-                          : snprintf(buf + used, len - used, "%s%s",
-                                     i ? "," : "", a->hosts[i]);
+        int w;
+        if (each)
+            slots = each[i];
+        w = slots > 0 ? snprintf(buf + used, len - used, "%s%s:%d",
+                                 i ? "," : "", a->hosts[i], slots)
+                      : snprintf(buf + used, len - used, "%s%s",
+                                 i ? "," : "", a->hosts[i]);
         if (w < 0 || (size_t)w >= len - used)
             return bl_err_set(err, "nodes %d: the host list is longer than "
                               "%zu characters", nodes, len - 1);
         used += (size_t)w;
     }
     return 0;
+}
+
+int bl_slurm_alloc_host_list(const bl_slurm_alloc *a, int nodes, int slots,
+                             char *buf, size_t len, bl_err *err)
+{
+    return host_list(a, nodes, slots, NULL, buf, len, err);
+}
+
+int bl_slurm_alloc_host_slots(const bl_slurm_alloc *a, int nodes,
+                              const int *slots, char *buf, size_t len,
+                              bl_err *err)
+{
+    return host_list(a, nodes, 0, slots, buf, len, err);
 }

@@ -30,6 +30,11 @@ int bl_slurm_alloc_parse(const char *text, bl_slurm_alloc *out, bl_err *err);
 int bl_slurm_alloc_host_list(const bl_slurm_alloc *a, int nodes, int slots,
                              char *buf, size_t len, bl_err *err);
 
+/* The same with each node's own slots: "h1:S1,h2:S2,...". */
+int bl_slurm_alloc_host_slots(const bl_slurm_alloc *a, int nodes,
+                              const int *slots, char *buf, size_t len,
+                              bl_err *err);
+
 void bl_slurm_alloc_free(bl_slurm_alloc *a);
 
 #endif

@@ -17,6 +17,7 @@
 #include "shellquote.h"
 #include "sweep_lock.h"
 #include "sweep_item.h"
+#include "sweep_nodes.h"
 #include "sys_util.h"
 #include "topo.h"
 
@@ -141,8 +142,7 @@ static int plan_runs(bl_sweep_ctx *c, bl_err *err)
                                             &e) == 0;
         bl_layout_check chk = {0, 0};
         if (valid)
-            valid = bl_layout_validate(l, c->topo, c->o->oversubscribe, &chk,
-                                       &e) == 0;
+            valid = bl_sweep_nodes_validate(c, l, &chk, &e) == 0;
         if (valid)
             valid = check_nodes(c, l, &e) == 0;
         for (int r = 1; r <= reps; r++, index++) {
@@ -369,9 +369,12 @@ static int setup(bl_sweep_ctx *c, const bl_sweep_opts *o, bl_err *err)
     c->is_root = bl_launcher_is_root();
     drop_inherited_openmp_env();
     for (int i = 0; i < c->sweep.nlayouts; i++)
-        if (c->sweep.layouts[i].nodes > 0)
-            return bl_slurm_alloc_read(getenv("SLURM_JOB_NODELIST"), NULL,
-                                       &c->alloc, err);
+        if (c->sweep.layouts[i].nodes > 0) {
+            if (bl_slurm_alloc_read(getenv("SLURM_JOB_NODELIST"), NULL,
+                                    &c->alloc, err) < 0)
+                return -1;
+            return bl_sweep_nodes_load(c, o->node_topologies, stderr, err);
+        }
     return 0;
 }
 

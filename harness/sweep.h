@@ -27,6 +27,8 @@ typedef struct bl_sweep_opts {
     double timeout_s;          /* > 0: overrides every layout's timeout */
     bl_rep_order repetition_order; /* UNSET: the sweep file's */
     const char *noisy;         /* --noisy: every layout's neighbour (noisy.h) */
+    const char *node_topologies; /* --node-topologies DIR: DIR/HOST.xml is
+                                  * node HOST's topology (sweep_nodes.h) */
     FILE *progress;            /* progress lines (stdout) */
 } bl_sweep_opts;
 

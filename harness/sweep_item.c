@@ -18,12 +18,14 @@
 #include "shellquote.h"
 #include "topo.h"
 #include "sys_util.h"
+#include "sweep_nodes.h"
 
 void bl_sweep_ctx_free(bl_sweep_ctx *c)
 {
     bl_sweep_free(&c->sweep);
     if (c->topo)
         hwloc_topology_destroy(c->topo);
+    bl_sweep_nodes_free(c);
     bl_slurm_alloc_free(&c->alloc);
     free(c->items);
     c->items = NULL;
@@ -71,13 +73,23 @@ char **bl_sweep_item_argv(const bl_sweep_ctx *c, const bl_sweep_item *it,
                                     &c->launcher, err);
     }
     /* A layout that names its nodes runs on the allocation's first ones,
-     * each with one slot per core (as validated). */
+     * each with one slot per core (as validated; each node's own cores
+     * with --node-topologies). */
     if (l->nodes > 0 && c->alloc.n > 0) {
-        bl_topo_counts n;
-        bl_topo_counts_get(c->topo, &n);
-        if (bl_slurm_alloc_host_list(&c->alloc, l->nodes,
-                                     n.cores > 0 ? n.cores : n.pus, hosts,
-                                     sizeof hosts, err) < 0)
+        int *slots = calloc((size_t)l->nodes, sizeof *slots), rc;
+        if (!slots) {
+            bl_err_set(err, "out of memory");
+            return NULL;
+        }
+        for (int k = 0; k < l->nodes; k++) {
+            bl_topo_counts n;
+            bl_topo_counts_get(bl_sweep_node_topo(c, k), &n);
+            slots[k] = n.cores > 0 ? n.cores : n.pus;
+        }
+        rc = bl_slurm_alloc_host_slots(&c->alloc, l->nodes, slots, hosts,
+                                       sizeof hosts, err);
+        free(slots);
+        if (rc < 0)
             return NULL;
         o.hosts = hosts;
     }

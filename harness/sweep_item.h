@@ -34,6 +34,9 @@ typedef struct bl_sweep_ctx {
     char program[PATH_MAX];     /* the launcher program, argv[0] */
     bl_slurm_alloc alloc;       /* the Slurm allocation's nodes, read when a
                                    layout names its nodes (n 0: none) */
+    hwloc_topology_t *node_topos; /* --node-topologies: alloc.n entries,
+                                   NULL where this machine's stands in
+                                   (sweep_nodes.h) */
     char results[PATH_MAX], dir[PATH_MAX], out[PATH_MAX], app[PATH_MAX];
     int is_root;
     bl_sweep_item *items;        /* in the order they run */

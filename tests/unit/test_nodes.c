@@ -308,6 +308,108 @@ static void batch_job_takes_the_layouts_nodes(void **state)
     bl_sweep_free(&s);
 }
 
+/* Ranks per node counted from each node's own counts, by hand: a 2x EPYC
+ * 7763 (128 cores) and a 2x Xeon E5-2680 v3 (24 cores). */
+static void node_ranks_follow_each_nodes_shape(void **state)
+{
+    static const bl_topo_counts c[3] = {{2, 2, 16, 128, 256},
+                                        {2, 2, 2, 24, 48},
+                                        {1, 1, 1, 4, 4}};
+    int r[3];
+    bl_layout l;
+    (void)state;
+    /* ppr:K:node: K on each in turn */
+    l = make(64, 2, "ppr:32:node", "1");
+    bl_layout_node_ranks(&l, c, 2, r);
+    assert_int_equal(r[0], 32);
+    assert_int_equal(r[1], 32);
+    l = make(40, 2, "ppr:32:node", "1");
+    bl_layout_node_ranks(&l, c, 2, r);
+    assert_int_equal(r[0], 32);
+    assert_int_equal(r[1], 8);
+    /* round robin by node: 7 = 3 + 2 + 2, whatever the shapes */
+    l = make(7, 3, "node", "1");
+    bl_layout_node_ranks(&l, c, 3, r);
+    assert_int_equal(r[0], 3);
+    assert_int_equal(r[1], 2);
+    assert_int_equal(r[2], 2);
+    /* by core: node 0's 128 slots first, the rest on node 1 */
+    l = make(140, 2, "core", "1");
+    bl_layout_node_ranks(&l, c, 2, r);
+    assert_int_equal(r[0], 128);
+    assert_int_equal(r[1], 12);
+    l = make(20, 2, "core", "1");
+    bl_layout_node_ranks(&l, c, 2, r);
+    assert_int_equal(r[0], 20);
+    assert_int_equal(r[1], 0);
+    /* PE=4: 128 / 4 = 32 ranks, then 24 / 4 = 6 (4 wanted) */
+    l = make(36, 2, "package:PE=4", "1");
+    bl_layout_node_ranks(&l, c, 2, r);
+    assert_int_equal(r[0], 32);
+    assert_int_equal(r[1], 4);
+    /* ppr:4:package: 8 on a 2-package node, 4 on the 1-package one */
+    l = make(20, 3, "ppr:4:package", "1");
+    bl_layout_node_ranks(&l, c, 3, r);
+    assert_int_equal(r[0], 8);
+    assert_int_equal(r[1], 8);
+    assert_int_equal(r[2], 4);
+    /* more than 128 + 24: the 8 left dealt round robin (oversubscribed) */
+    l = make(160, 2, "core", "1");
+    bl_layout_node_ranks(&l, c, 2, r);
+    assert_int_equal(r[0], 132);
+    assert_int_equal(r[1], 28);
+}
+
+/* Each node checked against its own topology; the message names it. */
+static void each_node_checked_against_its_own(void **state)
+{
+    hwloc_topology_t big, small, t[2];
+    const char *hosts[2] = {"bl1", "bl2"};
+    bl_layout_check chk;
+    bl_layout l;
+    bl_err err;
+    bl_slurm_alloc a;
+    char buf[64];
+    int slots[2] = {16, 4};
+    (void)state;
+    assert_int_equal(bl_topo_load("pack:2 core:8 pu:2", &big, &err), 0);
+    assert_int_equal(bl_topo_load("pack:1 core:4 pu:1", &small, &err), 0);
+    t[0] = big;
+    t[1] = small;
+    l = make(12, 2, "ppr:6:node", "1");
+    assert_int_equal(bl_layout_validate_nodes(&l, t, hosts, 0, &chk, &err), -1);
+    assert_string_equal(err.msg, "node bl2 (4 cores) with 6 of np 12 over 2 "
+                        "nodes: map_by 'ppr:6:node': 6 ranks x 1 core = 6 "
+                        "cores on one node, but it has 4 (add oversubscribe "
+                        "to share cores)");
+    t[1] = big;
+    assert_int_equal(bl_layout_validate_nodes(&l, t, hosts, 0, &chk, &err), 0);
+    /* fill: bl1's 16 cores, then 2 on bl2 (2 of its 4) */
+    t[1] = small;
+    l = make(18, 2, "core", "fill");
+    assert_int_equal(bl_layout_validate_nodes(&l, t, hosts, 0, &chk, &err), 0);
+    assert_int_equal(chk.threads, 2);  /* bl1 (rank 0's): 2 PUs per core */
+    l = make(21, 2, "core", "1");
+    assert_int_equal(bl_layout_validate_nodes(&l, t, hosts, 0, &chk, &err), -1);
+    assert_string_equal(err.msg, "np 21 over 2 nodes, but they hold 20 ranks "
+                        "with map_by 'core' (bl1 (16 cores): 16; bl2 (4 "
+                        "cores): 4); give a smaller np, more nodes, or "
+                        "oversubscribe");
+    assert_int_equal(bl_layout_validate_nodes(&l, t, hosts, 1, &chk, &err), 0);
+    /* round robin: 5 each, one more than bl2's 4 cores */
+    l = make(10, 2, "node", "1");
+    assert_int_equal(bl_layout_validate_nodes(&l, t, hosts, 0, &chk, &err), -1);
+    assert_non_null(strstr(err.msg, "node bl2 (4 cores) with 5 of np 10"));
+    /* mpirun's --host with each node's own slots */
+    assert_int_equal(bl_slurm_alloc_parse("bl1\nbl2\n", &a, &err), 0);
+    assert_int_equal(bl_slurm_alloc_host_slots(&a, 2, slots, buf, sizeof buf,
+                                               &err), 0);
+    assert_string_equal(buf, "bl1:16,bl2:4");
+    bl_slurm_alloc_free(&a);
+    hwloc_topology_destroy(big);
+    hwloc_topology_destroy(small);
+}
+
 int main(int argc, char **argv)
 {
     static const struct CMUnitTest rules[] = {
@@ -317,6 +419,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(hydra_and_impi_spell_nodes),
         cmocka_unit_test(allocation_hosts_from_scontrol),
         cmocka_unit_test(batch_job_takes_the_layouts_nodes),
+        cmocka_unit_test(node_ranks_follow_each_nodes_shape),
+        cmocka_unit_test(each_node_checked_against_its_own),
     };
     static const bl_test_group groups[] = {
         BL_GROUP("rules", rules),

@@ -1,0 +1,98 @@
+/* --node-topologies DIR: the topology of each node of the allocation, so
+ * that a layout with nodes is checked against every node's own shape. */
+#include "sweep_nodes.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "sys_util.h"
+#include "topo.h"
+
+/* DIR/HOST.xml, else what a `bindlab slurm` job saves: DIR/nodes/HOST/
+ * lstopo.xml (DIR the job's record) or DIR/HOST/lstopo.xml (DIR its
+ * nodes/). 0 with the path in buf, -1 when none exists. */
+static int find_xml(const char *dir, const char *host, char *buf,
+                    size_t len)
+{
+    static const char *const forms[] = {"%s/%s.xml", "%s/nodes/%s/lstopo.xml",
+                                        "%s/%s/lstopo.xml"};
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++)
+        if (bl_textf(buf, len, forms[i], dir, host) == 0 &&
+            access(buf, R_OK) == 0)
+            return 0;
+    return -1;
+}
+
+int bl_sweep_nodes_load(bl_sweep_ctx *c, const char *dir, FILE *note,
+                        bl_err *err)
+{
+    if (!dir)
+        return 0;
+    if (access(dir, X_OK) != 0)
+        return bl_err_set(err, "--node-topologies %s: no such directory "
+                          "(give the directory holding HOST.xml for each "
+                          "node, or a bindlab slurm job's record with "
+                          "nodes/HOST/lstopo.xml)", dir);
+    if (c->alloc.n == 0) {
+        if (note)
+            fprintf(note, "bindlab sweep: --node-topologies: not inside a "
+                    "Slurm allocation (SLURM_JOB_NODELIST unset): every node "
+                    "is checked with this machine's topology\n");
+        return 0;
+    }
+    c->node_topos = calloc((size_t)c->alloc.n, sizeof *c->node_topos);
+    if (!c->node_topos)
+        return bl_err_set(err, "out of memory");
+    for (int k = 0; k < c->alloc.n; k++) {
+        char path[PATH_MAX];
+        if (find_xml(dir, c->alloc.hosts[k], path, sizeof path) < 0) {
+            if (note)
+                fprintf(note, "bindlab sweep: --node-topologies: no %s/%s.xml "
+                        "(nor nodes/%s/lstopo.xml): node %s is checked with "
+                        "this machine's topology\n", dir, c->alloc.hosts[k],
+                        c->alloc.hosts[k], c->alloc.hosts[k]);
+            continue;
+        }
+        if (bl_topo_load(path, &c->node_topos[k], err) < 0)
+            return bl_err_prefix(err, "--node-topologies: node %s (%s)",
+                                 c->alloc.hosts[k], path);
+    }
+    return 0;
+}
+
+hwloc_topology_t bl_sweep_node_topo(const bl_sweep_ctx *c, int k)
+{
+    if (c->node_topos && k >= 0 && k < c->alloc.n && c->node_topos[k])
+        return c->node_topos[k];
+    return c->topo;
+}
+
+int bl_sweep_nodes_validate(const bl_sweep_ctx *c, const bl_layout *l,
+                            bl_layout_check *out, bl_err *err)
+{
+    hwloc_topology_t *topos;
+    int rc;
+    /* more nodes than the allocation has: check_nodes says so */
+    if (!c->node_topos || l->nodes <= 1 || l->nodes > c->alloc.n)
+        return bl_layout_validate(l, c->topo, c->o->oversubscribe, out, err);
+    topos = calloc((size_t)l->nodes, sizeof *topos);
+    if (!topos)
+        return bl_err_set(err, "out of memory");
+    for (int k = 0; k < l->nodes; k++)
+        topos[k] = bl_sweep_node_topo(c, k);
+    rc = bl_layout_validate_nodes(l, topos,
+                                  (const char *const *)c->alloc.hosts,
+                                  c->o->oversubscribe, out, err);
+    free(topos);
+    return rc;
+}
+
+void bl_sweep_nodes_free(bl_sweep_ctx *c)
+{
+    for (int k = 0; c->node_topos && k < c->alloc.n; k++)
+        if (c->node_topos[k])
+            hwloc_topology_destroy(c->node_topos[k]);
+    free(c->node_topos);
+    c->node_topos = NULL;
+}
