@@ -63,8 +63,10 @@ mkdir -p "$WORK/job/nodes/bl1" "$WORK/job/nodes/bl2"
 cp "$EPYC" "$WORK/job/nodes/bl1/lstopo.xml"
 cp "$XEON" "$WORK/job/nodes/bl2/lstopo.xml"
 rc=$(dry job --node-topologies "$WORK/job")
-[ "$rc" = 2 ] && diff "$WORK/mixed.out" "$WORK/job.out" >/dev/null ||
-    { diff "$WORK/mixed.out" "$WORK/job.out"; fail "a slurm job's nodes/HOST/lstopo.xml read otherwise than HOST.xml"; }
+if [ "$rc" != 2 ] || ! diff "$WORK/mixed.out" "$WORK/job.out" >/dev/null; then
+    diff "$WORK/mixed.out" "$WORK/job.out"
+    fail "a slurm job's nodes/HOST/lstopo.xml read otherwise than HOST.xml (exit $rc)"
+fi
 echo "ok: a bindlab slurm job's record (nodes/HOST/lstopo.xml) gives the same verdicts"
 
 # both EPYC: every layout runs, each node with its 128 slots
@@ -93,8 +95,10 @@ echo "ok: a host missing from DIR is checked as this machine, with a one-line no
 # an XML hwloc cannot read is bad input, named
 echo '<not hwloc' >"$WORK/mixed/bl2.xml"
 rc=$(dry bad --node-topologies "$WORK/mixed")
-[ "$rc" = 2 ] && grep -q "^bindlab sweep: --node-topologies: node bl2 ($WORK/mixed/bl2.xml)" "$WORK/bad.err" ||
-    { cat "$WORK/bad.err"; fail "an unreadable XML: exit $rc, no message naming it"; }
+if [ "$rc" != 2 ] || ! grep -qF "bindlab sweep: --node-topologies: node bl2 ($WORK/mixed/bl2.xml)" "$WORK/bad.err"; then
+    cat "$WORK/bad.err"
+    fail "an unreadable XML: exit $rc, no message naming it"
+fi
 echo "ok: an unreadable XML is refused, naming the node and the file"
 
 # without --node-topologies: every node is this machine, as before
