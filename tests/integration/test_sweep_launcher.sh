@@ -127,11 +127,8 @@ echo "ok: a missing launcher, a missing path and an unknown name are refused wit
 # --- each extra MPI --------------------------------------------------------
 tested=0
 for name in ${BINDLAB_MPIS:-${BL_MPIS[*]}}; do
-    prefix=$MPI_DIR/$name
-    if ! bl_mpi_installed "$prefix"; then
-        echo "SKIP: $name: ${BL_MPI_PACKAGES[$name]} is not installed in $prefix"
-        continue
-    fi
+    bl_require_mpi "$name" "$MPI_DIR" || continue
+    prefix=$BL_MPI_PREFIX
     launcher=$(bl_mpi_launcher "$prefix")
     prog=$(basename "$launcher")
     [ "$name" = ompi5 ] || prog=mpiexec   # mpich and impi start mpiexec

@@ -12,7 +12,6 @@
 source "$(dirname "$0")/common.sh"
 : "${BINDLAB:?run through ctest}"
 SRC=$BINDLAB_SOURCE_DIR
-MPI_DIR=${BINDLAB_MPI_DIR:-$SRC/build-mpi}
 # shellcheck source=scripts/mpis.sh
 source "$SRC/scripts/mpis.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -56,12 +55,8 @@ echo "ok: Open MPI's mapper puts the ranks on the nodes worked out by hand"
 GENV="-genv OMP_NUM_THREADS 1 -genv OMP_DISPLAY_AFFINITY true -genv OMP_AFFINITY_FORMAT 'bindlab-omp host=%H pid=%P thread=%n affinity=%A'"
 tested=0
 for name in mpich impi; do
-    prefix=$MPI_DIR/$name
-    if ! bl_mpi_installed "$prefix"; then
-        BL_MPIS=("$name")
-        bl_install_mpis "$MPI_DIR" >/dev/null 2>&1 ||
-            { echo "SKIP: $name: ${BL_MPI_PACKAGES[$name]} did not install"; continue; }
-    fi
+    bl_require_mpi "$name" || continue
+    prefix=$BL_MPI_PREFIX
     app="$BINDLAB_APP --kernel triad --size 4MiB --iters 2 --warmup 0 --init parallel --out $WORK/res/nodes.d/app"
     PATH=$prefix/bin:$PATH "$BINDLAB" sweep --dry-run --launcher "$name" --app "$BINDLAB_APP" \
         --results "$WORK/res" "$WORK/nodes.yaml" >"$WORK/dry.all" 2>&1 ||
