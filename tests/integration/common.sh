@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034 # sourced: its variables are used by the scripts
 # Shared by the integration scripts: the mpirun command for this machine and
 # small assertions. Sourced, not run.
 set -euo pipefail
@@ -21,4 +22,17 @@ fail() {
 # expect_line FILE LINE: FILE has LINE as a whole line.
 expect_line() {
     grep -qxF -- "$2" "$1" || { echo "--- $1:" >&2; cat "$1" >&2; fail "expected line '$2' in $1"; }
+}
+
+# fake_slurm_allocation: a made-up allocation of two nodes, bl1 and bl2,
+# each with this machine's cores (set in NC): SLURM_JOB_NODELIST=bl[1-2],
+# expanded by the real scontrol with a config in $WORK that names those
+# nodes and is never served (no slurmctld). Skips (77) without scontrol.
+fake_slurm_allocation() {
+    command -v scontrol >/dev/null ||
+        { echo "SKIP: no scontrol (slurm-client, scripts/deps.sh)"; exit 77; }
+    NC=$(hwloc-calc -N core all)
+    printf 'ClusterName=plan\nSlurmctldHost=localhost\nNodeName=bl[1-2] CPUs=%s\nPartitionName=p Nodes=bl[1-2]\n' \
+        "$NC" >"$WORK/slurm.conf"
+    export SLURM_CONF=$WORK/slurm.conf SLURM_JOB_NODELIST='bl[1-2]'
 }

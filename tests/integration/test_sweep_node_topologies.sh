@@ -10,12 +10,8 @@ source "$(dirname "$0")/common.sh"
 : "${BINDLAB:?run through ctest}"
 SRC=$BINDLAB_SOURCE_DIR
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-command -v scontrol >/dev/null || { echo "SKIP: no scontrol (slurm-client, scripts/deps.sh)"; exit 77; }
 command -v mpirun >/dev/null || { echo "SKIP: no mpirun (openmpi-bin, scripts/deps.sh)"; exit 77; }
-NC=$(hwloc-calc -N core all)      # this machine's cores
-printf 'ClusterName=plan\nSlurmctldHost=localhost\nNodeName=bl[1-2] CPUs=%s\nPartitionName=p Nodes=bl[1-2]\n' \
-    "$NC" >"$WORK/slurm.conf"
-export SLURM_CONF=$WORK/slurm.conf SLURM_JOB_NODELIST='bl[1-2]'
+fake_slurm_allocation             # bl1, bl2 (common.sh); NC: this machine's cores
 EPYC=$SRC/configs/topologies/AMD-19h-Zen3-2xEpyc-7763.xml
 XEON=$SRC/configs/topologies/Intel-Haswell-2xXeon-E5-2680v3.xml
 BL2="node bl2 (Intel(R) Xeon(R) CPU E5-2680 v3 @ 2.50GHz, 24 cores)"

@@ -15,11 +15,7 @@ SRC=$BINDLAB_SOURCE_DIR
 # shellcheck source=scripts/mpis.sh
 source "$SRC/scripts/mpis.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-command -v scontrol >/dev/null || { echo "SKIP: no scontrol (slurm-client, scripts/deps.sh)"; exit 77; }
-NC=$(hwloc-calc -N core all)      # cores per node: every node is this machine
-printf 'ClusterName=plan\nSlurmctldHost=localhost\nNodeName=bl[1-2] CPUs=%s\nPartitionName=p Nodes=bl[1-2]\n' \
-    "$NC" >"$WORK/slurm.conf"
-export SLURM_CONF=$WORK/slurm.conf SLURM_JOB_NODELIST='bl[1-2]'
+fake_slurm_allocation             # NC: cores per node, every node is this machine
 
 cat >"$WORK/nodes.yaml" <<YAML
 name: nodes
