@@ -79,39 +79,61 @@ static void nodes_key_is_checked_and_labelled(void **state)
                                  "proc_bind=unset t=1 init=parallel");
 }
 
+/* Each row: a layout on the 2-core nodes and the verdict worked out by
+ * hand (rc; the message when refused; the PUs per rank and threads when
+ * given, 0 for not checked). */
+static const struct {
+    int np, nodes;
+    const char *map, *threads;
+    int rc;
+    const char *msg;
+    int pus_per_rank, nthreads;
+} validations[] = {
+    /* 4 ranks on 2 nodes of 2 cores: 2 per node, fits; on 1 node it would not */
+    {4, 2, "core", "1", 0, NULL, 0, 0},
+    {4, 0, "core", "1", -1, NULL, 0, 0},
+    /* 5 over 2 nodes: ceil(5/2) = 3 on the busiest, 3 > 2 cores */
+    {5, 2, "node", "1", -1,
+     "np 5 over 2 nodes = 3 per node: np 3 needs 3 slots, but this node has 2 "
+     "(one per core; add oversubscribe to share cores)", 0, 0},
+    /* ppr:1:node x 2 nodes = 2 ranks < np 3 */
+    {3, 2, "ppr:1:node", "1", -1,
+     "map_by 'ppr:1:node': 1 per node x 2 nodes = 2 ranks, but np is 3", 0, 0},
+    /* ppr:2:node on 3 nodes: 2 per node, 6 ranks, each node's 2 cores */
+    {6, 3, "ppr:2:node", "1", 0, NULL, 1, 0},
+    /* ppr:1:node with 2 threads filling the node: 1 rank x 2 PUs each */
+    {2, 2, "ppr:1:node:PE=2", "fill", 0, NULL, 0, 2},
+    /* ppr:3:node: 3 ranks on one node of 2 cores */
+    {6, 2, "ppr:3:node", "1", -1,
+     "np 6 over 2 nodes = 3 per node: map_by 'ppr:3:node': 3 ranks x 1 core = "
+     "3 cores on one node, but it has 2 (add oversubscribe to share cores)",
+     0, 0},
+    /* more nodes than ranks */
+    {1, 2, "core", "1", -1,
+     "np 1 on nodes 2: 1 node would get no rank (give np 2 or more, or fewer "
+     "nodes)", 0, 0},
+};
+
 static void validation_counts_ranks_per_node(void **state)
 {
-    bl_layout_check c;
-    bl_err err;
     (void)state;
-    /* 4 ranks on 2 nodes of 2 cores: 2 per node, fits; on 1 node it would not */
-    assert_int_equal(validate(make(4, 2, "core", "1"), &c, &err), 0);
-    assert_int_equal(validate(make(4, 0, "core", "1"), &c, &err), -1);
-    /* 5 over 2 nodes: ceil(5/2) = 3 on the busiest, 3 > 2 cores */
-    assert_int_equal(validate(make(5, 2, "node", "1"), &c, &err), -1);
-    assert_string_equal(err.msg, "np 5 over 2 nodes = 3 per node: np 3 needs 3 "
-                                 "slots, but this node has 2 (one per core; add "
-                                 "oversubscribe to share cores)");
-    /* ppr:1:node x 2 nodes = 2 ranks < np 3 */
-    assert_int_equal(validate(make(3, 2, "ppr:1:node", "1"), &c, &err), -1);
-    assert_string_equal(err.msg, "map_by 'ppr:1:node': 1 per node x 2 nodes "
-                                 "= 2 ranks, but np is 3");
-    /* ppr:2:node on 3 nodes: 2 per node, 6 ranks, each node's 2 cores */
-    assert_int_equal(validate(make(6, 3, "ppr:2:node", "1"), &c, &err), 0);
-    assert_int_equal(c.pus_per_rank, 1);
-    /* ppr:1:node with 2 threads filling the node: 1 rank x 2 PUs each */
-    assert_int_equal(validate(make(2, 2, "ppr:1:node:PE=2", "fill"), &c, &err), 0);
-    assert_int_equal(c.threads, 2);
-    /* ppr:3:node: 3 ranks on one node of 2 cores */
-    assert_int_equal(validate(make(6, 2, "ppr:3:node", "1"), &c, &err), -1);
-    assert_string_equal(err.msg, "np 6 over 2 nodes = 3 per node: map_by "
-                                 "'ppr:3:node': 3 ranks x 1 core = 3 cores on "
-                                 "one node, but it has 2 (add oversubscribe to "
-                                 "share cores)");
-    /* more nodes than ranks */
-    assert_int_equal(validate(make(1, 2, "core", "1"), &c, &err), -1);
-    assert_string_equal(err.msg, "np 1 on nodes 2: 1 node would get no rank "
-                                 "(give np 2 or more, or fewer nodes)");
+    for (size_t i = 0; i < sizeof validations / sizeof validations[0]; i++) {
+        bl_layout_check c;
+        bl_err err;
+        int rc;
+        print_message("np %d nodes %d map %s\n", validations[i].np,
+                      validations[i].nodes, validations[i].map);
+        rc = validate(make(validations[i].np, validations[i].nodes,
+                           validations[i].map, validations[i].threads),
+                      &c, &err);
+        assert_int_equal(rc, validations[i].rc);
+        if (validations[i].msg)
+            assert_string_equal(err.msg, validations[i].msg);
+        if (validations[i].pus_per_rank)
+            assert_int_equal(c.pus_per_rank, validations[i].pus_per_rank);
+        if (validations[i].nthreads)
+            assert_int_equal(c.threads, validations[i].nthreads);
+    }
 }
 
 static bl_kernel_spec kspec(void)
@@ -207,49 +229,52 @@ static void hydra_line(bl_layout l, bl_launcher_kind kind, char *buf,
 /* Lines written from docs/launchers.md's nodes rows (2 nodes of 2
  * cores): ppr:K:node is -ppn K, map_by node -ppn 1 (Hydra's round robin
  * over hosts of one rank each), any other mapping -ppn 2 (a node's cores
- * filled before the next, as Open MPI's --host H:2). */
+ * filled before the next, as Open MPI's --host H:2). A refused layout has
+ * no line and a reason that contains why. */
+static const struct {
+    int np, nodes;
+    const char *map, *threads;
+    bl_launcher_kind kind;
+    const char *line, *why;
+} hydra_lines[] = {
+    {4, 2, "ppr:2:node", "1", BL_LAUNCHER_MPICH,
+     "-l -hosts bl1,bl2 -np 4 -ppn 2 -bind-to core -map-by core", NULL},
+    {4, 2, "node", "1", BL_LAUNCHER_MPICH,
+     "-l -hosts bl1,bl2 -np 4 -ppn 1 -bind-to core -map-by core", NULL},
+    {3, 2, "core", "1", BL_LAUNCHER_MPICH,
+     "-l -hosts bl1,bl2 -np 3 -ppn 2 -bind-to core -map-by core", NULL},
+    {2, 2, "ppr:1:node:PE=2", "2", BL_LAUNCHER_MPICH,
+     "-l -hosts bl1,bl2 -np 2 -ppn 1 -bind-to core:2 -map-by core:2", NULL},
+    {4, 2, "ppr:2:node", "1", BL_LAUNCHER_INTELMPI,
+     "-bootstrap slurm -hosts bl1,bl2 -np 4 -ppn 2 I_MPI_PIN_DOMAIN=core "
+     "I_MPI_PIN_ORDER=compact", NULL},
+    {4, 2, "node", "1", BL_LAUNCHER_INTELMPI,
+     "-bootstrap slurm -hosts bl1,bl2 -np 4 -ppn 1 I_MPI_PIN_DOMAIN=core "
+     "I_MPI_PIN_ORDER=compact", NULL},
+    /* refused, with the reason: PE over nodes without ppr, ppr below the
+     * node, map_by node on no nodes */
+    {2, 2, "core:PE=2", "2", BL_LAUNCHER_MPICH, "", "give ppr:N:node:PE=2"},
+    {2, 2, "ppr:1:package", "1", BL_LAUNCHER_INTELMPI, "", "no ppr over package"},
+    {2, 0, "node", "1", BL_LAUNCHER_MPICH, "", "give nodes"},
+};
+
 static void hydra_and_impi_spell_nodes(void **state)
 {
     char line[512], why[1100];
     (void)state;
-    hydra_line(make(4, 2, "ppr:2:node", "1"), BL_LAUNCHER_MPICH, line,
-               sizeof line, why, sizeof why);
-    assert_string_equal(line, "-l -hosts bl1,bl2 -np 4 -ppn 2 -bind-to core "
-                              "-map-by core");
-    hydra_line(make(4, 2, "node", "1"), BL_LAUNCHER_MPICH, line,
-               sizeof line, why, sizeof why);
-    assert_string_equal(line, "-l -hosts bl1,bl2 -np 4 -ppn 1 -bind-to core "
-                              "-map-by core");
-    hydra_line(make(3, 2, "core", "1"), BL_LAUNCHER_MPICH, line,
-               sizeof line, why, sizeof why);
-    assert_string_equal(line, "-l -hosts bl1,bl2 -np 3 -ppn 2 -bind-to core "
-                              "-map-by core");
-    hydra_line(make(2, 2, "ppr:1:node:PE=2", "2"), BL_LAUNCHER_MPICH, line,
-               sizeof line, why, sizeof why);
-    assert_string_equal(line, "-l -hosts bl1,bl2 -np 2 -ppn 1 -bind-to core:2 "
-                              "-map-by core:2");
-    hydra_line(make(4, 2, "ppr:2:node", "1"), BL_LAUNCHER_INTELMPI, line,
-               sizeof line, why, sizeof why);
-    assert_string_equal(line, "-bootstrap slurm -hosts bl1,bl2 -np 4 -ppn 2 "
-                              "I_MPI_PIN_DOMAIN=core "
-                              "I_MPI_PIN_ORDER=compact");
-    hydra_line(make(4, 2, "node", "1"), BL_LAUNCHER_INTELMPI, line,
-               sizeof line, why, sizeof why);
-    assert_string_equal(line, "-bootstrap slurm -hosts bl1,bl2 -np 4 -ppn 1 "
-                              "I_MPI_PIN_DOMAIN=core "
-                              "I_MPI_PIN_ORDER=compact");
-    /* refused, with the reason: PE over nodes without ppr, ppr below the
-     * node, map_by node on no nodes */
-    hydra_line(make(2, 2, "core:PE=2", "2"), BL_LAUNCHER_MPICH, line,
-               sizeof line, why, sizeof why);
-    assert_string_equal(line, "");
-    assert_non_null(strstr(why, "give ppr:N:node:PE=2"));
-    hydra_line(make(2, 2, "ppr:1:package", "1"), BL_LAUNCHER_INTELMPI, line,
-               sizeof line, why, sizeof why);
-    assert_non_null(strstr(why, "no ppr over package"));
-    hydra_line(make(2, 0, "node", "1"), BL_LAUNCHER_MPICH, line,
-               sizeof line, why, sizeof why);
-    assert_non_null(strstr(why, "give nodes"));
+    for (size_t i = 0; i < sizeof hydra_lines / sizeof hydra_lines[0]; i++) {
+        print_message("np %d nodes %d map %s launcher %d\n", hydra_lines[i].np,
+                      hydra_lines[i].nodes, hydra_lines[i].map,
+                      (int)hydra_lines[i].kind);
+        hydra_line(make(hydra_lines[i].np, hydra_lines[i].nodes,
+                        hydra_lines[i].map, hydra_lines[i].threads),
+                   hydra_lines[i].kind, line, sizeof line, why, sizeof why);
+        assert_string_equal(line, hydra_lines[i].line);
+        if (hydra_lines[i].why)
+            assert_non_null(strstr(why, hydra_lines[i].why));
+        else
+            assert_string_equal(why, "");
+    }
 }
 
 static void allocation_hosts_from_scontrol(void **state)
@@ -309,55 +334,46 @@ static void batch_job_takes_the_layouts_nodes(void **state)
 }
 
 /* Ranks per node counted from each node's own counts, by hand: a 2x EPYC
- * 7763 (128 cores) and a 2x Xeon E5-2680 v3 (24 cores). */
+ * 7763 (128 cores), a 2x Xeon E5-2680 v3 (24 cores), a 1-package node of
+ * 4 cores. Each row: a layout over the first `nodes` of them and the
+ * ranks each gets. */
+static const struct {
+    int np, nodes;
+    const char *map;
+    int ranks[3];
+} node_ranks[] = {
+    /* ppr:K:node: K on each in turn */
+    {64, 2, "ppr:32:node", {32, 32}},
+    {40, 2, "ppr:32:node", {32, 8}},
+    /* round robin by node: 7 = 3 + 2 + 2, whatever the shapes */
+    {7, 3, "node", {3, 2, 2}},
+    /* by core: node 0's 128 slots first, the rest on node 1 */
+    {140, 2, "core", {128, 12}},
+    {20, 2, "core", {20, 0}},
+    /* PE=4: 128 / 4 = 32 ranks, then 24 / 4 = 6 (4 wanted) */
+    {36, 2, "package:PE=4", {32, 4}},
+    /* ppr:4:package: 8 on a 2-package node, 4 on the 1-package one */
+    {20, 3, "ppr:4:package", {8, 8, 4}},
+    /* more than 128 + 24: the 8 left dealt round robin (oversubscribed) */
+    {160, 2, "core", {132, 28}},
+};
+
 static void node_ranks_follow_each_nodes_shape(void **state)
 {
     static const bl_topo_counts c[3] = {{2, 2, 16, 128, 256},
                                         {2, 2, 2, 24, 48},
                                         {1, 1, 1, 4, 4}};
-    int r[3];
-    bl_layout l;
     (void)state;
-    /* ppr:K:node: K on each in turn */
-    l = make(64, 2, "ppr:32:node", "1");
-    bl_layout_node_ranks(&l, c, 2, r);
-    assert_int_equal(r[0], 32);
-    assert_int_equal(r[1], 32);
-    l = make(40, 2, "ppr:32:node", "1");
-    bl_layout_node_ranks(&l, c, 2, r);
-    assert_int_equal(r[0], 32);
-    assert_int_equal(r[1], 8);
-    /* round robin by node: 7 = 3 + 2 + 2, whatever the shapes */
-    l = make(7, 3, "node", "1");
-    bl_layout_node_ranks(&l, c, 3, r);
-    assert_int_equal(r[0], 3);
-    assert_int_equal(r[1], 2);
-    assert_int_equal(r[2], 2);
-    /* by core: node 0's 128 slots first, the rest on node 1 */
-    l = make(140, 2, "core", "1");
-    bl_layout_node_ranks(&l, c, 2, r);
-    assert_int_equal(r[0], 128);
-    assert_int_equal(r[1], 12);
-    l = make(20, 2, "core", "1");
-    bl_layout_node_ranks(&l, c, 2, r);
-    assert_int_equal(r[0], 20);
-    assert_int_equal(r[1], 0);
-    /* PE=4: 128 / 4 = 32 ranks, then 24 / 4 = 6 (4 wanted) */
-    l = make(36, 2, "package:PE=4", "1");
-    bl_layout_node_ranks(&l, c, 2, r);
-    assert_int_equal(r[0], 32);
-    assert_int_equal(r[1], 4);
-    /* ppr:4:package: 8 on a 2-package node, 4 on the 1-package one */
-    l = make(20, 3, "ppr:4:package", "1");
-    bl_layout_node_ranks(&l, c, 3, r);
-    assert_int_equal(r[0], 8);
-    assert_int_equal(r[1], 8);
-    assert_int_equal(r[2], 4);
-    /* more than 128 + 24: the 8 left dealt round robin (oversubscribed) */
-    l = make(160, 2, "core", "1");
-    bl_layout_node_ranks(&l, c, 2, r);
-    assert_int_equal(r[0], 132);
-    assert_int_equal(r[1], 28);
+    for (size_t i = 0; i < sizeof node_ranks / sizeof node_ranks[0]; i++) {
+        bl_layout l = make(node_ranks[i].np, node_ranks[i].nodes,
+                           node_ranks[i].map, "1");
+        int r[3] = {-1, -1, -1};
+        print_message("np %d nodes %d map %s\n", node_ranks[i].np,
+                      node_ranks[i].nodes, node_ranks[i].map);
+        bl_layout_node_ranks(&l, c, node_ranks[i].nodes, r);
+        for (int k = 0; k < node_ranks[i].nodes; k++)
+            assert_int_equal(r[k], node_ranks[i].ranks[k]);
+    }
 }
 
 /* Each node checked against its own topology; the message names it. */
