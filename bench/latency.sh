@@ -77,7 +77,7 @@ EOF
 
 die() { echo "$prog: $*" >&2; exit 2; }
 fail() { echo "$prog: $*" >&2; exit 1; }
-need_value() { [ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs a value (see --help)"; }
+need_value() { if [ $# -lt 2 ] || [ -z "$2" ]; then die "$1 needs a value (see --help)"; fi; }
 
 while [ $# -gt 0 ]; do
     case $1 in
@@ -113,33 +113,21 @@ for p in python3 /usr/bin/python3; do
 done
 [ -n "$py" ] || die "python3 with h5py is needed to read the app's run file (python3-h5py)"
 
-cache_bytes() { # LEVEL TYPE: cpu0's cache of that level and type, in bytes
-    local d
-    for d in /sys/devices/system/cpu/cpu0/cache/index*; do
-        if [ "$(cat "$d/level")" = "$1" ] && [ "$(cat "$d/type")" = "$2" ]; then
-            numfmt --from=iec "$(cat "$d/size")"
-            return
-        fi
-    done
-}
+# cache_bytes, chase_bytes: the sizes, shared with the latency test
+# shellcheck source=scripts/cache_sizes.sh
+source "$(dirname "$0")/../scripts/cache_sizes.sh"
 l1d=$(cache_bytes 1 Data)
 l2=$(cache_bytes 2 Unified)
 l3=$(cache_bytes 3 Unified)
-[ -n "$l1d" ] && [ -n "$l2" ] || die "sysfs names no L1d / L2 of cpu0"
-llc=${l3:-$l2}
+if [ -z "$l1d" ] || [ -z "$l2" ]; then die "sysfs names no L1d / L2 of cpu0"; fi
 
 # A level's size in kB (likwid-bench's -w unit, 1000 bytes); likwid-bench
 # rounds a buffer down to whole loops of 4 lines (256 bytes), and the app is
 # given the same bytes.
 level_kb() {
-    case $1 in
-        l1) echo $((l1d / 2 / 1000)) ;;
-        l2) echo $((l2 / 2 / 1000)) ;;
-        l3) [ -n "$l3" ] && [ "$l3" -gt $((16 * l2)) ] || return 1
-            echo $((8 * l2 / 1000)) ;;
-        mem) local m=$((4 * llc)); [ "$m" -ge $((256 << 20)) ] || m=$((256 << 20))
-             echo $((m / 1000)) ;;
-    esac
+    local b
+    b=$(chase_bytes "$1") || return 1
+    echo $((b / 1000))
 }
 
 # likwid-bench pins its thread to the first hwthread of socket 0; a short
@@ -204,7 +192,7 @@ for level in "${level_list[@]}"; do
     echo
     echo "$level: $bytes bytes (likwid-bench -w S0:${kb}kB:1)"
     printf '%6s %9s %8s %10s %13s %12s\n' round "chase ns" cycles "lines ns" "likwid ns" lines/likwid
-    c_all= y_all= l_all= k_all= r_all=
+    c_all='' y_all='' l_all='' k_all='' r_all=
     chase=0
     [[ ",$chase_levels," == *",$level,"* ]] && chase=1
     for ((r = 1; r <= rounds; r++)); do

@@ -18,18 +18,12 @@ source "$(dirname "$0")/common.sh"
 PY=/usr/bin/python3
 "$PY" -c 'import h5py, numpy' 2>/dev/null || { echo "SKIP: python3-h5py missing (scripts/deps.sh installs it)"; exit 77; }
 
-cache_bytes() { # LEVEL TYPE: the size of cpu0's cache in bytes
-    local d
-    for d in /sys/devices/system/cpu/cpu0/cache/index*; do
-        if [ "$(cat "$d/level")" = "$1" ] && [ "$(cat "$d/type")" = "$2" ]; then
-            numfmt --from=iec "$(cat "$d/size")"
-            return
-        fi
-    done
-}
-L1=$(cache_bytes 1 Data)
-L2=$(cache_bytes 2 Unified)
-[ -n "$L1" ] && [ -n "$L2" ] || { echo "SKIP: sysfs names no L1d/L2 of cpu0"; exit 77; }
+# half the L1d (bench/latency.sh's l1 size) and 4 x the L2: scripts/cache_sizes.sh
+# shellcheck source=scripts/cache_sizes.sh
+source "$BINDLAB_SOURCE_DIR/scripts/cache_sizes.sh"
+if ! IN_L1=$(chase_bytes l1) || ! PAST_L2=$(chase_bytes past-l2); then
+    echo "SKIP: sysfs names no L1d/L2 of cpu0"; exit 77
+fi
 CPU=$(taskset -pc $$ | sed 's/.*: *//; s/[-,].*//')
 
 lat() { # NAME SIZE [ARGS...]
@@ -39,8 +33,8 @@ lat() { # NAME SIZE [ARGS...]
         "$BINDLAB_APP" --kernel latency --size "$size" --iters 5 --warmup 1 "$@" \
         --out "$WORK/$name.h5" >"$WORK/$name.out" 2>&1
 }
-lat l1 $((L1 / 2)) || { cat "$WORK/l1.out" >&2; fail "latency in L1 failed"; }
-lat l2 $((L2 * 4)) --huge-pages hugetlb || { cat "$WORK/l2.out" >&2; fail "latency past L2 failed"; }
+lat l1 "$IN_L1" || { cat "$WORK/l1.out" >&2; fail "latency in L1 failed"; }
+lat l2 "$PAST_L2" --huge-pages hugetlb || { cat "$WORK/l2.out" >&2; fail "latency past L2 failed"; }
 "$PY" - "$WORK/l1.h5" "$WORK/l2.h5" "$(cat /proc/sys/vm/nr_hugepages)" <<'PY'
 import sys, h5py
 def s(x): return x.decode() if isinstance(x, bytes) else x
@@ -73,11 +67,11 @@ lat broken 64KiB --test-hook 1 || rc=$?
 grep -q "came back after" "$WORK/broken.out" || fail "broken cycle message: $(cat "$WORK/broken.out")"
 rc=0
 "$BINDLAB_APP" --kernel latency --huge-pages big >"$WORK/bad" 2>&1 || rc=$?
-[ "$rc" = 2 ] && grep -q -- "--huge-pages: 'big' is not accepted" "$WORK/bad" || fail "--huge-pages big: exit $rc: $(cat "$WORK/bad")"
+if [ "$rc" != 2 ] || ! grep -q -- "--huge-pages: 'big' is not accepted" "$WORK/bad"; then fail "--huge-pages big: exit $rc: $(cat "$WORK/bad")"; fi
 rc=0
 "$BINDLAB_APP" --kernel latency --round-trips 100 >"$WORK/bad" 2>&1 || rc=$?
-[ "$rc" = 2 ] && grep -q -- "--round-trips: --kernel latency does not take it" "$WORK/bad" || fail "latency --round-trips: exit $rc"
-lat lines $((L1 / 2)) --access lines || { cat "$WORK/lines.out" >&2; fail "latency --access lines failed"; }
+if [ "$rc" != 2 ] || ! grep -q -- "--round-trips: --kernel latency does not take it" "$WORK/bad"; then fail "latency --round-trips: exit $rc"; fi
+lat lines "$IN_L1" --access lines || { cat "$WORK/lines.out" >&2; fail "latency --access lines failed"; }
 "$PY" - "$WORK/lines.h5" "$WORK/l1.h5" <<'PY'
 import sys, h5py
 def s(x): return x.decode() if isinstance(x, bytes) else x
@@ -99,10 +93,10 @@ lat lines_broken 64KiB --access lines --test-hook 1 || rc=$?
 grep -q "line 1 holds 0, not its index" "$WORK/lines_broken.out" || fail "wrong line message: $(cat "$WORK/lines_broken.out")"
 rc=0
 "$BINDLAB_APP" --kernel latency --access random >"$WORK/bad" 2>&1 || rc=$?
-[ "$rc" = 2 ] && grep -q -- "--access: 'random' is not accepted" "$WORK/bad" || fail "--access random: exit $rc: $(cat "$WORK/bad")"
+if [ "$rc" != 2 ] || ! grep -q -- "--access: 'random' is not accepted" "$WORK/bad"; then fail "--access random: exit $rc: $(cat "$WORK/bad")"; fi
 rc=0
 "$BINDLAB_APP" --kernel triad --access lines >"$WORK/bad" 2>&1 || rc=$?
-[ "$rc" = 2 ] && grep -q -- "--access: --kernel triad does not take it" "$WORK/bad" || fail "triad --access: exit $rc: $(cat "$WORK/bad")"
+if [ "$rc" != 2 ] || ! grep -q -- "--access: --kernel triad does not take it" "$WORK/bad"; then fail "triad --access: exit $rc: $(cat "$WORK/bad")"; fi
 echo "ok: --kernel latency"
 
 # ---- c2c -------------------------------------------------------------------
@@ -153,8 +147,8 @@ PY
 
 rc=0
 "${MPIRUN[@]}" -np 2 "$BINDLAB_APP" --kernel c2c --iters 1 >"$WORK/bad" 2>&1 || rc=$?
-[ "$rc" = 2 ] && grep -q "runs with one rank (2 asked)" "$WORK/bad" || fail "c2c on 2 ranks: exit $rc: $(cat "$WORK/bad")"
+if [ "$rc" != 2 ] || ! grep -q "runs with one rank (2 asked)" "$WORK/bad"; then fail "c2c on 2 ranks: exit $rc: $(cat "$WORK/bad")"; fi
 rc=0
 taskset -c "$CPU" "$BINDLAB_APP" --kernel c2c --iters 1 >"$WORK/bad" 2>&1 || rc=$?
-[ "$rc" = 2 ] && grep -q "bound to 1 PU" "$WORK/bad" || fail "c2c on 1 PU: exit $rc: $(cat "$WORK/bad")"
+if [ "$rc" != 2 ] || ! grep -q "bound to 1 PU" "$WORK/bad"; then fail "c2c on 1 PU: exit $rc: $(cat "$WORK/bad")"; fi
 echo "ok: --kernel c2c"
