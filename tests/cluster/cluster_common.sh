@@ -106,3 +106,97 @@ sweep_race() {
     done
     return 1
 }
+
+# bad MESSAGE: one check failed; the test goes on and fails at its end
+# ([ "$fails" = 0 ] || fail ...), so one run shows every miss.
+fails=0
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# The sweeps' layouts over the 2 nodes of 2 cores (CLUSTER_LAYOUT), and
+# where each puts its ranks, rank 0 first (CLUSTER_HOSTS), by hand:
+# ppr:K:node and block by core fill a node's K (2) slots before the next;
+# by node deals the ranks round robin. `local` stays on one node.
+declare -A CLUSTER_LAYOUT=(
+    [ppr1]='np: 2, nodes: 2, map_by: "ppr:1:node"'
+    [ppr2]='np: 4, nodes: 2, map_by: "ppr:2:node"'
+    [block]='np: 4, nodes: 2, map_by: core'
+    [cyclic]='np: 4, nodes: 2, map_by: node'
+    [local]='np: 2, map_by: core'
+)
+declare -A CLUSTER_HOSTS=(
+    [ppr1]="bl1 bl2"
+    [ppr2]="bl1 bl1 bl2 bl2"
+    [block]="bl1 bl1 bl2 bl2"
+    [cyclic]="bl1 bl2 bl1 bl2"
+)
+
+# stencil_sweep FILE NAME LAYOUT...: the sweep file NAME, the stencil
+# (256x256, 3 iterations, one thread a rank) in each CLUSTER_LAYOUT named.
+stencil_sweep() {
+    local file=$1 name=$2 l
+    shift 2
+    cat >"$file" <<YAML
+name: $name
+kernels:
+  - {name: stencil, grid: 256x256, iters: 3, warmup: 1}
+defaults: {threads: 1, timeout: 120, bind_to: core}
+layouts:
+$(for l in "$@"; do echo "  - {name: $l, ${CLUSTER_LAYOUT[$l]}}"; done)
+YAML
+}
+
+# hosts_py: CLUSTER_HOSTS as one argument for the Python checks,
+# "ppr1=bl1 bl2;ppr2=..." (read back with want_hosts() there).
+hosts_py() {
+    local k
+    for k in "${!CLUSTER_HOSTS[@]}"; do printf '%s=%s;' "$k" "${CLUSTER_HOSTS[$k]}"; done
+}
+
+# ref KEY NP APP-ARGS...: the one-node reference of a kernel, the same
+# rank count under plain mpirun here; its checksum in REF[KEY].
+declare -A REF
+ref() {
+    local key=$1 np=$2
+    shift 2
+    "${MPIRUN[@]}" -np "$np" --bind-to none "$BINDLAB_APP" "$@" >"$WORK/ref-$key.out" 2>&1 ||
+        fail "one-node reference $key: $(tail -n 5 "$WORK/ref-$key.out")"
+    REF[$key]=$(result "$WORK/ref-$key.out" checksum)
+    echo "one node, $key: checksum ${REF[$key]}"
+}
+
+# on_head_launch NAME OUT CMD...: CMD on the login node (120 s at most),
+# its output in OUT, its status returned; launched again (at most twice,
+# and said) when it died of Open MPI 4.1's MPI_Init race (init_race).
+on_head_launch() {
+    local name=$1 out=$2 rc attempt
+    shift 2
+    for attempt in 1 2 3; do
+        timeout 120 bash "$NODES_SH" exec "$CL" head "$@" >"$out" 2>&1
+        rc=$?
+        if [ "$rc" = 0 ] || [ "$attempt" = 3 ] || ! init_race "$out"; then break; fi
+        echo "note: $name hit Open MPI 4.1's MPI_Init race (cluster_common.sh), launched again"
+    done
+    return "$rc"
+}
+
+# sweep_in_salloc DIR FILE NAME [ARGS...]: `bindlab sweep ARGS FILE` (sweep
+# NAME) inside salloc -N2 on the login node, results in DIR; run again into
+# DIR.2, DIR.3 when a run died of the MPI_Init race (sweep_race). Sets
+# SWEPT to the results dir of the last try; the output is in SWEPT.out.
+sweep_in_salloc() {
+    local dir=$1 file=$2 name=$3 d attempt rc log
+    shift 3
+    for attempt in 1 2 3; do
+        d=$dir
+        [ "$attempt" = 1 ] || d=$dir.$attempt
+        on head salloc -N2 --exclusive "$BINDLAB" sweep "$@" --results "$d" "$file" \
+            >"$d.out" 2>&1
+        rc=$?
+        # shellcheck disable=SC2034 # the caller reads it
+        SWEPT=$d
+        if [ "$attempt" = 3 ] || ! log=$(sweep_race "$d" "$name"); then break; fi
+        echo "note: $log hit Open MPI 4.1's MPI_Init race (cluster_common.sh), the sweep runs again"
+    done
+    [ "$rc" = 0 ] || tail -n 20 "$d.out"
+    return "$rc"
+}

@@ -19,32 +19,17 @@ cd "$WORK" || fail "no work dir"
 
 STENCIL=(--kernel stencil --grid 256x256 --iters 3 --warmup 1)
 LU=(--kernel lu --n 203 --nb 16 --seed 11 --iters 2 --warmup 1)
-fails=0
-bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
-
-# One-node references: the same kernel and rank count under plain mpirun.
-declare -A REF
-ref() { # ref KEY NP APP-ARGS...
-    local key=$1 np=$2
-    shift 2
-    "${MPIRUN[@]}" -np "$np" --bind-to none "$BINDLAB_APP" "$@" >"$WORK/ref-$key.out" 2>&1 ||
-        fail "one-node reference $key: $(tail -n 5 "$WORK/ref-$key.out")"
-    REF[$key]=$(result "$WORK/ref-$key.out" checksum)
-    echo "one node, $key: checksum ${REF[$key]}"
-}
+# One-node references (ref, cluster_common.sh): the same kernel and rank
+# count under plain mpirun.
 
 # check NAME EXPECTED REFKEY CMD...: run CMD (on the login node), then
 # recorded hosts == launcher's hosts == EXPECTED, verified, same checksum.
 check() {
     local name=$1 want=$2 key=$3 out="$WORK/$1.out" got said c
     shift 3
-    local rc attempt
-    for attempt in 1 2 3; do
-        timeout 120 bash "$NODES_SH" exec "$CL" head "$@" >"$out" 2>&1
-        rc=$?
-        if [ "$rc" = 0 ] || [ "$attempt" = 3 ] || ! init_race "$out"; then break; fi
-        echo "note: $name hit Open MPI 4.1's MPI_Init race (cluster_common.sh), launched again"
-    done
+    local rc
+    on_head_launch "$name" "$out" "$@"
+    rc=$?
     [ "$rc" = 0 ] || { bad "$name: exit $rc"; tail -n 15 "$out"; return; }
     got=$(ranks_hosts "$out")
     said=$(launcher_hosts "$out")

@@ -35,8 +35,6 @@ for m in ${BINDLAB_MPIS:-${BL_MPIS[*]}}; do
 done
 [ "${#have[@]}" -gt 0 ] || skip "no extra MPI could be had (reasons above)"
 
-fails=0
-bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
 start_cluster 2
 
 # check NAME CMD...: run CMD on the login node; ranks on bl1 and bl2,
@@ -74,19 +72,10 @@ for m in "${have[@]}"; do
 done
 # bindlab sweep of nodes: 2 layouts inside salloc with MPICH's and Intel
 # MPI's mpiexec (-hosts bl1,bl2 and -ppn, docs/launchers.md): every rank on
-# the node worked out by hand (ppr:K:node fills K per node; by node deals
-# the ranks round robin), as the run file's ranks table records it, and
-# every rank's binding line read as its own (checks: all ranks, matching).
-cat >"$WORK/nodes.yaml" <<'YAML'
-name: hydranodes
-kernels:
-  - {name: stencil, grid: 256x256, iters: 3, warmup: 1}
-defaults: {threads: 1, timeout: 120, bind_to: core}
-layouts:
-  - {name: ppr1, np: 2, nodes: 2, map_by: "ppr:1:node"}
-  - {name: ppr2, np: 4, nodes: 2, map_by: "ppr:2:node"}
-  - {name: cyclic, np: 4, nodes: 2, map_by: node}
-YAML
+# the node worked out by hand (CLUSTER_HOSTS, cluster_common.sh), as the
+# run file's ranks table records it, and every rank's binding line read
+# as its own (checks: all ranks, matching).
+stencil_sweep "$WORK/nodes.yaml" hydranodes ppr1 ppr2 cyclic
 for m in "${have[@]}"; do
     case $m in mpich | impi) ;; *) continue ;; esac
     bin="$MPI_DIR/$m/bin"
@@ -95,10 +84,9 @@ for m in "${have[@]}"; do
         "$BINDLAB" sweep --launcher "$m" --app "$BUILD_PREFIX-$m/bindlab-app" \
         --results "$WORK/sweep-$m" "$WORK/nodes.yaml" >"$WORK/sweep-$m.out" 2>&1 ||
         { bad "$m: nodes: 2 sweep in salloc: exit $?"; tail -n 20 "$WORK/sweep-$m.out"; continue; }
-    if "$PY" - "$WORK/sweep-$m/hydranodes.h5" <<'PYEOF'; then echo "ok: $m: nodes: 2 sweep in salloc"; else bad "$m: nodes: 2 sweep in salloc"; tail -n 20 "$WORK/sweep-$m.out"; fi
+    if "$PY" - "$WORK/sweep-$m/hydranodes.h5" "$(hosts_py)" <<'PYEOF'; then echo "ok: $m: nodes: 2 sweep in salloc"; else bad "$m: nodes: 2 sweep in salloc"; tail -n 20 "$WORK/sweep-$m.out"; fi
 import sys, h5py
-want = {"ppr1": ["bl1", "bl2"], "ppr2": ["bl1", "bl1", "bl2", "bl2"],
-        "cyclic": ["bl1", "bl2", "bl1", "bl2"]}
+want = dict((k, v.split()) for k, v in (kv.split("=") for kv in sys.argv[2].split(";") if kv))
 def s(v): return v.decode() if isinstance(v, bytes) else str(v)
 with h5py.File(sys.argv[1], "r") as f:
     runs = f["runs"]

@@ -26,34 +26,17 @@ source "$(dirname "$0")/cluster_common.sh"
 set +e +o pipefail
 export OMP_NUM_THREADS=1
 cd "$WORK" || fail "no work dir"
-fails=0
-bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
-
 APP=$BINDLAB_APP
 SRUN=(srun --mpi=pmix "--cpu-bind=verbose,cores")
-
-# one-node references
-declare -A REF
-ref() { # ref KEY NP APP-ARGS...
-    local key=$1 np=$2
-    shift 2
-    "${MPIRUN[@]}" -np "$np" --bind-to none "$APP" "$@" >"$WORK/ref-$key.out" 2>&1 ||
-        fail "one-node reference $key: $(tail -n 5 "$WORK/ref-$key.out")"
-    REF[$key]=$(result "$WORK/ref-$key.out" checksum)
-}
 
 # run NAME REFKEY CMD... (on the login node, --out NAME.h5 appended);
 # launched again (at most twice, and said) when it died of Open MPI 4.1's
 # MPI_Init race (init_race, cluster_common.sh)
 run() {
-    local name=$1 key=$2 rc attempt
+    local name=$1 key=$2 rc
     shift 2
-    for attempt in 1 2 3; do
-        timeout 120 bash "$NODES_SH" exec "$CL" head "$@" --out "$WORK/$name.h5" >"$WORK/$name.out" 2>&1
-        rc=$?
-        if [ "$rc" = 0 ] || [ "$attempt" = 3 ] || ! init_race "$WORK/$name.out"; then break; fi
-        echo "note: $name hit Open MPI 4.1's MPI_Init race (cluster_common.sh), launched again"
-    done
+    on_head_launch "$name" "$WORK/$name.out" "$@" --out "$WORK/$name.h5"
+    rc=$?
     [ "$rc" = 0 ] || { bad "$name: exit $rc"; tail -n 15 "$WORK/$name.out"; return 1; }
     [ "$(result "$WORK/$name.out" verified)" = yes ] || bad "$name: not verified"
     local c
@@ -159,33 +142,12 @@ run lu-ppr2 lu4 salloc -N2 -n4 mpirun --allow-run-as-root --bind-to core --map-b
 
 # The harness: a one-node sweep here, a two-node sweep in the cluster,
 # merged in that order: bl1 and bl2 become nodes 1 and 2.
-cat >"$WORK/local.yaml" <<'YAML'
-name: here
-kernels:
-  - {name: stencil, grid: 256x256, iters: 3, warmup: 1}
-defaults: {threads: 1, timeout: 120, bind_to: core}
-layouts:
-  - {name: local, np: 2, map_by: core}
-YAML
-cat >"$WORK/two.yaml" <<'YAML'
-name: two
-kernels:
-  - {name: stencil, grid: 256x256, iters: 3, warmup: 1}
-defaults: {threads: 1, timeout: 120, bind_to: core}
-layouts:
-  - {name: ppr1, np: 2, nodes: 2, map_by: "ppr:1:node"}
-YAML
+stencil_sweep "$WORK/local.yaml" here local
+stencil_sweep "$WORK/two.yaml" two ppr1
 "$BINDLAB" sweep --results "$WORK/here" "$WORK/local.yaml" >"$WORK/here.out" 2>&1 ||
     { bad "one-node sweep: exit $?"; tail -n 20 "$WORK/here.out"; }
-two=$WORK/two
-for attempt in 1 2 3; do
-    [ "$attempt" = 1 ] || two=$WORK/two.$attempt
-    on head salloc -N2 --exclusive "$BINDLAB" sweep --results "$two" "$WORK/two.yaml" >"$two.out" 2>&1
-    rc=$?
-    if [ "$attempt" = 3 ] || ! log=$(sweep_race "$two" two); then break; fi
-    echo "note: $log hit Open MPI 4.1's MPI_Init race (cluster_common.sh), the sweep runs again"
-done
-[ "$rc" = 0 ] || { bad "two-node sweep: exit $rc"; tail -n 20 "$two.out"; }
+sweep_in_salloc "$WORK/two" "$WORK/two.yaml" two || bad "two-node sweep: exit $?"
+two=$SWEPT
 "$BINDLAB" merge -o "$WORK/merged.h5" "$WORK/here/here.h5" "$two/two.h5" >"$WORK/merge.out" 2>&1 ||
     { bad "merge: exit $?"; cat "$WORK/merge.out"; }
 if "$PY" - "$WORK/merged.h5" "$(hostname)" <<'PYEOF'; then

@@ -14,34 +14,12 @@ source "$(dirname "$0")/cluster_common.sh"
 : "${BINDLAB:?run through ctest}"
 set +e +o pipefail
 cd "$WORK" || fail "no work dir"
-fails=0
-bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# where each layout's ranks land, by hand: CLUSTER_HOSTS (cluster_common.sh)
+stencil_sweep "$WORK/nodes.yaml" nodesweep ppr1 ppr2 block cyclic
 
-cat >"$WORK/nodes.yaml" <<'YAML'
-name: nodesweep
-kernels:
-  - {name: stencil, grid: 256x256, iters: 3, warmup: 1}
-defaults: {threads: 1, timeout: 120, bind_to: core}
-layouts:
-  - {name: ppr1, np: 2, nodes: 2, map_by: "ppr:1:node"}
-  - {name: ppr2, np: 4, nodes: 2, map_by: "ppr:2:node"}
-  - {name: block, np: 4, nodes: 2, map_by: core}
-  - {name: cyclic, np: 4, nodes: 2, map_by: node}
-YAML
-# Where each layout's ranks land (rank 0, 1, ...), by hand: 2 cores per
-# node; ppr:K:node and block fill a node's K (2) slots before the next;
-# by node deals the ranks round robin.
-declare -A WANT=(
-    [ppr1]="bl1 bl2"
-    [ppr2]="bl1 bl1 bl2 bl2"
-    [block]="bl1 bl1 bl2 bl2"
-    [cyclic]="bl1 bl2 bl1 bl2"
-)
-WANT_PY=$(for k in "${!WANT[@]}"; do printf '%s=%s;' "$k" "${WANT[$k]}"; done)
-
-# check_sweep FILE NRUNS LAUNCHER: the merged file's runs against WANT.
+# check_sweep FILE NRUNS LAUNCHER: the merged file's runs against CLUSTER_HOSTS.
 check_sweep() {
-    "$PY" - "$1" "$2" "$3" "$WANT_PY" <<'PYEOF'
+    "$PY" - "$1" "$2" "$3" "$(hosts_py)" <<'PYEOF'
 import os, sys, h5py
 path, nruns, launcher, want = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 want = dict((k, v.split()) for k, v in (kv.split("=") for kv in want.split(";") if kv))
@@ -102,32 +80,13 @@ rc=$?
 grep -q "nodes 2: mpirun reaches other nodes through a Slurm allocation, and SLURM_JOB_NODELIST is not set" \
     "$WORK/outside.out" || { bad "no reason for the refusal"; cat "$WORK/outside.out"; }
 
-# sweep_in_salloc DIR [ARGS...]: `bindlab sweep ARGS` of nodes.yaml inside
-# salloc -N2, results in DIR; run again into DIR.2, DIR.3 when a run died of
-# Open MPI 4.1's MPI_Init race (init_race, cluster_common.sh). Sets SWEPT.
-sweep_in_salloc() {
-    local dir=$1 d attempt rc log
-    shift
-    for attempt in 1 2 3; do
-        d=$dir
-        [ "$attempt" = 1 ] || d=$dir.$attempt
-        on head salloc -N2 --exclusive "$BINDLAB" sweep "$@" --results "$d" "$WORK/nodes.yaml" \
-            >"$d.out" 2>&1
-        rc=$?
-        SWEPT=$d
-        if [ "$attempt" = 3 ] || ! log=$(sweep_race "$d" nodesweep); then break; fi
-        echo "note: $log hit Open MPI 4.1's MPI_Init race (cluster_common.sh), the sweep runs again"
-    done
-    [ "$rc" = 0 ] || tail -n 20 "$d.out"
-    return "$rc"
-}
-
-# 2. bindlab sweep inside salloc (the harness on the login node), mpirun.
-sweep_in_salloc "$WORK/salloc" || bad "sweep in salloc: exit $?"
+# 2. bindlab sweep inside salloc (the harness on the login node), mpirun;
+# a sweep whose run died of the MPI_Init race runs again (sweep_in_salloc).
+sweep_in_salloc "$WORK/salloc" "$WORK/nodes.yaml" nodesweep || bad "sweep in salloc: exit $?"
 if check_sweep "$SWEPT/nodesweep.h5" 4 mpirun; then echo "ok: sweep in salloc with mpirun"; else bad "sweep in salloc with mpirun"; fi
 
 # 3. The same with srun as the launcher.
-sweep_in_salloc "$WORK/srun" --launcher srun || bad "srun sweep: exit $?"
+sweep_in_salloc "$WORK/srun" "$WORK/nodes.yaml" nodesweep --launcher srun || bad "srun sweep: exit $?"
 if check_sweep "$SWEPT/nodesweep.h5" 4 srun; then echo "ok: sweep in salloc with srun"; else bad "sweep in salloc with srun"; fi
 
 # 4. bindlab slurm: one job, an array of 2 + merge, and srun; the job's
