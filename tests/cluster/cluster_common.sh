@@ -81,8 +81,7 @@ launcher_hosts() {
         sort -n | tr '\n' ' ' | sed 's/ $//'
 }
 
-# result FILE FIELD: a field of the app's "bindlab-app: result" line.
-result() { sed -n "s/^bindlab-app: result .* $2=\([^ ]*\).*/\1/p" "$1"; }
+# result FILE FIELD (integration/common.sh): a field of the app's result line.
 
 # init_race LOG: LOG shows Open MPI 4.1's race in MPI_Init across nodes
 # (seen here under srun --mpi=pmix, a few launches in a hundred, more under
@@ -106,11 +105,6 @@ sweep_race() {
     done
     return 1
 }
-
-# bad MESSAGE: one check failed; the test goes on and fails at its end
-# ([ "$fails" = 0 ] || fail ...), so one run shows every miss.
-fails=0
-bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
 # The sweeps' layouts over the 2 nodes of 2 cores (CLUSTER_LAYOUT), and
 # where each puts its ranks, rank 0 first (CLUSTER_HOSTS), by hand:

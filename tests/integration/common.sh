@@ -36,3 +36,24 @@ fake_slurm_allocation() {
         "$NC" >"$WORK/slurm.conf"
     export SLURM_CONF=$WORK/slurm.conf SLURM_JOB_NODELIST='bl[1-2]'
 }
+
+# For scripts whose checks run on after a miss (they test exit statuses):
+# bad MESSAGE reports one and counts it in fails; the script ends with
+# [ "$fails" = 0 ] || fail ... (or exits 1 when fails > 0).
+fails=0
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# result FILE FIELD: a field of the app's "bindlab-app: result" line in
+# FILE ("-": standard input).
+result() { sed -n "s/^bindlab-app: result .* $2=\([^ ]*\).*/\1/p" "$1"; }
+
+# run_kernel KERNEL NP THREADS ARGS...: bindlab-app --kernel KERNEL ARGS
+# under mpirun, NP ranks (oversubscribed, unbound) of THREADS threads, 300 s
+# at most; sets rc and out (stdout and stderr).
+run_kernel() {
+    local kernel=$1 np=$2 th=$3
+    shift 3
+    out=$(OMP_NUM_THREADS=$th timeout 300 mpirun -np "$np" --oversubscribe \
+          --bind-to none "$BINDLAB_APP" --kernel "$kernel" "$@" 2>&1)
+    rc=$?
+}

@@ -12,21 +12,14 @@ set -u
 command -v mpirun > /dev/null || { echo "SKIP: no mpirun in PATH"; exit 77; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 source "$(dirname "$0")/common.sh"
-# These checks run on after a failed command (they test exit statuses):
+# These checks run on after a failed command (they test exit statuses),
+# each miss counted by bad (common.sh):
 set +e +o pipefail
 tmp=$WORK
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
-# run NP THREADS ARGS...: sets $rc and $out (stdout+stderr)
-run() {
-    local np=$1 th=$2
-    shift 2
-    out=$(OMP_NUM_THREADS=$th mpirun -np "$np" --oversubscribe --bind-to none \
-          "$BINDLAB_APP" --kernel stencil "$@" 2>&1)
-    rc=$?
-}
-field() { sed -n "s/^bindlab-app: result .* $1=\([^ ]*\).*/\1/p" <<< "$out"; }
+# run NP THREADS ARGS...: sets $rc and $out (stdout+stderr); run_kernel, common.sh
+run() { run_kernel stencil "$@"; }
+field() { result - "$1" <<< "$out"; }
 
 # An awkward grid: primes, remainders on every decomposition used here.
 base=(--grid 211x157 --radius 3 --iters 3 --warmup 1)
@@ -34,26 +27,26 @@ ref=""
 for np in 1 2 4; do
     for th in 1 2; do
         run "$np" "$th" "${base[@]}" --out "$tmp/r$np-$th.h5"
-        [ "$rc" = 0 ] || fail "np=$np threads=$th exit $rc: $out"
-        [ "$(field verified)" = yes ] || fail "np=$np threads=$th not verified"
+        [ "$rc" = 0 ] || bad "np=$np threads=$th exit $rc: $out"
+        [ "$(field verified)" = yes ] || bad "np=$np threads=$th not verified"
         c=$(field checksum)
-        [ -n "$c" ] || fail "np=$np threads=$th: no checksum in: $out"
+        [ -n "$c" ] || bad "np=$np threads=$th: no checksum in: $out"
         [ -z "$ref" ] && ref=$c
-        [ "$c" = "$ref" ] || fail "np=$np threads=$th checksum $c != $ref"
+        [ "$c" = "$ref" ] || bad "np=$np threads=$th checksum $c != $ref"
     done
 done
 # The exact mean after 4 steps: 105 + 2 * 78 + 3 * 4 = 273.
-[ "$ref" = 273 ] || fail "checksum $ref, expected the exact mean 273"
+[ "$ref" = 273 ] || bad "checksum $ref, expected the exact mean 273"
 
 for init in serial parallel; do
     run 2 2 "${base[@]}" --init "$init"
-    [ "$rc" = 0 ] && [ "$(field verified)" = yes ] || fail "--init $init: $out"
-    [ "$(field checksum)" = "$ref" ] || fail "--init $init checksum differs"
+    { [ "$rc" = 0 ] && [ "$(field verified)" = yes ]; } || bad "--init $init: $out"
+    [ "$(field checksum)" = "$ref" ] || bad "--init $init checksum differs"
 done
 for np in 2 4; do
     run "$np" 2 "${base[@]}" --overlap
-    [ "$rc" = 0 ] && [ "$(field verified)" = yes ] || fail "--overlap np=$np: $out"
-    [ "$(field checksum)" = "$ref" ] || fail "--overlap np=$np checksum differs"
+    { [ "$rc" = 0 ] && [ "$(field verified)" = yes ]; } || bad "--overlap np=$np: $out"
+    [ "$(field checksum)" = "$ref" ] || bad "--overlap np=$np checksum differs"
 done
 # Streaming stores and 64-column strips forced on (this grid is far too
 # small for the automatic choice), radius 1..4, with halo exchange between
@@ -66,21 +59,21 @@ for r in 1 2 3 4; do
               "$BINDLAB_APP" --kernel stencil --grid 211x157 --radius "$r" \
               --iters 3 --warmup 1 --overlap --out "$tmp/nt$r-$np.h5" 2>&1)
         rc=$?
-        [ "$rc" = 0 ] && [ "$(field verified)" = yes ] ||
-            fail "streaming r=$r np=$np: exit $rc: $out"
+        { [ "$rc" = 0 ] && [ "$(field verified)" = yes ]; } ||
+            bad "streaming r=$r np=$np: exit $rc: $out"
         [ "$r" != 3 ] || [ "$(field checksum)" = "$ref" ] ||
-            fail "streaming r=3 np=$np checksum $(field checksum) != $ref"
+            bad "streaming r=3 np=$np checksum $(field checksum) != $ref"
     done
 done
 "$BINDLAB_BUILD_DIR/tests/runfile_results" "$tmp/nt2-4.h5" |
     awk '$1 == "metric" && $3 == "bytes_per_point" && $4 != 16 {bad = 1}
          $1 == "metric" && $3 == "streaming_stores" {seen++}
          END {exit bad || seen != 4}' ||
-    fail "streaming run: bytes_per_point not 16 on every rank"
+    bad "streaming run: bytes_per_point not 16 on every rank"
 out=$(BINDLAB_STENCIL_STORES=fast "$BINDLAB_APP" --kernel stencil --grid 100 2>&1)
 rc=$?
-[ "$rc" = 2 ] && grep -q 'BINDLAB_STENCIL_STORES=.fast.' <<< "$out" ||
-    fail "BINDLAB_STENCIL_STORES=fast: exit $rc, expected 2 naming it: $out"
+{ [ "$rc" = 2 ] && grep -q 'BINDLAB_STENCIL_STORES=.fast.' <<< "$out"; } ||
+    bad "BINDLAB_STENCIL_STORES=fast: exit $rc, expected 2 naming it: $out"
 
 # Per-rank metrics in the run file, read with runfile_results, against
 # values worked out by hand for 211x157, R=3 on 4 ranks (a 2x2 rank grid,
@@ -92,7 +85,7 @@ rc=$?
 # and the timed seconds t = points x 3 iterations / (mlups x 1e6) must give
 # halo_fraction = 3 halo_s_per_step / t.
 results="$BINDLAB_BUILD_DIR/tests/runfile_results"
-[ -x "$results" ] || fail "no $results: build the tests"
+[ -x "$results" ] || bad "no $results: build the tests"
 if metrics=$("$results" "$tmp/r4-2.h5"); then
     awk '
     BEGIN { tx[0]=106; ty[0]=79; px[0]=103; py[0]=76
@@ -118,9 +111,9 @@ if metrics=$("$results" "$tmp/r4-2.h5"); then
                 bad("rank " r " halo_fraction " v[r, "halo_fraction"] " != 3 halo_s_per_step / t = " 3 * v[r, "halo_s_per_step"] / t)
         }
         exit status
-    }' <<< "$metrics" || fail "metrics table: $metrics"
+    }' <<< "$metrics" || bad "metrics table: $metrics"
 else
-    fail "runfile_results $tmp/r4-2.h5 failed"
+    bad "runfile_results $tmp/r4-2.h5 failed"
 fi
 
 # The run's result from its recorded per-rank times, recomputed here: an
@@ -161,28 +154,28 @@ check_result() {  # FILE RANK-POINTS...
             if (!near(rrate[r], p[r + 1] / m / 1e6)) bad("rank " r " rate " rrate[r] ", expected " p[r + 1] " / " m " / 1e6")
         }
         exit status
-    }' || fail "result arithmetic of $file"
+    }' || bad "result arithmetic of $file"
 }
 check_result "$tmp/r4-2.h5" $((103 * 76)) $((102 * 76)) $((103 * 75)) $((102 * 75))
 # 2 ranks: a 1x2 rank grid splits y, 157 = 79 + 78: 205 x 76 and 205 x 75.
 run 2 1 --grid 211x157 --radius 3 --iters 4 --warmup 1 --out "$tmp/even.h5"
-[ "$rc" = 0 ] || fail "np=2 --iters 4: exit $rc: $out"
+[ "$rc" = 0 ] || bad "np=2 --iters 4: exit $rc: $out"
 check_result "$tmp/even.h5" $((205 * 76)) $((205 * 75))
 
 # A tile smaller than R: 9 rows over 3 ranks are tiles of 3 < 4.
 run 3 1 --grid 50x9 --radius 4 --out "$tmp/small.h5"
-[ "$rc" = 2 ] || fail "small tile: exit $rc, expected 2: $out"
-grep -q "50x9" <<< "$out" && grep -q "50x3 cells" <<< "$out" &&
-    grep -q -- "--radius 4" <<< "$out" || fail "small tile message: $out"
-[ -e "$tmp/small.h5" ] && fail "small tile: a run file was written"
+[ "$rc" = 2 ] || bad "small tile: exit $rc, expected 2: $out"
+{ grep -q "50x9" <<< "$out" && grep -q "50x3 cells" <<< "$out" &&
+    grep -q -- "--radius 4" <<< "$out"; } || bad "small tile message: $out"
+[ -e "$tmp/small.h5" ] && bad "small tile: a run file was written"
 
 # Deliberate faults must fail verification (exit 1, verified=no).
 for np in 2 4; do
     for hook in "1" "2" "3 --overlap"; do
         # shellcheck disable=SC2086
         run "$np" 2 --grid 1200 --iters 4 --warmup 1 --test-hook $hook
-        [ "$rc" = 1 ] && [ "$(field verified)" = no ] ||
-            fail "np=$np --test-hook $hook: exit $rc, expected a wrong answer: $out"
+        { [ "$rc" = 1 ] && [ "$(field verified)" = no ]; } ||
+            bad "np=$np --test-hook $hook: exit $rc, expected a wrong answer: $out"
     done
 done
 
