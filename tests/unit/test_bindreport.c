@@ -14,46 +14,7 @@
 #include "cpuset.h"
 #include "topo.h"
 
-static char *fixture(const char *name)
-{
-    const char *dir = getenv("BINDLAB_FIXTURES");
-    char path[1024];
-    FILE *f;
-    long n;
-    char *text;
-    assert_non_null(dir);
-    snprintf(path, sizeof path, "%s/bindreport/%s", dir, name);
-    f = fopen(path, "r");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    rewind(f);
-    text = malloc((size_t)n + 1);
-    assert_non_null(text);
-    assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
-    text[n] = '\0';
-    fclose(f);
-    return text;
-}
-
-static hwloc_topology_t topo_of(const char *spec)
-{
-    hwloc_topology_t t;
-    bl_err err;
-    char path[1024];
-    /* Names ending in .xml are real topologies shipped in
-     * configs/topologies/ of the source tree. */
-    if (spec && strstr(spec, ".xml")) {
-        const char *src = getenv("BINDLAB_SOURCE_DIR");
-        snprintf(path, sizeof path, "%s/configs/topologies/%s",
-                 src ? src : ".", spec);
-        if (access(path, R_OK) != 0)
-            fail_msg("%s: missing (set BINDLAB_SOURCE_DIR)", path);
-        spec = path;
-    }
-    assert_int_equal(bl_topo_load(spec, &t, &err), 0);
-    return t;
-}
+#include "bl_test_files.h"
 
 /* Parses a fixture (or literal text when name has no '.txt'). */
 static void parse(const char *name, const char *topo_spec,
@@ -61,8 +22,9 @@ static void parse(const char *name, const char *topo_spec,
                   hwloc_topology_t *topo)
 {
     bl_err err;
-    char *text = strstr(name, ".txt") ? fixture(name) : strdup(name);
-    *topo = topo_of(topo_spec);
+    char *text = strstr(name, ".txt") ? bl_test_fixture("bindreport", name)
+                                      : strdup(name);
+    *topo = bl_test_topology(topo_spec);
     assert_int_equal(bl_bindreport_parse(text, fmt, *topo, r, &err), 0);
     free(text);
 }
@@ -590,8 +552,8 @@ static void nodes_each_line_read_with_its_nodes_topology(void **state)
         "[bl1:6] MCW rank 0 bound to socket 0[core 1[hwt 0-1]]: [../BB]\n"
         "[bl2:7] MCW rank 1 bound to socket 0[core 1[hwt 0]]: [./B][./.]\n"
         "[bl3:8] MCW rank 2 bound to socket 0[core 0[hwt 0]]: [B./..]\n";
-    hwloc_topology_t a = topo_of("pack:1 core:2 pu:2");
-    hwloc_topology_t b = topo_of("pack:2 core:2 pu:1");
+    hwloc_topology_t a = bl_test_topology("pack:1 core:2 pu:2");
+    hwloc_topology_t b = bl_test_topology("pack:2 core:2 pu:1");
     const char *hosts[] = {"bl1", "bl2.cluster"};
     const hwloc_topology_t topos[] = {a, b};
     bl_report_topos t = {a, 2, hosts, topos};

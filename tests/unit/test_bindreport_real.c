@@ -18,49 +18,18 @@
 #include "launcher_info.h"
 #include "topo.h"
 
+#include "bl_test_files.h"
+
 #define VM_TOPO "pack:1 core:2 pu:1"
 #define SKYLAKE "Intel-Skylake-2xXeon6140.xml"
 
+/* A real capture: its first line says so (and names the command). */
 static char *read_fixture(const char *sub, const char *name)
 {
-    const char *dir = getenv("BINDLAB_FIXTURES");
-    char path[1024];
-    FILE *f;
-    long n;
-    char *text;
-    assert_non_null(dir);
-    snprintf(path, sizeof path, "%s/%s/%s", dir, sub, name);
-    f = fopen(path, "r");
-    if (!f)
-        fail_msg("cannot open fixture %s", path);
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    rewind(f);
-    text = malloc((size_t)n + 1);
-    assert_non_null(text);
-    assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
-    text[n] = '\0';
-    fclose(f);
-    /* every real capture says so in its first line */
+    char *text = bl_test_fixture(sub, name);
     assert_non_null(strstr(text, "captured"));
     assert_true(strchr(text, '\n') > strstr(text, "captured"));
     return text;
-}
-
-static hwloc_topology_t topo_of(const char *spec)
-{
-    hwloc_topology_t t;
-    bl_err err;
-    char path[1024];
-    if (strstr(spec, ".xml")) {
-        const char *src = getenv("BINDLAB_SOURCE_DIR");
-        snprintf(path, sizeof path, "%s/configs/topologies/%s",
-                 src ? src : ".", spec);
-        spec = path;
-    }
-    if (bl_topo_load(spec, &t, &err) != 0)
-        fail_msg("topology %s: %s", spec, err.msg);
-    return t;
 }
 
 /* Parses a fixture with AUTO detection and checks: the format found, no
@@ -70,7 +39,7 @@ static void check(const char *name, const char *topo_spec,
 {
     bl_binding_report r;
     bl_err err;
-    hwloc_topology_t t = topo_of(topo_spec);
+    hwloc_topology_t t = bl_test_topology(topo_spec);
     char *text = read_fixture("bindreport", name);
     size_t n = 0;
     assert_int_equal(bl_bindreport_parse(text, BL_REPORT_AUTO, t, &r, &err),
@@ -328,7 +297,7 @@ static void impi_rejects_broken_rows(void **state)
         "[0] MPI startup(): 4       21756    vm         {x}\n";
     bl_binding_report r;
     bl_err err;
-    hwloc_topology_t t = topo_of(VM_TOPO);
+    hwloc_topology_t t = bl_test_topology(VM_TOPO);
     (void)state;
     assert_int_equal(bl_bindreport_parse(text, BL_REPORT_AUTO, t, &r, &err),
                      0);

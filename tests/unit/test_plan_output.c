@@ -15,21 +15,7 @@
 #include "plan_picture.h"
 #include "topo.h"
 
-static hwloc_topology_t load(const char *spec)
-{
-    hwloc_topology_t t;
-    bl_err err;
-    char path[1024];
-    if (strstr(spec, ".xml")) {
-        const char *src = getenv("BINDLAB_SOURCE_DIR");
-        snprintf(path, sizeof path, "%s/configs/topologies/%s",
-                 src ? src : ".", spec);
-        spec = path;
-    }
-    if (bl_topo_load(spec, &t, &err) < 0)
-        fail_msg("%s: %s", spec, err.msg);
-    return t;
-}
+#include "bl_test_files.h"
 
 static hwloc_bitmap_t set_of(const char *list)
 {
@@ -126,7 +112,7 @@ static const bl_plan_warning *get_warning(const bl_plan_warning *w, size_t n,
  * holds the even PUs. The TSV names PUs by OS index, the rest logically. */
 static void plan_tsv_names_pus_by_os_index_and_levels_logically(void **state)
 {
-    hwloc_topology_t topo = load("Intel-Skylake-2xXeon6140.xml");
+    hwloc_topology_t topo = bl_test_topology("Intel-Skylake-2xXeon6140.xml");
     static const char *const ranks[] = {"0,36", "1,37"};
     static const char *const threads[] = {"0", "36", "1", "37"};
     bl_plan p;
@@ -148,7 +134,7 @@ static void plan_tsv_names_pus_by_os_index_and_levels_logically(void **state)
 /* A rank over a whole package: list forms in every column. */
 static void plan_tsv_lists_spanning_sets(void **state)
 {
-    hwloc_topology_t topo = load("pack:2 numa:2 l3:2 core:2 pu:2");
+    hwloc_topology_t topo = bl_test_topology("pack:2 numa:2 l3:2 core:2 pu:2");
     static const char *const ranks[] = {"0-15", "16-31"};
     bl_plan p;
     char *out;
@@ -167,7 +153,7 @@ static void plan_tsv_lists_spanning_sets(void **state)
 /* Columns line up: every row starts its PUs column at the same offset. */
 static void plan_table_aligns_columns(void **state)
 {
-    hwloc_topology_t topo = load("pack:2 core:8 pu:2");
+    hwloc_topology_t topo = bl_test_topology("pack:2 core:8 pu:2");
     static const char *const ranks[] = {"0-1", "2-3", "4-5", "6-7", "8-9",
                                         "10-11", "12-13", "14-15", "16-17",
                                         "18-19", "20-31"};
@@ -198,7 +184,7 @@ static void plan_table_aligns_columns(void **state)
 
 static void plan_table_marks_unbound_thread_place(void **state)
 {
-    hwloc_topology_t topo = load("pack:1 core:2 pu:1");
+    hwloc_topology_t topo = bl_test_topology("pack:1 core:2 pu:1");
     static const char *const ranks[] = {"0-1"};
     bl_plan p;
     char *out;
@@ -218,7 +204,7 @@ static void plan_table_marks_unbound_thread_place(void **state)
  * sharing, idle cores. */
 static void plan_map_shows_threads_per_core_and_idle_cores(void **state)
 {
-    hwloc_topology_t topo = load("pack:2 l3:2 core:2 pu:2");
+    hwloc_topology_t topo = bl_test_topology("pack:2 l3:2 core:2 pu:2");
     static const char *const ranks[] = {"0-3", "8-11"};
     /* rank 0: one thread per core; rank 1: two threads on core 4 (SMT). */
     static const char *const threads[] = {"0-1", "2-3", "8", "9"};
@@ -242,7 +228,7 @@ static void plan_map_shows_threads_per_core_and_idle_cores(void **state)
 
 static void plan_map_marks_floating_and_wide_places(void **state)
 {
-    hwloc_topology_t topo = load("pack:1 numa:2 core:2 pu:1");
+    hwloc_topology_t topo = bl_test_topology("pack:1 numa:2 core:2 pu:1");
     static const char *const ranks[] = {"0-1", NULL};
     bl_plan p;
     char *out;
@@ -267,7 +253,7 @@ static void plan_map_marks_floating_and_wide_places(void **state)
  * rank appears once per core cell. */
 static void plan_map_fits_terminal_width_on_epyc(void **state)
 {
-    hwloc_topology_t topo = load("AMD-19h-Zen4-2xEpyc-9654.xml");
+    hwloc_topology_t topo = bl_test_topology("AMD-19h-Zen4-2xEpyc-9654.xml");
     int n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
     static const int widths[] = {80, 132};
     char **ranks = calloc(n > 0 ? (size_t)n : 1, sizeof *ranks);
@@ -313,7 +299,7 @@ static void plan_map_fits_terminal_width_on_epyc(void **state)
 /* One rank per package, a thread on each core: nothing to warn about. */
 static void plan_warnings_none_for_one_rank_per_package_filled(void **state)
 {
-    hwloc_topology_t topo = load("pack:2 core:4 pu:1");
+    hwloc_topology_t topo = bl_test_topology("pack:2 core:4 pu:1");
     static const char *const ranks[] = {"0-3", "4-7"};
     static const char *const threads[] = {"0", "1", "2", "3",
                                           "4", "5", "6", "7"};
@@ -334,7 +320,7 @@ static void plan_warnings_none_for_one_rank_per_package_filled(void **state)
 
 static void plan_warnings_count_idle_cores(void **state)
 {
-    hwloc_topology_t topo = load("pack:2 core:4 pu:2");
+    hwloc_topology_t topo = bl_test_topology("pack:2 core:4 pu:2");
     static const char *const ranks[] = {"0-1", "2-3"};
     bl_plan p;
     bl_plan_warning *w;
@@ -357,7 +343,7 @@ static void plan_warnings_count_idle_cores(void **state)
 
 static void plan_warnings_smt_and_time_sharing(void **state)
 {
-    hwloc_topology_t topo = load("pack:1 core:4 pu:2");
+    hwloc_topology_t topo = bl_test_topology("pack:1 core:4 pu:2");
     /* core 0: two threads on its two PUs (SMT); core 1: two on PU 2. */
     static const char *const ranks[] = {"0-3"};
     static const char *const threads[] = {"0", "1", "2", "2"};
@@ -382,7 +368,7 @@ static void plan_warnings_smt_and_time_sharing(void **state)
 
 static void plan_warnings_more_threads_than_pus(void **state)
 {
-    hwloc_topology_t topo = load("pack:1 core:2 pu:1");
+    hwloc_topology_t topo = bl_test_topology("pack:1 core:2 pu:1");
     static const char *const ranks[] = {"0", "1"};
     bl_plan p;
     bl_plan_warning *w;
@@ -404,7 +390,7 @@ static void plan_warnings_more_threads_than_pus(void **state)
  * packages, rank 2 unbound. */
 static void plan_warnings_spanning_numa_and_packages(void **state)
 {
-    hwloc_topology_t topo = load("pack:2 numa:2 core:2 pu:1");
+    hwloc_topology_t topo = bl_test_topology("pack:2 numa:2 core:2 pu:1");
     static const char *const ranks[] = {"0-3", "2-5", NULL};
     bl_plan p;
     bl_plan_warning *w;
@@ -431,7 +417,7 @@ static void plan_warnings_spanning_numa_and_packages(void **state)
 
 static void plan_warnings_uneven_numa_and_shared_l3(void **state)
 {
-    hwloc_topology_t topo = load("pack:1 numa:2 l3:1 core:4 pu:1");
+    hwloc_topology_t topo = bl_test_topology("pack:1 numa:2 l3:1 core:4 pu:1");
     /* Two ranks per NUMA node, which has one L3: each L3 serves two. */
     static const char *const ranks[] = {"0-1", "2-3", "4-5", "6-7"};
     bl_plan p;
@@ -462,7 +448,7 @@ static void plan_warnings_uneven_numa_and_shared_l3(void **state)
 /* A refused layout has no ranks: no rows, no warnings. */
 static void plan_output_of_refused_plan_is_empty(void **state)
 {
-    hwloc_topology_t topo = load("pack:1 core:2 pu:1");
+    hwloc_topology_t topo = bl_test_topology("pack:1 core:2 pu:1");
     bl_plan p;
     bl_plan_warning *w;
     size_t n;
@@ -499,7 +485,7 @@ static const char *misc_name(hwloc_obj_t o)
  * the object covering its binding; the input topology is left alone. */
 static void plan_picture_labels_cores_pus_and_floating_ranks(void **state)
 {
-    hwloc_topology_t topo = load("pack:2 core:2 pu:2"), t;
+    hwloc_topology_t topo = bl_test_topology("pack:2 core:2 pu:2"), t;
     static const char *const ranks[] = {"0-3", NULL};
     /* rank 0: thread 0 on PU 0, thread 1 on core 1 (PUs 2-3). */
     static const char *const threads[] = {"0", "2-3", NULL, NULL};

@@ -19,6 +19,8 @@
 #include "slurm.h"
 #include "topo.h"
 
+#include "bl_test_files.h"
+
 static void load(const char *yaml, bl_sweep *s)
 {
     bl_err err = {""};
@@ -220,24 +222,6 @@ static void write_file(const char *path, const char *text, mode_t mode)
     chmod(path, mode);
 }
 
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf;
-    long n;
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    rewind(f);
-    buf = calloc((size_t)n + 1, 1);
-    assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    if (len)
-        *len = (size_t)n;
-    return buf;
-}
-
 /* Runs argv with env; returns the exit status (-1 if it did not exit). */
 static int run(char *const *argv, char *const *env, char *out, size_t len)
 {
@@ -259,8 +243,8 @@ static int run(char *const *argv, char *const *env, char *out, size_t len)
 /* The NUL-separated words a stub recorded equal want[]. */
 static void expect_words(const char *path, const char *const *want, int n)
 {
-    size_t len, off = 0;
-    char *got = read_all(path, &len);
+    size_t len = 0, off = 0;
+    char *got = bl_test_read_file(path, &len);
     int i = 0;
     assert_non_null(got);
     for (; off < len && i < n; i++) {
@@ -540,7 +524,7 @@ static void slurm_write_script_is_atomic_and_executable(void **state)
                      0);
     assert_int_equal(bl_slurm_write_script(path, "#!/bin/bash\necho 2\n", &err),
                      0);
-    back = read_all(path, NULL);
+    back = bl_test_read_file(path, NULL);
     assert_string_equal(back, "#!/bin/bash\necho 2\n");
     free(back);
     assert_int_equal(stat(path, &st), 0);
