@@ -11,6 +11,7 @@
 
 #include "bindreport.h"
 #include "crosscheck.h"
+#include "fail_reason.h"
 #include "grow.h"
 #include "layout_hydra.h"
 #include "noisy.h"
@@ -217,95 +218,6 @@ static char *concat(const char *a, const char *b)
     return s;
 }
 
-/* A line that says something: not blank, not a rule of '-' or '=' (Open
- * MPI frames its messages with them). */
-static int informative(const char *line, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!strchr(" \t\r-=", line[i]))
-            return 1;
-    return 0;
-}
-
-/* The first line of the first message Open MPI frames with a rule of
- * dashes in text (its error messages are; binding reports are not). */
-static const char *first_framed(const char *text, size_t *n)
-{
-    int after_rule = 0;
-    for (const char *p = text; p && *p;) {
-        size_t len = strcspn(p, "\n");
-        if (len >= 8 && strspn(p, "-") == len) {
-            after_rule = 1;
-        } else if (after_rule && informative(p, len)) {
-            *n = len;
-            return p;
-        }
-        p = p[len] ? p + len + 1 : NULL;
-    }
-    return NULL;
-}
-
-/* The first informative line of text at or after from, and its length. */
-static const char *next_informative(const char *from, size_t *n)
-{
-    for (const char *p = from; p && *p;) {
-        size_t len = strcspn(p, "\n");
-        if (informative(p, len)) {
-            *n = len;
-            return p;
-        }
-        p = p[len] ? p + len + 1 : NULL;
-    }
-    return NULL;
-}
-
-/* The line that says what went wrong: the app's own "bindlab-app: ..."
- * when there is one (mpirun's banner follows it), else the first line of
- * the launcher's first framed message, else the first informative line of
- * the tail; with the line of that message that names a node or host when
- * it has one ("Remote daemon: ... on node bl2": which node died). */
-static void key_line(const char *head, const char *tail, char *buf,
-                     size_t len)
-{
-    const char *p = strstr(tail, "bindlab-app:"), *start, *q;
-    size_t n = 0, used;
-    buf[0] = '\0';
-    if (p) {
-        start = p;
-        n = strcspn(p, "\n");
-    } else if (!(start = first_framed(head ? head : "", &n)) &&
-               !(start = next_informative(tail, &n))) {
-        return;
-    }
-    used = snprintf(buf, len, "%.*s", (int)n, start);
-    if (p || used >= len)
-        return;
-    /* within the same message (until its closing rule), the last line
-     * naming a node or host: Open MPI names the local side first and the
-     * one that failed last ("HNP daemon ... on node A", "Remote daemon ...
-     * on node B"; "Local host: A", "Peer host: B") */
-    const char *named = NULL;
-    size_t named_len = 0;
-    for (q = start + n; *q == '\n';) {
-        const char *line = q + 1;
-        size_t m = strcspn(line, "\n");
-        if (m > 0 && !informative(line, m))
-            break;
-        if (memmem(line, m, " on node ", 9) || memmem(line, m, "host:", 5)) {
-            named = line;
-            named_len = m;
-        }
-        q = line + m;
-    }
-    if (named) {
-        while (named_len > 0 && (*named == ' ' || *named == '\t')) {
-            named++;
-            named_len--;
-        }
-        snprintf(buf + used, len - used, " (%.*s)", (int)named_len, named);
-    }
-}
-
 /* Decides ok / failed / timeout from how the launch ended and what the app
  * recorded, with a one-line reason for anything but ok. */
 static void judge(const bl_launch_result *res, const bl_launch_opts *lo,
@@ -324,7 +236,7 @@ static void judge(const bl_launch_result *res, const bl_launch_opts *lo,
         h->reason = strdup(how);
     } else if (!app) {
         char msg[1400], said[512];
-        key_line(res->errs.head, tail, said, sizeof said);
+        bl_fail_reason(res->errs.head, tail, said, sizeof said);
         snprintf(msg, sizeof msg, "%s, no run file: %s", how,
                  *said ? said : "stderr is empty");
         h->status = strdup("failed");
