@@ -104,7 +104,7 @@ static int gather_bytes(MPI_Comm comm, const void *mine, int bytes,
 
 /* What rank 0 holds after the gathers, rank after rank. */
 typedef struct gathered {
-    int nranks, iters, nnodes;
+    int nranks, iters;
     bl_thread_place *places;              /* [nthreads of all ranks] */
     int *place_bytes;                     /* [nranks] */
     bl_counter (*counters)[BL_NCOUNTERS]; /* [nthreads of all ranks] */
@@ -113,7 +113,9 @@ typedef struct gathered {
     int *metric_bytes;                    /* [nranks] */
     double *times;                        /* [nranks][iters] */
     double *amounts;                      /* [nranks] */
-    long long *pages;                     /* [nranks][nnodes + 1] */
+    long long *pages;                     /* each rank's [its nnodes + 1],
+                                           * one after the other */
+    int *page_bytes;                      /* [nranks] */
     long long *local_total;               /* [nranks][2] */
     size_t nthreads, nmetrics;
 } gathered;
@@ -129,12 +131,15 @@ static void gathered_free(gathered *g)
     free(g->times);
     free(g->amounts);
     free(g->pages);
+    free(g->page_bytes);
     free(g->local_total);
 }
 
-/* The records of variable size: threads, counters, verification, metrics. */
+/* The records of variable size: threads, counters, verification, metrics,
+ * and the pages per NUMA node (the NUMA nodes are those of each rank's
+ * own node: nodes of different shapes have different counts). */
 static int gather_records(MPI_Comm comm, const bl_rank_record *rec,
-                          gathered *g, bl_err *err)
+                          int nnodes, gathered *g, bl_err *err)
 {
     int nthr = rec->nthreads;
     if (gather_bytes(comm, rec->threads,
@@ -147,7 +152,12 @@ static int gather_records(MPI_Comm comm, const bl_rank_record *rec,
                      (void **)&g->verifies, NULL, err) < 0 ||
         gather_bytes(comm, rec->metrics,
                      (int)(sizeof rec->metrics[0] * (size_t)rec->nmetrics),
-                     (void **)&g->metrics, &g->metric_bytes, err) < 0)
+                     (void **)&g->metrics, &g->metric_bytes, err) < 0 ||
+        gather_bytes(comm, rec->pages,
+                     rec->pages ? (int)(sizeof *rec->pages *
+                                        ((size_t)nnodes + 1))
+                                : 0,
+                     (void **)&g->pages, &g->page_bytes, err) < 0)
         return -1;
     for (int q = 0; g->place_bytes && q < g->nranks; q++) {
         g->nthreads += (size_t)g->place_bytes[q] / sizeof *g->places;
@@ -156,20 +166,19 @@ static int gather_records(MPI_Comm comm, const bl_rank_record *rec,
     return 0;
 }
 
-/* The records of fixed size: times, work, pages. */
+/* The records of fixed size: times, work, local and total pages. */
 static int gather_numbers(MPI_Comm comm, const bl_rank_record *rec,
                           gathered *g, bl_err *err)
 {
-    int rank, ok = 1, npg = g->nnodes + 1;
+    int rank, ok = 1;
     size_t nranks = (size_t)g->nranks;
     long long local_total[2] = {rec->pages_local, rec->pages_total};
     MPI_Comm_rank(comm, &rank);
     if (rank == 0) {
         g->times = malloc(sizeof *g->times * (size_t)g->iters * nranks);
         g->amounts = malloc(sizeof *g->amounts * nranks);
-        g->pages = malloc(sizeof *g->pages * (size_t)npg * nranks);
         g->local_total = malloc(sizeof *g->local_total * 2 * nranks);
-        ok = g->times && g->amounts && g->pages && g->local_total;
+        ok = g->times && g->amounts && g->local_total;
     }
     if (root_ready(comm, ok, err) < 0)
         return -1;
@@ -177,8 +186,6 @@ static int gather_numbers(MPI_Comm comm, const bl_rank_record *rec,
                MPI_DOUBLE, 0, comm);
     MPI_Gather(&rec->work.amount, 1, MPI_DOUBLE, g->amounts, 1, MPI_DOUBLE, 0,
                comm);
-    MPI_Gather(rec->pages, npg, MPI_LONG_LONG, g->pages, npg, MPI_LONG_LONG,
-               0, comm);
     MPI_Gather(local_total, 2, MPI_LONG_LONG, g->local_total, 2,
                MPI_LONG_LONG, 0, comm);
     return 0;
@@ -294,22 +301,29 @@ static int fill_rank_rows(bl_h5_run *r, const gathered *g, bl_err *err)
     return 0;
 }
 
-/* One row per rank and NUMA node that holds pages (node -1: not present). */
+/* One row per rank and NUMA node that holds pages (node -1: not present).
+ * Rank q sent its own node's NUMA nodes and one more slot (not present):
+ * its count says how many. */
 static int fill_memory(bl_h5_run *r, const gathered *g, bl_err *err)
 {
-    size_t k = 0, npg = (size_t)g->nnodes + 1;
-    if (!(r->memory = calloc(npg * (size_t)g->nranks + 1, sizeof *r->memory)))
-        return oom(err, "page locations");
+    size_t k = 0, all = 0, at = 0;
     for (int q = 0; q < g->nranks; q++)
-        for (int node = 0; node <= g->nnodes; node++) {
-            long long cnt = g->pages[(size_t)q * npg + (size_t)node];
+        all += (size_t)g->page_bytes[q] / sizeof *g->pages;
+    if (!(r->memory = calloc(all + 1, sizeof *r->memory)))
+        return oom(err, "page locations");
+    for (int q = 0; q < g->nranks; q++) {
+        size_t npg = (size_t)g->page_bytes[q] / sizeof *g->pages;
+        for (size_t node = 0; node < npg; node++) {
+            long long cnt = g->pages[at + node];
             if (cnt == 0)
                 continue;
             r->memory[k].rank = q;
-            r->memory[k].numa_node = node < g->nnodes ? node : -1;
+            r->memory[k].numa_node = node + 1 < npg ? (int)node : -1;
             r->memory[k].pages = cnt;
             k++;
         }
+        at += npg;
+    }
     r->nmemory = k;
     return 0;
 }
@@ -365,8 +379,7 @@ int bl_record_gather(MPI_Comm comm, int iters, int nnodes,
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &g.nranks);
     g.iters = iters;
-    g.nnodes = nnodes;
-    rc = gather_records(comm, rec, &g, err);
+    rc = gather_records(comm, rec, nnodes, &g, err);
     if (rc == 0)
         rc = gather_numbers(comm, rec, &g, err);
     if (rc == 0 && rank == 0 &&

@@ -33,7 +33,9 @@ int bl_record_pages(hwloc_topology_t topo, const bl_kernel *k,
                     bl_err *err);
 
 /* Gathers every rank's record on rank 0 into the run's tables. Collective.
- * On rank 0 fills r (placement, counters, memory, ranks, metrics, timings)
+ * nnodes: the NUMA nodes of this rank's node (rec->pages holds nnodes + 1);
+ * ranks on nodes of different shapes give different counts, each kept with
+ * its rank (a memory row's NUMA node is one of its rank's node). On rank 0 fills r (placement, counters, memory, ranks, metrics, timings)
  * and the per-iteration maximum over ranks in iter_max[iters]. -1 with err
  * set: on every rank when rank 0 could not allocate its receive buffers; on
  * rank 0 alone when it could not build the tables (r is then partly filled:

@@ -64,7 +64,9 @@ typedef struct bl_h5_counter {
 } bl_h5_counter;
 
 typedef struct bl_h5_memory {
-    int32_t rank, numa_node;   /* numa_node -1: pages not present */
+    int32_t rank, numa_node;   /* hwloc logical index on the rank's own
+                                * node (its rank row's /nodes/<k>); -1:
+                                * pages not present */
     int64_t pages;
 } bl_h5_memory;
 
