@@ -68,6 +68,9 @@ _bindlab() {
             mapfile -t COMPREPLY < <(compgen -W "mpirun openmpi ompi4 ompi5 mpich impi srun" -- "$cur"
                                      compgen -f -- "$cur")
             return 0 ;;
+        --node-topologies)
+            mapfile -t COMPREPLY < <(compgen -d -- "$cur")
+            return 0 ;;
         -o | --out | --results | --picture | --app | --mpirun | --merged)
             mapfile -t COMPREPLY < <(compgen -f -- "$cur")
             return 0 ;;

@@ -13,6 +13,7 @@
 #include "sweep_file.h"
 #include "launcher_choice.h"
 #include "layout.h"
+#include "node_topos.h"
 #include "plan_omp.h"
 #include "plan.h"
 #include "plan_output.h"
@@ -23,6 +24,7 @@
 
 static const char help[] =
     "usage: bindlab plan [--topology FILE.xml|SYNTH] -np N [--nodes N]\n"
+    "                    [--node-topologies DIR]\n"
     "                    [--map-by M]\n"
     "                    [--bind-to B] [--rank-by R] [--threads T|fill]\n"
     "                    [--omp-places P] [--omp-proc-bind B]\n"
@@ -51,6 +53,14 @@ static const char help[] =
     "  --topology SYNTH      an hwloc synthetic description, e.g.\n"
     "                        \"pack:2 numa:4 l3:2 core:8 pu:2\"\n"
     "                        (default: this machine)\n"
+    "  --node-topologies DIR nodes of different shapes: DIR/HOST.xml per\n"
+    "                        node, or a bindlab slurm job's record\n"
+    "                        (nodes/HOST/lstopo.xml); the nodes in name\n"
+    "                        order (bl2 before bl10); --nodes N takes the\n"
+    "                        first N (default: all). Which ranks go to which\n"
+    "                        node is modelled by bindlab, each node's share\n"
+    "                        is placed by Open MPI's mapper on that node's\n"
+    "                        topology; the plan says so\n"
     "\n"
     "Launcher (as bindlab sweep; default: the mpirun in PATH):\n"
     "  --launcher L          openmpi, ompi4, ompi5, mpich, impi, mpirun, or\n"
@@ -75,6 +85,7 @@ static const char help[] =
     "  --omp-proc-bind B     OMP_PROC_BIND: close, spread, primary (master),\n"
     "                        true, false; default unset\n"
     "  --nodes N             spread the ranks over N nodes of this topology\n"
+    "                        (or the first N of --node-topologies)\n"
     "                        (one slot per core each, as bindlab sweep in\n"
     "                        an allocation); shown node by node; a sweep\n"
     "                        layout's nodes: wins\n"
@@ -137,6 +148,10 @@ typedef struct options {
     bl_layout layout;       /* the layout of the command line */
     int have_np;
     int node_column;        /* TSV: a node column (plans of several nodes) */
+    const char *node_dir;   /* --node-topologies DIR */
+    char **hosts;           /* its hosts, in name order */
+    int nhosts;
+    bl_plan_node *nodes;    /* [nhosts]: each host's XML and topology */
 } options;
 
 #define VERB "plan"
@@ -157,7 +172,7 @@ static const struct {
 
 static const char *const value_opts[] = {"--topology", "--format", "--width",
                                          "--picture", "--launcher",
-                                         "--mpirun"};
+                                         "--mpirun", "--node-topologies"};
 #define NVALUE_OPTS (sizeof value_opts / sizeof value_opts[0])
 
 static int set_output_option(options *o, const char *opt, const char *v)
@@ -166,6 +181,8 @@ static int set_output_option(options *o, const char *opt, const char *v)
     bl_err err;
     if (strcmp(opt, "--topology") == 0)
         o->topology = v;
+    else if (strcmp(opt, "--node-topologies") == 0)
+        o->node_dir = v;
     else if (strcmp(opt, "--mpirun") == 0)
         o->mpirun = v;
     else if (strcmp(opt, "--launcher") == 0) {
@@ -242,6 +259,10 @@ static int parse_args(int argc, char **argv, options *o)
     if (!o->sweep && !o->have_np)
         return bl_cli_usage_error(VERB, "give -np N (and the layout), or a "
                                   "sweep file");
+    if (o->node_dir && o->topology)
+        return bl_cli_usage_error(VERB, "--topology and --node-topologies: "
+                                  "give one (--node-topologies names every "
+                                  "node's own)");
     if (o->picture && !bl_plan_picture_format(o->picture))
         return bl_cli_usage_error(VERB, "--picture '%.200s': the name must "
                                   "end in .png, .svg or .pdf", o->picture);
@@ -299,11 +320,44 @@ static bl_plan_request request_of(const options *o, const bl_layout *l)
     return req;
 }
 
+/* The topology rank r of plan p runs on: its node's own with
+ * --node-topologies, else the one topology. */
+static hwloc_topology_t topo_of(const options *o, hwloc_topology_t topo,
+                                const bl_plan *p, int r)
+{
+    return o->nodes && p->split[0] && p->rank_node
+               ? o->nodes[p->rank_node[r]].topo
+               : topo;
+}
+
+/* Over nodes of different shapes (--node-topologies): the first nodes of
+ * the directory, each with its share of the ranks. */
+static int plan_each(const options *o, const bl_plan_request *req,
+                     bl_plan *plan, bl_err *err)
+{
+    char preload[PATH_MAX];
+    memset(plan, 0, sizeof *plan);
+    if (req->nodes > o->nhosts) {
+        bl_err_set(err, "--node-topologies %s has %d node%s (%s%s%s); the "
+                   "layout asks for %d", o->node_dir, o->nhosts,
+                   o->nhosts == 1 ? "" : "s", o->hosts[0],
+                   o->nhosts > 1 ? " ... " : "",
+                   o->nhosts > 1 ? o->hosts[o->nhosts - 1] : "", req->nodes);
+        return BL_EXIT_USAGE;
+    }
+    if (bl_plan_ranks_preload_path(preload, sizeof preload, err) < 0 ||
+        bl_plan_ranks_each(req, o->nodes, req->nodes, preload, plan,
+                           err) < 0)
+        return BL_EXIT_FAILED;
+    return BL_EXIT_OK;
+}
+
 static int plan_layout(const options *o, hwloc_topology_t topo,
                        const bl_layout *l, bl_plan *plan, bl_err *err)
 {
     bl_plan_request req = request_of(o, l);
     char preload[PATH_MAX];
+    int each = o->nodes && req.nodes > 1;
     /* the cache holds plans of one node */
     int cached = rank_cache && req.nodes <= 1
                      ? bl_plan_ranks_cache_get(rank_cache, &req, plan, err)
@@ -311,7 +365,11 @@ static int plan_layout(const options *o, hwloc_topology_t topo,
 
     if (cached < 0)
         return BL_EXIT_FAILED;
-    if (cached > 0) {
+    if (each) {
+        int rc = plan_each(o, &req, plan, err);
+        if (rc != BL_EXIT_OK)
+            return rc;
+    } else if (cached > 0) {
         memset(plan, 0, sizeof *plan);
         /* Without the library mpirun would bind within this machine's
          * CPUs. */
@@ -324,7 +382,8 @@ static int plan_layout(const options *o, hwloc_topology_t topo,
     for (int r = 0; r < plan->nranks; r++) {
         int t = l->threads == BL_THREADS_FILL
                     ? hwloc_bitmap_weight(plan->rank_pus[r]) : l->threads;
-        if (bl_omp_assign(topo, r, plan->rank_pus[r], l->omp_places,
+        if (bl_omp_assign(topo_of(o, topo, plan, r), r, plan->rank_pus[r],
+                          l->omp_places,
                           l->omp_proc_bind, t > 0 ? t : 1, plan, err) < 0)
             return BL_EXIT_USAGE;
     }
@@ -373,15 +432,31 @@ static void describe(const bl_layout *l, int nodes, char *buf, size_t len)
              l->omp_proc_bind[0] ? l->omp_proc_bind : "(unset)");
 }
 
-static void print_node(const options *o, hwloc_topology_t topo)
+static void print_counts(const char *what, hwloc_topology_t topo)
 {
     bl_topo_counts c;
     bl_topo_counts_get(topo, &c);
-    printf("node: %s: %d package%s, %d NUMA node%s, %d L3, %d cores, "
-           "%d PUs\n", o->topology && *o->topology ? o->topology
-                                                   : "this machine",
-           c.packages, c.packages == 1 ? "" : "s", c.numa_nodes,
+    printf("%s: %d package%s, %d NUMA node%s, %d L3, %d cores, %d PUs\n",
+           what, c.packages, c.packages == 1 ? "" : "s", c.numa_nodes,
            c.numa_nodes == 1 ? "" : "s", c.l3_domains, c.cores, c.pus);
+}
+
+static void print_node(const options *o, hwloc_topology_t topo)
+{
+    char what[PATH_MAX + 64];
+    if (!o->nodes) {
+        snprintf(what, sizeof what, "node: %s",
+                 o->topology && *o->topology ? o->topology : "this machine");
+        print_counts(what, topo);
+        return;
+    }
+    printf("nodes: %d in %s (node 1's alone for a layout of one node)\n",
+           o->nhosts, o->node_dir);
+    for (int k = 0; k < o->nhosts; k++) {
+        snprintf(what, sizeof what, "  node %d: %s (%s)", k + 1,
+                 o->nodes[k].host, o->nodes[k].xml);
+        print_counts(what, o->nodes[k].topo);
+    }
 }
 
 /* node > 0: the warnings of that node of a plan of several nodes (TSV:
@@ -537,15 +612,23 @@ static int show_nodes(const options *o, hwloc_topology_t topo,
     int rc = BL_EXIT_OK;
     for (int k = 0; k < plan->nnodes; k++) {
         bl_plan part;
-        char ranks[1024];
+        char ranks[1024], name[300] = "";
+        hwloc_topology_t t = o->nodes && plan->split[0] ? o->nodes[k].topo
+                                                        : topo;
+        if (o->nodes && plan->split[0]) {
+            name[0] = ',';
+            name[1] = ' ';
+            bl_layout_node_name(t, o->nodes[k].host, name + 2,
+                                sizeof name - 2);
+        }
         if (bl_plan_node_part(plan, k, &part) < 0) {
             fprintf(stderr, "bindlab plan: out of memory\n");
             return BL_EXIT_FAILED;
         }
         ranks_on(plan, k, ranks, sizeof ranks);
         if (!o->tsv)
-            printf("%s-- node %d of %d: %s%s\n\n", k ? "\n" : "",
-                   k + 1, plan->nnodes,
+            printf("%s-- node %d of %d%s: %s%s\n\n", k ? "\n" : "",
+                   k + 1, plan->nnodes, name,
                    !ranks[0] ? "no rank" : strpbrk(ranks, ",-") ? "ranks "
                                                                  : "rank ",
                    ranks);
@@ -553,7 +636,7 @@ static int show_nodes(const options *o, hwloc_topology_t topo,
             fprintf(stderr, "bindlab plan: %s%snode %d: no rank\n",
                     run_id ? run_id : "", run_id ? ": " : "", k + 1);
         if (ranks[0] || !o->tsv)
-            rc = worst_of(rc, show_part(o, topo, &part, run_id, what, k + 1,
+            rc = worst_of(rc, show_part(o, t, &part, run_id, what, k + 1,
                                         first && k == 0));
         bl_plan_free(&part);
     }
@@ -577,7 +660,11 @@ static int show_layout(const options *o, hwloc_topology_t topo,
         else
             printf("plan: %s\n", what);
     }
-    if (rc == BL_EXIT_USAGE && plan.refusal[0]) {
+    if (rc == BL_EXIT_USAGE && plan.refusal[0] && plan.modelled) {
+        one_line(plan.refusal, line, sizeof line);
+        fprintf(stderr, "bindlab plan: %s%s%s\n", run_id ? run_id : "",
+                run_id ? ": " : "", line);
+    } else if (rc == BL_EXIT_USAGE && plan.refusal[0]) {
         one_line(plan.refusal, line, sizeof line);
         fprintf(stderr, "bindlab plan: %s%s%s refuses this layout on that "
                 "node: %s\n", run_id ? run_id : "", run_id ? ": " : "",
@@ -589,7 +676,14 @@ static int show_layout(const options *o, hwloc_topology_t topo,
         bl_plan_free(&plan);
         return rc;
     }
-    if (o->tsv) {
+    if (plan.split[0]) {
+        if (o->tsv)
+            fprintf(stderr, "bindlab plan: %s%sranks: %s\n",
+                    run_id ? run_id : "", run_id ? ": " : "", plan.how);
+        else
+            printf("ranks: %s\nthreads: the %s OpenMP places model\n\n",
+                   plan.how, plan.runtime[0] ? plan.runtime : "libgomp");
+    } else if (o->tsv) {
         if (plan.modelled)
             fprintf(stderr, "bindlab plan: %s%sranks: %s, %s\n",
                     run_id ? run_id : "", run_id ? ": " : "", plan.launcher,
@@ -695,6 +789,45 @@ static int plan_sweep(options *o, hwloc_topology_t topo)
     return rc;
 }
 
+/* --node-topologies DIR: every host's XML loaded (o->nodes); node 1's
+ * stands for a layout of one node. -1 with err. */
+static int load_nodes(options *o, bl_err *err)
+{
+    if (bl_node_topos_hosts(o->node_dir, &o->hosts, &o->nhosts, err) < 0)
+        return -1;
+    if (!(o->nodes = calloc((size_t)o->nhosts, sizeof *o->nodes)))
+        return bl_err_set(err, "out of memory");
+    for (int k = 0; k < o->nhosts; k++) {
+        char path[PATH_MAX], *xml;
+        if (bl_node_topos_path(o->node_dir, o->hosts[k], path,
+                               sizeof path) < 0 ||
+            !(xml = strdup(path)))
+            return bl_err_set(err, "--node-topologies %s: node %s: no "
+                              "readable XML", o->node_dir, o->hosts[k]);
+        o->nodes[k].host = o->hosts[k];
+        o->nodes[k].xml = xml;
+        if (bl_plan_topology_load(xml, &o->nodes[k].topo, err) < 0)
+            return bl_err_prefix(err, "--node-topologies: node %s",
+                                 o->hosts[k]);
+    }
+    o->topology = o->nodes[0].xml;
+    /* without --nodes, a layout of the command line spans them all */
+    if (!o->sweep && o->layout.nodes == 0)
+        o->layout.nodes = o->nhosts;
+    return 0;
+}
+
+static void free_nodes(options *o)
+{
+    for (int k = 0; o->nodes && k < o->nhosts; k++) {
+        free((char *)o->nodes[k].xml);
+        if (o->nodes[k].topo)
+            hwloc_topology_destroy(o->nodes[k].topo);
+    }
+    free(o->nodes);
+    bl_node_topos_hosts_free(o->hosts, o->nhosts);
+}
+
 int bl_cli_plan(int argc, char **argv)
 {
     options o;
@@ -704,7 +837,14 @@ int bl_cli_plan(int argc, char **argv)
 
     if (rc >= 0)
         return rc;
-    if (bl_plan_topology_load(o.topology, &topo, &err) < 0) {
+    if (o.node_dir && load_nodes(&o, &err) < 0) {
+        fprintf(stderr, "bindlab plan: %s\n", err.msg);
+        free_nodes(&o);
+        return BL_EXIT_USAGE;
+    }
+    if (o.nodes)
+        topo = o.nodes[0].topo;
+    else if (bl_plan_topology_load(o.topology, &topo, &err) < 0) {
         fprintf(stderr, "bindlab plan: %s\n", err.msg);
         return BL_EXIT_USAGE;
     }
@@ -715,6 +855,8 @@ int bl_cli_plan(int argc, char **argv)
         rc = plan_sweep(&o, topo);
     else if ((rc = choose_launcher(&o, NULL)) < 0)
         rc = show_layout(&o, topo, &o.layout, NULL, 1);
-    hwloc_topology_destroy(topo);
+    if (!o.nodes)
+        hwloc_topology_destroy(topo);
+    free_nodes(&o);
     return rc;
 }

@@ -201,6 +201,16 @@ int bl_layout_validate_node(const bl_layout *l, hwloc_topology_t topo,
 void bl_layout_node_ranks(const bl_layout *l, const bl_topo_counts *c,
                           int nodes, int *ranks);
 
+/* The ranks a node with counts c takes before the next node is used: its
+ * slots (one per core, PE cores per rank), at most K per object with
+ * ppr:K:obj. */
+int bl_layout_node_capacity(const bl_layout *l, const bl_topo_counts *c);
+
+/* "bl2 (Intel(R) Xeon(R) CPU E5-2680 v3 @ 2.50GHz, 24 cores)": host, its
+ * CPU model when topo names one, its cores. */
+void bl_layout_node_name(hwloc_topology_t topo, const char *host, char *buf,
+                         size_t len);
+
 /* A layout with nodes, each node checked with the ranks it gets against
  * its own topology topos[k] (hosts[k] names it in the message: "node bl2
  * (CPU model, 24 cores): ..."). out is node 0's (rank 0's node). */

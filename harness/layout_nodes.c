@@ -20,9 +20,7 @@ static int objs(const bl_topo_counts *c, bl_res r)
     }
 }
 
-/* The ranks a node takes before the next is used: its slots (one per
- * core, PE cores per rank), at most K per object with ppr:K:obj. */
-static int capacity(const bl_layout *l, const bl_topo_counts *c)
+int bl_layout_node_capacity(const bl_layout *l, const bl_topo_counts *c)
 {
     int slots = objs(c, BL_RES_CORE) / (l->map.pe > 1 ? l->map.pe : 1);
     if (l->map.ppr) {
@@ -52,7 +50,7 @@ void bl_layout_node_ranks(const bl_layout *l, const bl_topo_counts *c,
         left = 0;
     } else {
         for (int k = 0; k < nodes && left > 0; k++) {
-            int cap = capacity(l, &c[k]);
+            int cap = bl_layout_node_capacity(l, &c[k]);
             ranks[k] = left < cap ? left : cap;
             left -= ranks[k];
         }
@@ -61,9 +59,8 @@ void bl_layout_node_ranks(const bl_layout *l, const bl_topo_counts *c,
         ranks[k]++;
 }
 
-/* "bl2 (Intel(R) Xeon(R) CPU E5-2680 v3 @ 2.50GHz, 24 cores)" */
-static void node_name(hwloc_topology_t topo, const char *host, char *buf,
-                      size_t len)
+void bl_layout_node_name(hwloc_topology_t topo, const char *host, char *buf,
+                         size_t len)
 {
     hwloc_obj_t pkg = hwloc_get_obj_by_type(topo, HWLOC_OBJ_PACKAGE, 0);
     const char *model = pkg ? hwloc_obj_get_info_by_name(pkg, "CPUModel")
@@ -89,16 +86,16 @@ static int check_room(const bl_layout *l, const hwloc_topology_t *topos,
     size_t used = 0;
     long room = 0;
     for (int k = 0; k < l->nodes; k++)
-        room += capacity(l, &c[k]);
+        room += bl_layout_node_capacity(l, &c[k]);
     if (room >= l->np)
         return 0;
     list[0] = '\0';
     for (int k = 0; k < l->nodes && used < sizeof list - 1; k++) {
         char name[160];
         int w;
-        node_name(topos[k], hosts[k], name, sizeof name);
+        bl_layout_node_name(topos[k], hosts[k], name, sizeof name);
         w = snprintf(list + used, sizeof list - used, "%s%s: %d", k ? "; " : "",
-                     name, capacity(l, &c[k]));
+                     name, bl_layout_node_capacity(l, &c[k]));
         if (w < 0 || (size_t)w >= sizeof list - used)
             break;
         used += (size_t)w;
@@ -146,7 +143,7 @@ int bl_layout_validate_nodes(const bl_layout *l,
         per.nodes = 1;
         if (bl_layout_validate_node(&per, topos[k], oversubscribe, &chk,
                                     err) < 0) {
-            node_name(topos[k], hosts[k], name, sizeof name);
+            bl_layout_node_name(topos[k], hosts[k], name, sizeof name);
             rc = bl_err_prefix(err, "node %s with %d of np %d over %d "
                                "nodes", name, ranks[k], l->np, nodes);
         } else if (k == 0) {

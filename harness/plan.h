@@ -58,6 +58,10 @@ typedef struct bl_plan {
     int nnodes;                 /* nodes planned (1 without --nodes) */
     int *rank_node;             /* [nranks]: the node (0-based) each rank
                                  * lands on; NULL on one node */
+    char split[512];            /* nodes of different shapes: how bindlab
+                                 * dealt the ranks to the nodes (the
+                                 * launcher then placed each node's share
+                                 * on that node's topology); "" otherwise */
 } bl_plan;
 
 /* The part of p on node k (0-based): the same rank numbers and nranks,

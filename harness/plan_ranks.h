@@ -124,4 +124,29 @@ int bl_plan_ranks_impi_nodes(const bl_layout *l, hwloc_topology_t topo,
                              const bl_launcher_info *li, int nodes,
                              bl_plan *out, bl_err *err);
 
+/* --- nodes of different shapes (plan_ranks_each.c) ------------------- */
+
+/* One node of a plan over nodes of different shapes. */
+typedef struct bl_plan_node {
+    const char *host;           /* its name (a --node-topologies host) */
+    const char *xml;            /* its hwloc XML file */
+    hwloc_topology_t topo;      /* loaded with bl_plan_topology_load */
+} bl_plan_node;
+
+/* req over nodes[0..n-1] (n >= 2), each of its own shape. Which ranks go
+ * to which node is modelled by bindlab from each node's counts, as Open
+ * MPI maps onto hosts given one slot per core (bl_layout_node_ranks):
+ * ppr:K:node K each in turn, ranks 0..K-1 on the first; map_by node round
+ * robin, rank r on node r mod n; any other mapping fills each node's
+ * capacity (bl_layout_node_capacity) in turn with consecutive ranks. Then
+ * each node's share is placed by the launcher's own mapper (bl_plan_ranks
+ * with that node's XML and -np its share), and its local rank i is the
+ * node's i-th rank. Open MPI only. Fills out's ranks, rank_node, nnodes,
+ * launcher, how and split. A layout a node cannot take is a refusal
+ * naming the node (out->refusal, 0 returned), as is np more than the
+ * nodes hold or ppr:K:node with np over K x n. -1 with err otherwise. */
+int bl_plan_ranks_each(const bl_plan_request *req, const bl_plan_node *nodes,
+                       int n, const char *preload_path, bl_plan *out,
+                       bl_err *err);
+
 #endif

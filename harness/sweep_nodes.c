@@ -6,23 +6,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "sys_util.h"
+#include "node_topos.h"
 #include "topo.h"
-
-/* DIR/HOST.xml, else what a `bindlab slurm` job saves: DIR/nodes/HOST/
- * lstopo.xml (DIR the job's record) or DIR/HOST/lstopo.xml (DIR its
- * nodes/). 0 with the path in buf, -1 when none exists. */
-static int find_xml(const char *dir, const char *host, char *buf,
-                    size_t len)
-{
-    static const char *const forms[] = {"%s/%s.xml", "%s/nodes/%s/lstopo.xml",
-                                        "%s/%s/lstopo.xml"};
-    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++)
-        if (bl_textf(buf, len, forms[i], dir, host) == 0 &&
-            access(buf, R_OK) == 0)
-            return 0;
-    return -1;
-}
 
 int bl_sweep_nodes_load(bl_sweep_ctx *c, const char *dir, FILE *note,
                         bl_err *err)
@@ -46,7 +31,7 @@ int bl_sweep_nodes_load(bl_sweep_ctx *c, const char *dir, FILE *note,
         return bl_err_set(err, "out of memory");
     for (int k = 0; k < c->alloc.n; k++) {
         char path[PATH_MAX];
-        if (find_xml(dir, c->alloc.hosts[k], path, sizeof path) < 0) {
+        if (bl_node_topos_path(dir, c->alloc.hosts[k], path, sizeof path) < 0) {
             if (note)
                 fprintf(note, "bindlab sweep: --node-topologies: no %s/%s.xml "
                         "(nor nodes/%s/lstopo.xml): node %s is checked with "

@@ -1,0 +1,233 @@
+/* Plans over nodes of different shapes: bindlab deals the ranks to the
+ * nodes, the launcher's own mapper places each node's share on that node's
+ * topology. Open MPI 4.1's mapper cannot be asked about several shapes at
+ * once: without launching it gives every made-up host mpirun's topology,
+ * and its node simulator (ras simulator with one topology per node) reads
+ * garbage slot counts and binds nothing. See plan_ranks.h. */
+#include "plan_ranks.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "layout.h"
+#include "topo.h"
+
+static int layout_of(const bl_plan_request *req, int n, bl_layout *l,
+                     bl_err *err)
+{
+    char np[32];
+    bl_layout_defaults(l);
+    snprintf(np, sizeof np, "%d", req->np);
+    if (bl_layout_set(l, BL_F_NP, np, err) < 0 ||
+        (req->map_by && *req->map_by &&
+         bl_layout_set(l, BL_F_MAP_BY, req->map_by, err) < 0) ||
+        (req->bind_to && *req->bind_to &&
+         bl_layout_set(l, BL_F_BIND_TO, req->bind_to, err) < 0) ||
+        (req->rank_by && *req->rank_by &&
+         bl_layout_set(l, BL_F_RANK_BY, req->rank_by, err) < 0))
+        return -1;
+    l->nodes = n;
+    return 0;
+}
+
+/* The layouts whose deal to the nodes is not modelled, as a refusal (""
+ * when it is). */
+static void not_modelled(const bl_layout *l, int n,
+                         const bl_topo_counts *c, const bl_plan_node *nodes,
+                         char *buf, size_t len)
+{
+    long room = 0;
+    size_t used;
+    buf[0] = '\0';
+    if (strcmp(l->rank_by, "node") == 0 || l->map.span) {
+        snprintf(buf, len, "%s over nodes of different shapes is not "
+                 "modelled (each node's ranks must be consecutive or round "
+                 "robin; plan each shape alone with -np its share)",
+                 l->map.span ? "map_by ...:span" : "--rank-by node");
+        return;
+    }
+    if (l->map.ppr && l->map.res == BL_RES_NODE) {
+        if ((long)l->map.ppr * n < l->np)
+            snprintf(buf, len, "np %d over %d nodes, but map_by '%s' puts "
+                     "%d on each: %ld ranks; give np %ld or less, or more "
+                     "nodes", l->np, n, l->map_by, l->map.ppr,
+                     (long)l->map.ppr * n, (long)l->map.ppr * n);
+        return;
+    }
+    if (l->map.res == BL_RES_NODE)
+        return;
+    for (int k = 0; k < n; k++)
+        room += bl_layout_node_capacity(l, &c[k]);
+    if (room >= l->np)
+        return;
+    used = (size_t)snprintf(buf, len, "np %d over %d nodes, but they hold "
+                            "%ld ranks with map_by '%s' (", l->np, n, room,
+                            l->map_by);
+    for (int k = 0; k < n && used < len; k++) {
+        char name[256];
+        bl_layout_node_name(nodes[k].topo, nodes[k].host, name, sizeof name);
+        used += (size_t)snprintf(buf + used, len - used, "%s%s: %d",
+                                 k ? "; " : "", name,
+                                 bl_layout_node_capacity(l, &c[k]));
+    }
+    if (used < len)
+        snprintf(buf + used, len - used, "); give a smaller np or more "
+                 "nodes");
+}
+
+/* The global rank of node k's local rank i, given each node's share. */
+static int global_rank(const bl_layout *l, int n, const int *ranks, int k,
+                       int i)
+{
+    int before = 0;
+    if (l->map.res == BL_RES_NODE && !l->map.ppr)
+        return i * n + k; /* round robin */
+    for (int j = 0; j < k; j++)
+        before += ranks[j];
+    return before + i;
+}
+
+static void describe_split(const bl_layout *l, int n, const int *ranks,
+                           bl_plan *out)
+{
+    size_t used;
+    if (l->map.res == BL_RES_NODE && !l->map.ppr)
+        used = (size_t)snprintf(out->split, sizeof out->split, "round robin "
+                                "by node (rank r on node r mod %d)", n);
+    else if (l->map.res == BL_RES_NODE)
+        used = (size_t)snprintf(out->split, sizeof out->split, "%d "
+                                "consecutive ranks on each node in turn",
+                                l->map.ppr);
+    else
+        used = (size_t)snprintf(out->split, sizeof out->split, "each node "
+                                "filled in turn with consecutive ranks, up "
+                                "to its cores%s%s",
+                                l->map.pe > 1 ? " / PE" : "",
+                                l->map.ppr ? " and ppr x its objects" : "");
+    for (int k = 0; k < n && used < sizeof out->split; k++)
+        used += (size_t)snprintf(out->split + used, sizeof out->split - used,
+                                 "%s%d", k ? "+" : ": ", ranks[k]);
+}
+
+/* Node k's share planned alone, its ranks copied into out. 1 when the
+ * launcher refused it (out->refusal names the node), 0, -1 with err. */
+static int plan_node(const bl_plan_request *req, const bl_layout *l,
+                     const bl_plan_node *node, int k, int n,
+                     const int *ranks, const char *preload, bl_plan *out,
+                     bl_err *err)
+{
+    bl_plan_request one = *req;
+    bl_plan part;
+    char name[256];
+    memset(&part, 0, sizeof part);
+    one.topology = node->xml;
+    one.np = ranks[k];
+    one.nodes = 0;
+    if (bl_plan_ranks(&one, node->topo, preload, &part, err) < 0) {
+        bl_plan_free(&part);
+        return bl_err_prefix(err, "node %d (%s)", k + 1, node->host);
+    }
+    snprintf(out->launcher, sizeof out->launcher, "%s", part.launcher);
+    if (part.refusal[0] || part.nranks != ranks[k]) {
+        bl_layout_node_name(node->topo, node->host, name, sizeof name);
+        snprintf(out->refusal, sizeof out->refusal, "node %d, %s, with %d "
+                 "of np %d over %d nodes:\n%.1600s", k + 1, name, ranks[k], l->np,
+                 n, part.refusal[0] ? part.refusal : "no binding for every "
+                 "rank");
+        bl_plan_free(&part);
+        return 1;
+    }
+    for (int i = 0; i < ranks[k]; i++) {
+        int g = global_rank(l, n, ranks, k, i);
+        out->rank_pus[g] = part.rank_pus[i];
+        part.rank_pus[i] = NULL;
+        out->rank_bound[g] = part.rank_bound[i];
+        out->rank_node[g] = k;
+    }
+    bl_plan_free(&part);
+    return 0;
+}
+
+int bl_plan_ranks_each(const bl_plan_request *req, const bl_plan_node *nodes,
+                       int n, const char *preload_path, bl_plan *out,
+                       bl_err *err)
+{
+    bl_layout l;
+    bl_topo_counts *c;
+    int *ranks, rc = 0;
+
+    memset(out, 0, sizeof *out);
+    if (n < 2 || req->np < 1)
+        return bl_err_set(err, "nodes %d, np %d: nothing to spread", n,
+                          req->np);
+    if (req->launcher_info &&
+        req->launcher_info->kind != BL_LAUNCHER_OPENMPI) {
+        snprintf(out->refusal, sizeof out->refusal, "nodes of different "
+                 "shapes are planned with Open MPI's mapper only (each "
+                 "node's share on its own topology); plan each shape alone "
+                 "with -np its share");
+        out->modelled = 1;
+        return 0;
+    }
+    if (layout_of(req, n, &l, err) < 0)
+        return -1;
+    c = calloc((size_t)n, sizeof *c);
+    ranks = calloc((size_t)n, sizeof *ranks);
+    if (!c || !ranks) {
+        free(c);
+        free(ranks);
+        return bl_err_set(err, "out of memory");
+    }
+    for (int k = 0; k < n; k++)
+        bl_topo_counts_get(nodes[k].topo, &c[k]);
+    not_modelled(&l, n, c, nodes, out->refusal, sizeof out->refusal);
+    if (out->refusal[0]) {
+        out->modelled = 1; /* bindlab's refusal, not the launcher's */
+        goto done;
+    }
+    bl_layout_node_ranks(&l, c, n, ranks);
+    out->nranks = l.np;
+    out->nnodes = n;
+    out->rank_pus = calloc((size_t)l.np, sizeof *out->rank_pus);
+    out->rank_bound = calloc((size_t)l.np, sizeof *out->rank_bound);
+    out->rank_node = calloc((size_t)l.np, sizeof *out->rank_node);
+    if (!out->rank_pus || !out->rank_bound || !out->rank_node) {
+        rc = bl_err_set(err, "out of memory");
+        goto done;
+    }
+    for (int k = 0; k < n && rc == 0; k++) {
+        if (ranks[k] == 0)
+            continue; /* a node left empty */
+        rc = plan_node(req, &l, &nodes[k], k, n, ranks, preload_path, out,
+                       err);
+    }
+    if (rc == 1) {
+        rc = 0;
+        goto done;
+    }
+    for (int r = 0; rc == 0 && r < l.np; r++)
+        if (!out->rank_pus[r])
+            rc = bl_err_set(err, "rank %d was planned on no node", r);
+    if (rc == 0) {
+        describe_split(&l, n, ranks, out);
+        snprintf(out->how, sizeof out->how, "%s's own mapper on each node's "
+                 "own topology (--do-not-launch, HWLOC_XMLFILE), given the "
+                 "ranks that node gets; which ranks go to which node: "
+                 "modelled by bindlab (%.200s)", out->launcher, out->split);
+    }
+done:
+    if (out->refusal[0] || rc < 0) {
+        char keep[sizeof out->refusal], who[sizeof out->launcher];
+        int modelled = out->modelled;
+        memcpy(keep, out->refusal, sizeof keep);
+        memcpy(who, out->launcher, sizeof who);
+        bl_plan_free(out);
+        memcpy(out->refusal, keep, sizeof keep);
+        memcpy(out->launcher, who, sizeof who);
+        out->modelled = modelled;
+    }
+    free(c);
+    free(ranks);
+    return rc;
+}
