@@ -45,7 +45,7 @@ numa_of_os0() { hwloc-calc --if xml --input "$1" --physical-input -I numa --logi
 [ "$(numa_of_os0 "$EPYC")" = 5 ] || fail "the edited EPYC's OS node 0 is logical $(numa_of_os0 "$EPYC"), not 5"
 [ "$(numa_of_os0 "$XEON")" = 0 ] || fail "the Xeon's OS node 0 is not logical 0"
 count() { hwloc-calc --if xml --input "$1" -N numa all; }
-[ "$(count "$EPYC")" = 8 ] && [ "$(count "$XEON")" = 1 ] || fail "NUMA counts $(count "$EPYC") $(count "$XEON"), not 8 and 1"
+{ [ "$(count "$EPYC")" = 8 ] && [ "$(count "$XEON")" = 1 ]; } || fail "NUMA counts $(count "$EPYC") $(count "$XEON"), not 8 and 1"
 
 # every page on this machine's NUMA node 0
 BIND=()
@@ -62,7 +62,6 @@ rank_on() {
 }
 declare -A XML=([epyc]=$EPYC [xeon]=$XEON)
 
-fails=0
 for order in "epyc xeon" "xeon epyc"; do
     read -r first second <<<"$order"
     out=$WORK/$first-$second
@@ -73,9 +72,9 @@ for order in "epyc xeon" "xeon epyc"; do
     rc=0
     timeout 120 mpirun --oversubscribe --bind-to none "${A[@]}" --out "$out.h5" : "${B[@]}" >"$out.log" 2>&1 || rc=$?
     if [ "$rc" != 0 ]; then
-        echo "FAIL: $order: exit $rc"; tail -n 8 "$out.log"; fails=$((fails + 1)); continue
+        bad "$order: exit $rc"; tail -n 8 "$out.log"; continue
     fi
-    "$PY" - "$out.h5" "$first" "$second" <<'EOF' || fails=$((fails + 1))
+    if ! "$PY" - "$out.h5" "$first" "$second" <<'EOF'
 import sys, h5py
 path, first, second = sys.argv[1:]
 want = {"epyc": (8, 5), "xeon": (1, 0)}          # NUMA nodes, NUMA node of OS node 0
@@ -94,6 +93,9 @@ with h5py.File(path, "r") as f:
     assert rows == exp, ("memory rows", rows, "expected", exp)
     print("%s then %s: nodes %s, memory rows %s (as worked out)" % (first, second, nodes, rows))
 EOF
+    then
+        bad "$order: the run file is not as worked out"
+    fi
 done
 [ "$fails" = 0 ] || fail "$fails of 2 orders failed"
 echo "PASS: pages per NUMA node of each rank's own node, 8 and 1 NUMA nodes, both orders"

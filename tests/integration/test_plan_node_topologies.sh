@@ -100,8 +100,8 @@ cp "$EPYC" "$WORK/job/nodes/bl2/lstopo.xml"
 cp "$XEON" "$WORK/job/nodes/bl10/lstopo.xml"
 "$BINDLAB" plan --node-topologies "$WORK/job" -np 2 --map-by node >"$WORK/job.out" 2>&1 ||
     { cat "$WORK/job.out"; fail "plan of a job record failed"; }
-grep -qF -- "-- node 1 of 2, bl2 (AMD EPYC 7763" "$WORK/job.out" &&
-    grep -qF -- "-- node 2 of 2, bl10 (Intel(R) Xeon(R) Gold 6140" "$WORK/job.out" ||
+{ grep -qF -- "-- node 1 of 2, bl2 (AMD EPYC 7763" "$WORK/job.out" &&
+    grep -qF -- "-- node 2 of 2, bl10 (Intel(R) Xeon(R) Gold 6140" "$WORK/job.out"; } ||
     { cat "$WORK/job.out"; fail "job record: nodes not bl2 then bl10"; }
 echo "ok: a job record's nodes/HOST/lstopo.xml, bl2 before bl10"
 
