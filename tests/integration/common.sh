@@ -57,3 +57,13 @@ run_kernel() {
           --bind-to none "$BINDLAB_APP" --kernel "$kernel" "$@" 2>&1)
     rc=$?
 }
+
+# node_of CPU: the NUMA node holding CPU, from sysfs (0 on a kernel
+# without NUMA: one node).
+node_of() {
+    local d
+    for d in /sys/devices/system/node/node[0-9]*; do
+        [ -e "$d/cpu$1" ] && { echo "${d##*node}"; return; }
+    done
+    echo 0
+}

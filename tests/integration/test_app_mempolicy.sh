@@ -14,13 +14,6 @@ command -v mpirun >/dev/null || { echo "SKIP: no mpirun in PATH"; exit 77; }
 
 allowed=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)
 first=${allowed%%[-,]*}
-node_of() { # the NUMA node holding CPU $1
-    local d
-    for d in /sys/devices/system/node/node[0-9]*; do
-        [ -e "$d/cpu$1" ] && { echo "${d##*node}"; return; }
-    done
-    echo 0
-}
 N=$(node_of "$first")
 # Nodes with memory, as the kernel numbers them.
 mem_nodes=$(for d in /sys/devices/system/node/node[0-9]*; do
@@ -61,7 +54,7 @@ app ft firsttouch
 want ft "asked firsttouch"
 want ft "kernel default"
 pages=$(awk '$1 == "node" && $2 == '"$N"' {print $4}' "$WORK/ft.facts")
-[ -n "$pages" ] && [ "$pages" -gt 0 ] || fail "first touch: no pages on node $N: $(cat "$WORK/ft.facts")"
+if [ -z "$pages" ] || [ "$pages" -le 0 ]; then fail "first touch: no pages on node $N: $(cat "$WORK/ft.facts")"; fi
 
 # The policy the kernel reports is what the option means (numactl's words).
 app bind "bind:$N"

@@ -19,16 +19,16 @@ unset BINDLAB_COUNTERS # the checks below are of counting, not of its switch
 
 # expand_list "0-2,5" -> "0 1 2 5"
 expand_list() {
-    local part parts out=()
+    local part parts list=()
     IFS=, read -ra parts <<<"$1"
     for part in "${parts[@]}"; do
         if [[ $part == *-* ]]; then
-            out+=($(seq "${part%-*}" "${part#*-}"))
+            mapfile -t -O "${#list[@]}" list < <(seq "${part%-*}" "${part#*-}")
         else
-            out+=("$part")
+            list+=("$part")
         fi
     done
-    echo "${out[*]}"
+    echo "${list[*]}"
 }
 
 # --- What this process may use ---------------------------------------------
@@ -46,14 +46,7 @@ OMPI_MAJOR=$(mpirun --version 2>/dev/null | sed -n 's/.*Open MPI) \([0-9]*\)\..*
 SOCKET=socket
 if [ "${OMPI_MAJOR:-4}" -ge 5 ]; then SOCKET=package; fi
 
-# NUMA node of a CPU, and whether a node has memory, from /sys.
-node_of() {
-    local d
-    for d in /sys/devices/system/cpu/cpu"$1"/node*; do
-        [ -e "$d" ] && { echo "${d##*node}"; return; }
-    done
-    echo 0 # a kernel without NUMA: one node
-}
+# Whether a NUMA node has memory, from /sys (node_of: common.sh).
 node_has_memory() {
     local m=/sys/devices/system/node/node$1/meminfo
     [ ! -e "$m" ] || awk '/MemTotal:/ {exit !($4 > 0)}' "$m"
@@ -70,7 +63,7 @@ expect_local_pages() {
         nodes=$(for c in $cpus; do node_of "$c"; done | sort -u)
         if [ "$(wc -l <<<"$nodes")" != 1 ]; then
             echo "note: $name: ${line%% cpus*} is bound across NUMA nodes" \
-                "$(echo $nodes); local_page_fraction not predicted"
+                "${nodes//$'\n'/ }; local_page_fraction not predicted"
             return
         fi
         if ! node_has_memory "$nodes"; then

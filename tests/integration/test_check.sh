@@ -33,13 +33,6 @@ rc_is() { [ "$(cat "$WORK/$1.rc")" = "$2" ] || { cat "$WORK/$1" "$WORK/$1.err" >
 # --- the machine ----------------------------------------------------------
 allowed=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)
 first=${allowed%%[-,]*}
-node_of() { # the NUMA node holding CPU $1
-    local d
-    for d in /sys/devices/system/node/node[0-9]*; do
-        [ -e "$d/cpu$1" ] && { echo "${d##*node}"; return; }
-    done
-    echo 0
-}
 N=$(node_of "$first")
 online=$(cat /sys/devices/system/node/online)
 nnodes=$("$PY" -c '
@@ -70,7 +63,7 @@ hasnt clean '^warning omp-'
 hasnt clean '^warning cpu-mem-nodes'
 hasnt clean '^warning cpus-cross-nodes'
 hasnt clean '^warning double-binding'
-[ "$kernel_warns" = 1 ] && has clean '^warning numa-balancing' || hasnt clean '^warning numa-balancing'
+if [ "$kernel_warns" = 1 ]; then has clean '^warning numa-balancing'; else hasnt clean '^warning numa-balancing'; fi
 if [ "$thp" = always ]; then has clean '^note thp-always'; else hasnt clean 'thp-always'; fi
 # The cgroup cpuset, when shown, holds every CPU the process may use.
 "$PY" - "$WORK/clean" "$inner" <<'EOF'
@@ -92,7 +85,7 @@ for opt in --localalloc "--preferred=$N" "--membind=$N" "--interleave=$N"; do
     name=policy${opt%%=*}
     run "$name" numactl --cpunodebind="$N" "$opt"
     want=$(numactl --cpunodebind="$N" "$opt" numactl --show | sed -n 's/^policy: //p')
-    has "$name" "^memory policy $want[ ,]"
+    has "$name" "^memory policy ${want}[ ,]"
     rc_is "$name" "$clean_rc"
 done
 
