@@ -67,3 +67,33 @@ node_of() {
     done
     echo 0
 }
+
+# golden_review DIR HEADER [LINE...]: after BINDLAB_UPDATE_GOLDEN=1 rewrote
+# the golden files in DIR (run from the source tree, a git checkout): exit
+# 0 when none changed; otherwise write DIR/SOURCE (HEADER, the bindlab
+# commit, a note when the tree has other changes on top of it, each LINE,
+# the date), print the diff and fail until the files are committed with
+# the change that caused it (docs/testing.md).
+golden_review() {
+    local g=$1 header=$2 new head
+    shift 2
+    new=$(git ls-files --others --exclude-standard -- "$g")
+    if git diff --quiet -- "$g" && [ -z "$new" ]; then
+        echo "golden files regenerated: unchanged"
+        exit 0
+    fi
+    head=$(git rev-parse HEAD)
+    { printf '%s\n' "$header"
+      echo "bindlab_commit $head"
+      git diff --quiet HEAD -- . ":(exclude)$g" ||
+          echo "bindlab_uncommitted changes on top of $head, committed with these files"
+      if [ $# -gt 0 ]; then printf '%s\n' "$@"; fi
+      echo "made $(date -u +%F)"; } >"$WORK/golden-SOURCE"
+    mv "$WORK/golden-SOURCE" "$g/SOURCE"
+    git --no-pager diff --stat -- "$g"
+    # shellcheck disable=SC2086 # one line per new file
+    [ -z "$new" ] || printf 'new: %s\n' $new
+    git --no-pager diff -- "$g"
+    fail "the golden files changed (diff above): review it, then commit them" \
+         "with the change that caused it; until then this run fails"
+}

@@ -65,23 +65,6 @@ golden skylake-bind-none --topology "$SKYLAKE" -np 2 --map-by package \
 golden sweep-nps4 tests/fixtures/plan/sweep.yaml --topology "$NPS4"
 
 if [ -n "$update" ]; then
-    new=$(git ls-files --others --exclude-standard -- "$G")
-    if git diff --quiet -- "$G" && [ -z "$new" ]; then
-        echo "golden files regenerated: unchanged"
-        exit 0
-    fi
-    head=$(git rev-parse HEAD)
-    { sed -n '/^#/p' "$G/SOURCE"
-      echo "bindlab_commit $head"
-      git diff --quiet HEAD -- . ":(exclude)$G" ||
-          echo "bindlab_uncommitted changes on top of $head, committed with these files"
-      echo "open_mpi $OMPI_VERSION"
-      echo "made $(date -u +%F)"; } >"$T/SOURCE"
-    mv "$T/SOURCE" "$G/SOURCE"
-    git --no-pager diff --stat -- "$G"
-    [ -z "$new" ] || printf 'new: %s\n' $new
-    git --no-pager diff -- "$G"
-    fail "the golden files changed (diff above): review it, then commit them" \
-         "with the change that caused it; until then this run fails"
+    golden_review "$G" "$(sed -n '/^#/p' "$G/SOURCE")" "open_mpi $OMPI_VERSION"
 fi
 echo "ok (Open MPI $OMPI_VERSION)"

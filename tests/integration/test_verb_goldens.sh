@@ -106,22 +106,7 @@ golden slurm-small-array-srun out/array.sbatch out/array.merge.sbatch -- \
 
 if [ -n "$update" ]; then
     cd "$SRC" || fail "no source dir"
-    new=$(git ls-files --others --exclude-standard -- "$G")
-    if git diff --quiet -- "$G" && [ -z "$new" ]; then
-        echo "golden files regenerated: unchanged"
-        exit 0
-    fi
-    head=$(git rev-parse HEAD)
-    { echo "# Made by tests/integration/test_verb_goldens.sh (BINDLAB_UPDATE_GOLDEN=1)."
-      echo "bindlab_commit $head"
-      git diff --quiet HEAD -- . ":(exclude)$G" ||
-          echo "bindlab_uncommitted changes on top of $head, committed with these files"
-      echo "made $(date -u +%F)"; } >"$TMP/SOURCE"
-    mv "$TMP/SOURCE" "$G/SOURCE"
-    git --no-pager diff --stat -- "$G"
-    [ -z "$new" ] || printf 'new: %s\n' $new
-    git --no-pager diff -- "$G"
-    fail "the golden files changed (diff above): review it, then commit them" \
-         "with the change that caused it; until then this run fails"
+    golden_review "$G" "# Made by tests/integration/test_verb_goldens.sh (BINDLAB_UPDATE_GOLDEN=1)."
 fi
-echo "ok: $(ls "$G"/*.out | wc -l) verb goldens"
+outs=("$G"/*.out)
+echo "ok: ${#outs[@]} verb goldens"
