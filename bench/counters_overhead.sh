@@ -17,22 +17,21 @@ size=${2:-64MiB}
 threads=${3:-2}
 app=${BINDLAB_APP:-build/bindlab-app}
 cost="$(dirname "$app")/bench/bindlab-counters-cost"
-[ -x "$app" ] && [ -x "$cost" ] ||
-    { echo "build first: scripts/build.sh (needs $app and $cost)" >&2; exit 1; }
+if [ ! -x "$app" ] || [ ! -x "$cost" ]; then
+    echo "build first: scripts/build.sh (needs $app and $cost)" >&2; exit 1
+fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-median() { # median of column $1 of stdin
-    sort -g -k"$1","$1" | awk -v c="$1" '{ v[NR] = $c }
-        END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
+# shellcheck source=bench/bench_lib.sh
+source bench/bench_lib.sh   # median
 
 "$cost" 2000 "$rounds" >"$work/cost"
 grep '^#' "$work/cost" | sed 's/^# /  /'
 grep -v '^#' "$work/cost" >"$work/cost.rounds"
 printf 'start+stop per thread: median %.1f us wall, %.1f us CPU (%d rounds of 2000)\n' \
-    "$(median 2 <"$work/cost.rounds")" "$(median 3 <"$work/cost.rounds")" "$rounds"
+    "$(median_of_column 2 <"$work/cost.rounds")" "$(median_of_column 3 <"$work/cost.rounds")" "$rounds"
 
 run() { # run on|off: one app run, prints its median iteration time
     local -a env=(env -u BINDLAB_COUNTERS) pass=()
@@ -43,14 +42,14 @@ run() { # run on|off: one app run, prints its median iteration time
         --iters 20 --out "$work/run.h5" 2>"$work/err" |
         sed -n 's/.* median_s=\([0-9.e-]*\) .*/\1/p'
 }
-for r in $(seq 1 "$rounds"); do
+for _ in $(seq 1 "$rounds"); do
     a=$(run on)
     b=$(run off)
-    [ -n "$a" ] && [ -n "$b" ] || { cat "$work/err" >&2; echo "a run failed" >&2; exit 1; }
+    if [ -z "$a" ] || [ -z "$b" ]; then cat "$work/err" >&2; echo "a run failed" >&2; exit 1; fi
     echo "$a $b $(awk -v a="$a" -v b="$b" 'BEGIN { print a / b }')" >>"$work/ab"
 done
 awk -v n="$rounds" -v s="$size" -v t="$threads" \
-    -v on="$(median 1 <"$work/ab")" -v off="$(median 2 <"$work/ab")" \
-    -v ratio="$(median 3 <"$work/ab")" 'BEGIN {
+    -v on="$(median_of_column 1 <"$work/ab")" -v off="$(median_of_column 2 <"$work/ab")" \
+    -v ratio="$(median_of_column 3 <"$work/ab")" 'BEGIN {
     printf "triad %s, %d threads, %d interleaved rounds: median iteration %.6f s with counters, %.6f s with BINDLAB_COUNTERS=off; median ratio of the pairs %.3f (target <= 1.01)\n", s, t, n, on, off, ratio }'
-echo "bench-result counters.on_vs_off $(median 3 <"$work/ab")"   # for bench/all.sh
+echo "bench-result counters.on_vs_off $(median_of_column 3 <"$work/ab")"   # for bench/all.sh

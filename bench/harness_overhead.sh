@@ -70,22 +70,19 @@ one() {
         >>"$work/${names[$i]}" ||
         echo "${names[$i]}: a sweep failed; its round is left out" >&2
 }
-for r in $(seq 1 "$rounds"); do
+for _ in $(seq 1 "$rounds"); do
     for i in "${!names[@]}"; do one "$i"; done
 done
 
-median() {  # FILE: the median of column 1
-    sort -n "$1" | awk '{ v[NR] = $1 } END {
-        if (NR == 0) { print "nan"; exit }
-        print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
+# shellcheck source=bench/bench_lib.sh
+source bench/bench_lib.sh   # median
 ref="" results=()
-[ "${names[0]}" = ompi4 ] && ref=$(median "$work/ompi4")
+[ "${names[0]}" = ompi4 ] && ref=$(median <"$work/ompi4")
 printf '%-22s %6s %9s %9s %9s %9s  %s\n' "MPI" "sweeps" "median s" "min s" "max s" "vs 4.1" "(harness overhead per run, 8 runs per sweep)"
 for i in "${!names[@]}"; do
     f=$work/${names[$i]}
     n=$(wc -l <"$f")
-    m=$(median "$f")
+    m=$(median <"$f")
     lo=$(sort -n "$f" | head -1 | cut -d' ' -f1)
     hi=$(sort -n "$f" | tail -1 | cut -d' ' -f1)
     ratio=$(awk -v m="$m" -v r="$ref" 'BEGIN { if (r == "" || r == 0) print "-"; else printf "%.2f", m / r }')

@@ -115,7 +115,7 @@ done
 
 # cache_bytes, chase_bytes: the sizes, shared with the latency test
 # shellcheck source=scripts/cache_sizes.sh
-source "$(dirname "$0")/../scripts/cache_sizes.sh"
+source "$here/scripts/cache_sizes.sh"
 l1d=$(cache_bytes 1 Data)
 l2=$(cache_bytes 2 Unified)
 l3=$(cache_bytes 3 Unified)
@@ -168,8 +168,8 @@ run_likwid() {  # KB SWEEPS: ns per cache line of one run of SWEEPS sweeps
               printf "%.4f\n", t * 1e9 / (it * sz / 64) }' <<< "$out" ||
         fail "cannot read likwid-bench's Time/Iterations/Size:"$'\n'"$out"
 }
-median() { sort -g | awk '{v[NR] = $1} END {if (NR % 2) print v[(NR + 1) / 2];
-                           else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+# shellcheck source=bench/bench_lib.sh
+source "$here/bench/bench_lib.sh"   # median
 spread() { # the 10th and 90th percentiles (nearest rank) of the lines read
     sort -g | awk '{v[NR] = $1} END {lo = int(0.1 * (NR - 1) + 0.5) + 1
                    hi = int(0.9 * (NR - 1) + 0.5) + 1; printf "%.3f-%.3f", v[lo], v[hi]}'; }

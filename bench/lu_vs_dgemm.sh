@@ -50,8 +50,8 @@ LAYOUTS=(
     "2r x 1t|2|1|1x2|--map-by core --bind-to core|2x1"
 )
 
-median() { sort -g | awk '{ v[NR] = $1 } END {
-    print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# shellcheck source=bench/bench_lib.sh
+source "$(dirname "$0")/bench_lib.sh"   # median
 
 # "r0 pa/bc/sw/up/wa/so=5/1/2/88/3/1 r1 ..." from a run file's time split
 split_of() {

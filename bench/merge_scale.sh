@@ -18,7 +18,7 @@ shift $(( $# > 0 ? 1 : 0 )); sizes=${*:-"100 1000 10000"}
 build=${BUILD:-build}
 bindlab=$build/bindlab
 fixture=$build/tests/nodes_fixture
-[ -x "$bindlab" ] && [ -x "$fixture" ] || { echo "build first: scripts/build.sh" >&2; exit 1; }
+if [ ! -x "$bindlab" ] || [ ! -x "$fixture" ]; then echo "build first: scripts/build.sh" >&2; exit 1; fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -56,7 +56,7 @@ run() {
         'BEGIN { printf "%s %.3f %.3f\n", n, b - a, (d - c) / hz }' >>"$work/times"
 }
 
-for r in $(seq 1 "$rounds"); do
+for _ in $(seq 1 "$rounds"); do
     for n in $sizes; do
         run "merge$n" "$bindlab" merge -o "$work/m$n.h5" "$work/d$n"
         [ -n "${REF_BINDLAB:-}" ] && run "refmerge$n" "$REF_BINDLAB" merge -o "$work/r$n.h5" "$work/d$n"
@@ -66,7 +66,8 @@ for r in $(seq 1 "$rounds"); do
 done
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg) (2 cores; wall times are inflated by the load, CPU times less so)"
 
-median() { sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+# shellcheck source=bench/bench_lib.sh
+source bench/bench_lib.sh   # median
 med() { awk -v k="$1" -v c="$2" '$1 == k {print $c}' "$work/times" | median; }
 for n in $sizes; do
     w=$(med "merge$n" 2); c=$(med "merge$n" 3)

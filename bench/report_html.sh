@@ -18,7 +18,7 @@ rounds=${1:-5}
 build=${BINDLAB_BUILD_DIR:-build}
 bindlab=${BINDLAB:-$build/bindlab}
 fixture=$build/tests/report_fixture
-[ -x "$bindlab" ] && [ -x "$fixture" ] || { echo "build first: scripts/build.sh" >&2; exit 1; }
+if [ ! -x "$bindlab" ] || [ ! -x "$fixture" ]; then echo "build first: scripts/build.sh" >&2; exit 1; fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -30,7 +30,8 @@ secs() {
     b=$(date +%s.%N)
     awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f\n", b - a }'
 }
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+# shellcheck source=bench/bench_lib.sh
+source bench/bench_lib.sh   # median
 
 have_chromium=0
 command -v chromium > /dev/null && have_chromium=1
@@ -51,7 +52,7 @@ for kind in vm big; do
     "$bindlab" merge -o "$work/$kind.h5" "$work/$kind.d" > /dev/null
     : > "$work/html.t"; : > "$work/csv.t"; : > "$work/cpu.t"
     : > "$work/load.t"; : > "$work/empty.t"
-    for r in $(seq 1 "$rounds"); do
+    for _ in $(seq 1 "$rounds"); do
         secs "$bindlab" report "$work/$kind.h5" --html "$work/$kind.html" >> "$work/html.t"
         secs "$bindlab" report "$work/$kind.h5" --csv >> "$work/csv.t"
         # CPU seconds (user + system) of the writer: what the load of

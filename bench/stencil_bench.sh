@@ -103,8 +103,8 @@ name = lambda v: v.decode() if isinstance(v, bytes) else v
 print("%g" % [r["value"] for r in m if name(r["name"]) == "bytes_per_point"][0])
 EOF
 }
-median() { sort -g | awk '{v[NR] = $1} END {if (NR % 2) print v[(NR+1)/2];
-                            else print (v[NR/2] + v[NR/2+1]) / 2}'; }
+# shellcheck source=bench/bench_lib.sh
+source "$here/bench/bench_lib.sh"   # median
 
 s_file=$work/stencil.txt; t_file=$work/triad.txt; p_file=$work/prk.txt
 : > "$s_file"; : > "$t_file"; : > "$p_file"

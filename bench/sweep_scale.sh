@@ -63,7 +63,8 @@ PYEOF
     done
 done
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
-median() { sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+# shellcheck source=bench/bench_lib.sh
+source bench/bench_lib.sh   # median
 for n in $sizes; do
     o=$(awk -v n="$n" '$1 == n {print $2}' "$work/rows" | median)
     printf "sweep of %5d runs: harness overhead %.3f s per run (median of %d)\n" "$n" "$o" "$rounds"

@@ -51,7 +51,7 @@ EOF
 die() { echo "$prog: $*" >&2; exit 2; }   # bad input, or a tool missing
 fail() { echo "$prog: $*" >&2; exit 1; }  # a run that failed
 
-need_value() { [ $# -ge 2 ] && [ -n "$2" ] || die "$1 needs a value (see --help)"; }
+need_value() { if [ $# -lt 2 ] || [ -z "$2" ]; then die "$1 needs a value (see --help)"; fi; }
 
 while [ $# -gt 0 ]; do
     case $1 in
@@ -201,7 +201,7 @@ run_app() {  # prints "median-rate mean-rate" (mean "-" without h5py)
     out=$(OMP_NUM_THREADS=$threads OMP_PROC_BIND=close OMP_PLACES=cores \
           "${app_argv[@]}" --out "$h5" 2>&1) || rc=$?
     r=$(sed -n 's/^bindlab-app: result .*verified=yes.* rate=\([^ ]*\) unit=GB\/s.*/\1/p' <<< "$out")
-    [ "$rc" = 0 ] && [ -n "$r" ] ||
+    { [ "$rc" = 0 ] && [ -n "$r" ]; } ||
         fail "the app's run failed (exit $rc) or did not verify:"$'\n'"$(tail -n 20 <<< "$out")"
     [ "$have_h5py" = 0 ] || m=$(app_mean "$h5") ||
         fail "cannot read /run/timings from the app's run file $h5"
@@ -212,15 +212,15 @@ run_likwid() {  # prints GB/s in the 24-byte model
     out=$("${likwid_argv[@]}" 2>&1) || rc=$?
     mbs=$(awk -F: '$1 == "MByte/s" {gsub(/[ \t]/, "", $2); print $2}' <<< "$out")
     got=$(awk -F: '$1 == "Size (Byte)" {gsub(/[ \t]/, "", $2); print $2}' <<< "$out")
-    [ "$rc" = 0 ] && [ -n "$mbs" ] ||
+    { [ "$rc" = 0 ] && [ -n "$mbs" ]; } ||
         fail "likwid-bench failed (exit $rc):"$'\n'"$(tail -n 20 <<< "$out")"
     [ "$got" = "$app_bytes" ] ||
         echo "$prog: warning: likwid-bench used $got bytes, the app $app_bytes" >&2
     # MByte/s is 1e6 B/s counted at $bpe bytes per element; rescale to 24.
     awk -v m="$mbs" -v b="$bpe" 'BEGIN {printf "%.4f\n", m / 1e3 * 24 / b}'
 }
-median() { sort -g | awk '{v[NR] = $1} END {if (NR % 2) print v[(NR + 1) / 2];
-                           else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+# shellcheck source=bench/bench_lib.sh
+source "$here/bench/bench_lib.sh"   # median
 # Percent of all CPUs busy (anyone's work) over one second, from /proc/stat.
 cpu_busy() {
     local a b
