@@ -443,6 +443,54 @@ static void stencil_sweep_blocked_is_exact_for_radius_1_to_4(void **st)
     }
 }
 
+/* The sweep goes 4 rows a pass (when the rows share the vector alignment,
+ * as here: ld a multiple of 8) and single rows for what is left of a
+ * thread's share. One input cell wrong by 1 must change exactly the points
+ * that read it: itself and the 4R star points around it (weights
+ * +-1/(2kR) >= 1/32, far above the 1e-9 threshold), wherever it falls in a
+ * pass and whatever share each of 1..3 threads gets: 8 rows in a row for
+ * the wrong cell, each store kind. */
+static void sweep_wrong_cell_case(int r, int streaming, int threads, long dj)
+{
+    const long nx = 160, ny = 37, ld = (nx + 7) / 8 * 8, di = 77;
+    double *in = aligned_alloc(64, sizeof(double) * (size_t)(ld * ny));
+    double *out = aligned_alloc(64, sizeof(double) * (size_t)(ld * ny));
+    bl_stencil_rect rect = {r, nx - r, r, ny - r};
+    bl_stencil_sweep_cfg cfg = {.streaming = streaming, .block_cols = 0};
+    long wrong = 0, wrong_readers = 0;
+    assert_non_null(in);
+    assert_non_null(out);
+    for (long j = 0; j < ny; j++)
+        for (long i = 0; i < ld; i++)
+            in[j * ld + i] = bl_stencil_exact(i, j, 3);
+    in[dj * ld + di] += 1.0;
+    omp_set_num_threads(threads);
+    bl_stencil_sweep_ex(in, out, ld, r, rect, &cfg);
+    for (long j = rect.j0; j < rect.j1; j++)
+        for (long i = rect.i0; i < rect.i1; i++) {
+            long dx = labs(i - di), dy = labs(j - dj);
+            int reader = (dy == 0 && dx <= r) || (dx == 0 && dy <= r);
+            int bad = fabs(out[j * ld + i] - bl_stencil_exact(i, j, 4)) >
+                      1e-9;
+            wrong += bad;
+            wrong_readers += bad && reader;
+        }
+    free(in);
+    free(out);
+    assert_int_equal(wrong, 4 * r + 1);
+    assert_int_equal(wrong_readers, 4 * r + 1);
+}
+
+static void stencil_sweep_passes_see_one_wrong_cell_anywhere(void **st)
+{
+    (void)st;
+    for (int r = 1; r <= 4; r++)
+        for (int streaming = 0; streaming <= 1; streaming++)
+            for (int threads = 1; threads <= 3; threads++)
+                for (long dj = 2 * r; dj < 2 * r + 8; dj++)
+                    sweep_wrong_cell_case(r, streaming, threads, dj);
+}
+
 /* The strip width from the machine's own L2 (sysconf): the 2R + 1 rows of
  * a strip fit in half of it, in whole cache lines; rows that fit already
  * need no strips. */
@@ -522,6 +570,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(stencil_metrics_from_known_step_times),
         cmocka_unit_test(stencil_sweep_streaming_is_exact_for_radius_1_to_4),
         cmocka_unit_test(stencil_sweep_blocked_is_exact_for_radius_1_to_4),
+        cmocka_unit_test(stencil_sweep_passes_see_one_wrong_cell_anywhere),
         cmocka_unit_test(stencil_block_cols_fits_half_of_l2),
         cmocka_unit_test(
             stencil_streaming_blocked_runs_verify_for_radius_1_to_4),
