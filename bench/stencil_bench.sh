@@ -13,6 +13,8 @@
 #       count before issue 16: kept for comparison with older figures)
 #   vs PRK          = stencil LUP/s / PRK MPIOPENMP stencil LUP/s (same grid,
 #       radius, ranks, threads; each program's own timing)
+# BASE_APP (another build of bindlab-app, e.g. the one before a change)
+# adds its stencil to each round, with its own ratios and new / base.
 # The goals are in bench/all.sh; the last lines are "bench-result KEY VALUE"
 # for it.
 #
@@ -25,6 +27,7 @@
 #   env: NP (2) THREADS (1) GRID (8000) RADIUS (2) ITERS (20) PAIRS (5)
 #        TRIAD_SIZE (512MiB per rank) MPIRUN_FLAGS (--bind-to core)
 #        STENCIL_ARGS (extra options for the app's stencil, e.g. --overlap)
+#        BASE_APP (a second bindlab-app build run beside it: before / after)
 set -euo pipefail
 
 prk_src=${1:--}
@@ -39,10 +42,13 @@ triad_size=${TRIAD_SIZE:-512MiB}
 radius=${RADIUS:-2}
 read -r -a mpirun_flags <<< "${MPIRUN_FLAGS:---bind-to core}"
 read -r -a stencil_args <<< "${STENCIL_ARGS:-}"
+base_app=${BASE_APP:-}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMP_NUM_THREADS=$threads
 
 [ -x "$app" ] || { echo "stencil_bench: no bindlab-app at $app" >&2; exit 2; }
+[ -z "$base_app" ] || [ -x "$base_app" ] ||
+    { echo "stencil_bench: BASE_APP: no bindlab-app at $base_app" >&2; exit 2; }
 if [ "$prk_src" != - ] && [ ! -f "$prk_src/MPIOPENMP/Stencil/stencil.c" ]; then
     echo "stencil_bench: $prk_src is not a ParRes/Kernels checkout" >&2; exit 2
 fi
@@ -74,11 +80,12 @@ fi
 
 # --- one run of each program, printing its rate ------------------------------
 bytes_per_point=
-run_stencil() {  # MLUP/s from the app's result line
+run_stencil() {  # [APP [RUN_FILE]]: MLUP/s from the app's result line
     local out
-    out=$(mpirun -np "$np" "${mpirun_flags[@]}" "$app" --kernel stencil \
+    out=$(mpirun -np "$np" "${mpirun_flags[@]}" "${1:-$app}" --kernel stencil \
               --grid "$grid" --radius "$radius" --iters "$iters" \
-              ${stencil_args[@]+"${stencil_args[@]}"} --out "$work/st.h5") || return 0
+              ${stencil_args[@]+"${stencil_args[@]}"} \
+              --out "${2:-$work/st.h5}") || return 0
     sed -n 's/^bindlab-app: result .*verified=yes.* rate=\([^ ]*\) unit=MLUP\/s.*/\1/p' <<< "$out"
 }
 run_triad() {    # GB/s at 24 B/element, as the app reports it
@@ -94,9 +101,9 @@ run_prk() {      # MLUP/s: interior points / PRK's average iteration time
 }
 # The stencil's own count of bytes per point (16 with streaming stores, 24
 # without), from its run file's metrics.
-stencil_bytes() {
+stencil_bytes() {  # [RUN_FILE]
     [ -n "$py" ] || { echo 24; return; }
-    "$py" - "$work/st.h5" <<'EOF'
+    "$py" - "${1:-$work/st.h5}" <<'EOF'
 import sys, h5py
 m = h5py.File(sys.argv[1], "r")["/run/metrics"][()]
 name = lambda v: v.decode() if isinstance(v, bytes) else v
@@ -107,27 +114,41 @@ EOF
 source "$here/bench/bench_lib.sh"   # median
 
 s_file=$work/stencil.txt; t_file=$work/triad.txt; p_file=$work/prk.txt
-: > "$s_file"; : > "$t_file"; : > "$p_file"
+b_file=$work/base.txt
+: > "$s_file"; : > "$t_file"; : > "$p_file"; : > "$b_file"
 echo "stencil_bench: np=$np threads=$threads grid=$grid radius=$radius" \
      "iters=$iters pairs=$pairs triad --size $triad_size" \
      "${stencil_args[*]+stencil options: ${stencil_args[*]}}"
+[ -z "$base_app" ] || echo "base build: $base_app"
 echo "# $(uptime)"
 for ((k = 1; k <= pairs; k++)); do
-    s=$(run_stencil); t=$(run_triad); s2=$(run_stencil)
+    s=$(run_stencil); t=$(run_triad)
+    b=-; [ -z "$base_app" ] || b=$(run_stencil "$base_app" "$work/base.h5")
+    s2=$(run_stencil)
     p=-; [ -z "$prk" ] || p=$(run_prk)
-    for v in "$s" "$t" "$s2" "$p"; do
+    for v in "$s" "$t" "$b" "$s2" "$p"; do
         [ -n "$v" ] || { echo "stencil_bench: a run failed to verify" >&2; exit 1; }
     done
     printf '%s\n%s\n' "$s" "$s2" >> "$s_file"
     echo "$t" >> "$t_file"; [ "$p" = - ] || echo "$p" >> "$p_file"
-    echo "  round $k: stencil $s, $s2 MLUP/s  triad $t GB/s (24 B)  PRK $p MLUP/s"
+    [ "$b" = - ] || echo "$b" >> "$b_file"
+    echo "  round $k: stencil $s, $s2 MLUP/s  triad $t GB/s (24 B)  PRK $p MLUP/s" \
+         "${base_app:+ base $b MLUP/s}"
 done
 bytes_per_point=$(stencil_bytes) ||
     { echo "stencil_bench: cannot read bytes_per_point from the run file" >&2; exit 1; }
 [ -n "$py" ] || echo "stencil_bench: no python3 h5py: assuming 24 B/point" >&2
+base_bytes=-; bm=-
+if [ -n "$base_app" ]; then
+    base_bytes=$(stencil_bytes "$work/base.h5") ||
+        { echo "stencil_bench: cannot read the base build's bytes_per_point" >&2; exit 1; }
+    bm=$(median < "$b_file")
+fi
 sm=$(median < "$s_file"); tm=$(median < "$t_file")
 pm=-; [ -z "$prk" ] || pm=$(median < "$p_file")
-awk -v s="$sm" -v t="$tm" -v p="$pm" -v b="$bytes_per_point" 'BEGIN {
+echo "# $(uptime)"
+awk -v s="$sm" -v t="$tm" -v p="$pm" -v b="$bytes_per_point" \
+    -v bm="$bm" -v bb="$base_bytes" 'BEGIN {
     st = s * b / 1e3; tt = t * 32 / 24
     printf "median: stencil %.1f MLUP/s = %.2f GB/s at %g B/point;" \
            " triad %.2f GB/s at 24 B/element = %.2f GB/s at the 32 B that move\n",
@@ -138,6 +159,13 @@ awk -v s="$sm" -v t="$tm" -v p="$pm" -v b="$bytes_per_point" 'BEGIN {
            s * 24 / 1e3 / t
     if (p != "-") printf "stencil / PRK = %.3fx (PRK %.1f MLUP/s)\n", s / p, p
     else print "stencil / PRK: not run (no PRK checkout given)"
+    if (bm != "-") {
+        printf "base build: %.1f MLUP/s at %g B/point: honest ratio %.3f," \
+               " old ratio %.3f; new / base = %.3fx", bm, bb,
+               bm * bb / 1e3 / tt, bm * 24 / 1e3 / t, s / bm
+        if (p != "-") printf "; base / PRK = %.3fx", bm / p
+        printf "\n"
+    }
     printf "bench-result stencil.roofline_honest %.4f\n", st / tt
     printf "bench-result stencil.roofline_old %.4f\n", s * 24 / 1e3 / t
     if (p != "-") printf "bench-result stencil.vs_prk %.4f\n", s / p }'
