@@ -15,6 +15,7 @@
 #include "app_print.h"
 #include "app_record.h"
 #include "app_result.h"
+#include "app_started.h"
 #include "app_time_split.h"
 #include "atomic_file.h"
 #include "topo.h"
@@ -447,6 +448,20 @@ static int report(app_run *a, int argc, char **argv, int status)
     return status;
 }
 
+/* Every rank is past MPI_Init once a barrier completes: said once, by rank
+ * 0, before anything else runs (common/app_started.h). A rank that dies
+ * inside MPI_Init (Open MPI 4.1's wire-up race, a launcher failing) keeps
+ * the barrier, and so the line, from happening. */
+static void say_started(const app_run *a)
+{
+    MPI_Barrier(a->comm);
+    if (a->rank == 0) {
+        printf(BL_APP_STARTED " %d rank%s past MPI_Init\n", a->nranks,
+               a->nranks == 1 ? "" : "s");
+        fflush(stdout);
+    }
+}
+
 static void finish(app_run *a)
 {
     if (a->kernel_set_up && a->k->teardown)
@@ -470,6 +485,7 @@ int bl_app_run(const bl_app_opts *o, int argc, char **argv, MPI_Comm comm)
     MPI_Comm_rank(comm, &a.rank);
     MPI_Comm_size(comm, &a.nranks);
     omp_set_dynamic(0);
+    say_started(&a);
     a.rank_set = hwloc_bitmap_alloc();
     if (check_out(&a) < 0)
         status = 2;

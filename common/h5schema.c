@@ -119,6 +119,8 @@ static const bl_h5_field summary_fields[] = {
     F(bl_h5_summary, wall_s, BL_H5_F64),
     F(bl_h5_summary, exit_status, BL_H5_I32),
     F(bl_h5_summary, nodes, BL_H5_STR),
+    /* retry: launches the run took (0 in files written before it) */
+    F(bl_h5_summary, attempts, BL_H5_I32),
 };
 
 /* ---- the kernels' time split (its own block: written only when a kernel
@@ -154,6 +156,18 @@ static const bl_h5_field neighbour_fields[] = {
     F(bl_h5_neighbour, wall_s, BL_H5_F64),
 };
 
+/* retry: the launches of a run that died before the app started (its own
+ * block: written only for a run launched again) */
+static const bl_h5_field retry_fields[] = {
+    F(bl_h5_retry, attempt, BL_H5_I32),
+    F(bl_h5_retry, start_time, BL_H5_F64),
+    F(bl_h5_retry, wall_s, BL_H5_F64),
+    F(bl_h5_retry, exit_status, BL_H5_I32),
+    F(bl_h5_retry, term_signal, BL_H5_I32),
+    F(bl_h5_retry, reason, BL_H5_STR),
+    F(bl_h5_retry, log, BL_H5_STR),
+};
+
 #define DEF(var, dset, type, fields) \
     const bl_h5_table_def var = BL_H5_TABLE(dset, type, fields)
 DEF(bl_h5_placement_def, "placement", bl_h5_placement, placement_fields);
@@ -169,6 +183,7 @@ DEF(bl_h5_time_split_def, "time_split", bl_h5_time_split,
     time_split_fields);
 DEF(bl_h5_neighbour_def, "neighbours", bl_h5_neighbour, neighbour_fields);
 DEF(bl_h5_traffic_def, "traffic", bl_h5_traffic, traffic_fields);
+DEF(bl_h5_retry_def, "retries", bl_h5_retry, retry_fields);
 
 
 /* ---- attribute sets: one attribute per line, in the file's order -------- */
@@ -253,6 +268,8 @@ static const bl_h5_attr harness_attrs[] = {
     A(bl_h5_harness, start_time, BL_A_F64, 0),
     A(bl_h5_harness, repetition_order, BL_A_STR, 0),
     A(bl_h5_harness, noisy, BL_A_STR, 0),
+    /* retry: launches made (0: never launched, or written before it) */
+    A(bl_h5_harness, attempts, BL_A_INT, 0),
 };
 
 const bl_h5_attrs_def bl_h5_machine_attrs = BL_H5_ATTRS(machine_attrs);

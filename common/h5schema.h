@@ -262,6 +262,20 @@ typedef struct bl_h5_neighbour {
 } bl_h5_neighbour;
 extern const bl_h5_table_def bl_h5_neighbour_def;
 
+/* retry: one row per launch of a run that died before the app started and
+ * was launched again (sweep --retry; <run>/retries, written only when
+ * there was one) */
+typedef struct bl_h5_retry {
+    int32_t attempt;           /* 1, 2, ...: the launch this row is */
+    double start_time;         /* seconds since the Unix epoch, UTC */
+    double wall_s;             /* the launcher's wall time */
+    int32_t exit_status;       /* -1 when killed by a signal */
+    int32_t term_signal;
+    char *reason;              /* what it died of, as a failed run's */
+    char *log;                 /* its log, kept beside the run's */
+} bl_h5_retry;
+extern const bl_h5_table_def bl_h5_retry_def;
+
 typedef struct bl_h5_harness {
     char *run_id, *label, *name, *status;   /* ok|failed|timeout|invalid */
     int repetition;
@@ -288,6 +302,11 @@ typedef struct bl_h5_harness {
     size_t nneighbours;
     bl_h5_check *checks;
     size_t nchecks;
+    /* retry: launches made (1 + the rows of retries; 0 for a run never
+     * launched, and in records written before it) */
+    int attempts;
+    bl_h5_retry *retries;
+    size_t nretries;
 } bl_h5_harness;
 
 
@@ -305,6 +324,7 @@ typedef struct bl_h5_summary {
     double wall_s;
     int32_t exit_status;
     char *nodes;               /* as the harness record's */
+    int32_t attempts;          /* retry: as the harness record's */
 } bl_h5_summary;
 
 extern const bl_h5_table_def bl_h5_check_def, bl_h5_summary_def;

@@ -9,6 +9,7 @@
 #include "results_file.h"
 #include "results_report.h"
 #include "report_html.h"
+#include "report_retries.h"
 #include "atomic_file.h"
 
 static const char help[] =
@@ -37,7 +38,9 @@ static const char help[] =
     "that are not ok or not verified follow, in run order, with no ratios.\n"
     "--sort label and --sort run order by layout label or run id instead.\n"
     "After the table, one line per kernel names the best layout and the\n"
-    "baseline. --kernel K shows only kernel K's runs.\n"
+    "baseline. --kernel K shows only kernel K's runs. Runs that took more\n"
+    "than one launch (bindlab sweep --retry) are listed last, with what\n"
+    "each earlier launch died of and its log.\n"
     "\n"
     "--csv writes every /summary column, then ratio_best, ratio_baseline and\n"
     "baseline_run_id, as CSV (RFC 4180: CRLF line ends, fields with commas or\n"
@@ -331,8 +334,10 @@ int bl_cli_report(int argc, char **argv)
         list_machines(stdout, o.input);
         list_traffic(stdout, o.input, &r);
     }
-    if (!o.csv && rc >= 0)
+    if (!o.csv && rc >= 0) {
         notes_from_machine(stdout, o.input, &r);
+        bl_report_write_retries(stdout, o.input, &r);
+    }
     if (fflush(stdout) != 0 || rc < 0) {
         perror("bindlab report: writing the table");
         rc = BL_EXIT_FAILED;

@@ -44,6 +44,13 @@ static const char usage[] =
 "  --oversubscribe       allow more ranks than cores\n"
 "  --shard I/K           run only runs I, I+K, I+2K... (1-based; Slurm arrays)\n"
 "  --timeout SECONDS     per-run timeout for every layout\n"
+"  --retry N             launch a run again, up to N times, when it died\n"
+"                        before the app started (no rank got past\n"
+"                        MPI_Init: a launcher failure, Open MPI 4.1's\n"
+"                        wire-up race); never a run that started, failed\n"
+"                        or timed out. Each attempt's log is kept\n"
+"                        (rNNNN.tryK.log) and the record counts the\n"
+"                        launches (default 0; overrides the file's retry:)\n"
 "  --repetition-order interleaved|consecutive\n"
 "                        A B A B (default; drift hits every layout alike)\n"
 "                        or A A B B; overrides the file's repetition_order\n"
@@ -128,6 +135,13 @@ static int parse_args(int argc, char **argv, bl_sweep_opts *o)
             o->noisy = argv[i];
         } else if (next && strcmp(a, "--node-topologies") == 0) {
             o->node_topologies = argv[++i];
+        } else if (next && strcmp(a, "--retry") == 0) {
+            long v;
+            if (bl_parse_long(argv[++i], "--retry", 0, BL_RETRY_MAX, &v,
+                              &err) < 0)
+                return bl_cli_usage_error(VERB, "%s", err.msg);
+            o->retry_given = 1;
+            o->retry = (int)v;
         } else if (next && strcmp(a, "--timeout") == 0) {
             long v;
             if (bl_parse_long(argv[++i], "--timeout", 1, 86400 * 7, &v,

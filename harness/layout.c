@@ -13,7 +13,7 @@
 static const char *const field_keys[BL_F_COUNT] = {
     "kernel", "np", "map_by", "bind_to", "rank_by", "omp_places",
     "omp_proc_bind", "threads", "init", "repetitions", "timeout",
-    "mem_policy", "nodes", "noisy",
+    "mem_policy", "nodes", "noisy", "retry",
 };
 
 const char *bl_field_key(bl_field f)
@@ -33,7 +33,7 @@ const char *bl_field_keys(void)
 {
     return "kernel, np, map_by, bind_to, rank_by, omp_places, "
            "omp_proc_bind, threads, init, repetitions, timeout, mem_policy, "
-           "nodes, noisy";
+           "nodes, noisy, retry";
 }
 
 /* --- resources ---------------------------------------------------------- */
@@ -335,6 +335,13 @@ int bl_layout_set(bl_layout *l, bl_field f, const char *t, bl_err *err)
                                    "than 0 and at most 604800", t);
         l->timeout_s = d;
         return 0;
+    case BL_F_RETRY:
+        if (parse_int(t, 0, BL_RETRY_MAX, &v) < 0)
+            return bl_err_set(err, "retry '%s': accepted: 0 to %d launches "
+                                   "more for a run that dies before the app "
+                                   "starts", t, BL_RETRY_MAX);
+        l->retry = (int)v;
+        return 0;
     case BL_F_MEM_POLICY: {
         /* The app's own parser: the sweep refuses what the app would. */
         bl_mempol p;
@@ -396,6 +403,7 @@ void bl_layout_field_text(const bl_layout *l, bl_field f, char *buf, size_t len)
         break;
     case BL_F_REPETITIONS: snprintf(buf, len, "%d", l->repetitions); break;
     case BL_F_TIMEOUT: snprintf(buf, len, "%g", l->timeout_s); break;
+    case BL_F_RETRY: snprintf(buf, len, "%d", l->retry); break;
     case BL_F_MEM_POLICY:
         snprintf(buf, len, "%s", l->mem_policy[0] ? l->mem_policy : "firsttouch");
         break;

@@ -32,6 +32,7 @@ typedef enum bl_field {
     BL_F_MEM_POLICY,
     BL_F_NODES,
     BL_F_NOISY,
+    BL_F_RETRY,
     BL_F_COUNT
 } bl_field;
 
@@ -77,6 +78,7 @@ typedef struct bl_kernel_spec {
 } bl_kernel_spec;
 
 #define BL_THREADS_FILL 0
+#define BL_RETRY_MAX 10         /* retry: at most this many launches more */
 
 /* One launch. Text fields keep the user's spelling; the *_launcher fields
  * hold the spelling for the detected launcher (bl_layout_translate). An
@@ -104,6 +106,8 @@ typedef struct bl_layout {
                                    "" = none */
     int repetitions;
     double timeout_s;
+    int retry;                  /* launches run again when they die before
+                                   the app starts (sweep_retry.h); 0 none */
     char map_by_launcher[64];
     char bind_to_launcher[32];
     char rank_by_launcher[32];
@@ -119,7 +123,7 @@ typedef struct bl_layout {
 int bl_layout_set(bl_layout *l, bl_field f, const char *text, bl_err *err);
 
 /* The default layout: map_by core, bind_to core, threads 1, init parallel,
- * repetitions 1, timeout 300 s, np 0 (= not given). */
+ * repetitions 1, timeout 300 s, retry 0, np 0 (= not given). */
 void bl_layout_defaults(bl_layout *l);
 
 /* "core", "ppr:2:package:PE=4", "numa:pe=2:oversubscribe", ... */

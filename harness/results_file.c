@@ -35,6 +35,9 @@ int bl_h5_write_harness(hid_t file, const char *group, const bl_h5_harness *h,
                                                H5P_DEFAULT) <= 0)
         rc |= bl_h5_table_write(g, &bl_h5_neighbour_def, h->neighbours,
                                 h->nneighbours, err);
+    if (rc == 0 && h->nretries && H5Lexists(g, "retries", H5P_DEFAULT) <= 0)
+        rc |= bl_h5_table_write(g, &bl_h5_retry_def, h->retries,
+                                h->nretries, err);
     H5Gclose(g);
     return rc ? bl_err_set(err, "HDF5: cannot write the harness record of "
                            "'%s'", group) : 0;
@@ -56,6 +59,9 @@ int bl_h5_read_harness(hid_t file, const char *group, bl_h5_harness *h,
     if (rc == 0 && H5Lexists(g, "neighbours", H5P_DEFAULT) > 0)
         rc = bl_h5_table_read(g, &bl_h5_neighbour_def,
                               (void **)&h->neighbours, &h->nneighbours, err);
+    if (rc == 0 && H5Lexists(g, "retries", H5P_DEFAULT) > 0)
+        rc = bl_h5_table_read(g, &bl_h5_retry_def, (void **)&h->retries,
+                              &h->nretries, err);
     H5Gclose(g);
     return rc;
 }
@@ -66,6 +72,7 @@ void bl_h5_harness_free(bl_h5_harness *h)
     free(h->binding_report);
     bl_h5_table_free(&bl_h5_check_def, h->checks, h->nchecks);
     bl_h5_table_free(&bl_h5_neighbour_def, h->neighbours, h->nneighbours);
+    bl_h5_table_free(&bl_h5_retry_def, h->retries, h->nretries);
     memset(h, 0, sizeof *h);
 }
 

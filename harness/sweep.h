@@ -25,6 +25,8 @@ typedef struct bl_sweep_opts {
                                   counted layout by layout, repetition by
                                   repetition, whatever order they run in */
     double timeout_s;          /* > 0: overrides every layout's timeout */
+    int retry_given, retry;    /* --retry N: overrides every layout's
+                                * retry (sweep_retry.h) */
     bl_rep_order repetition_order; /* UNSET: the sweep file's */
     const char *noisy;         /* --noisy: every layout's neighbour (noisy.h) */
     const char *node_topologies; /* --node-topologies DIR: DIR/HOST.xml is

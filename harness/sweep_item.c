@@ -20,6 +20,7 @@
 #include "topo.h"
 #include "sys_util.h"
 #include "sweep_nodes.h"
+#include "sweep_retry.h"
 
 void bl_sweep_ctx_free(bl_sweep_ctx *c)
 {
@@ -303,6 +304,27 @@ static void parse_report(const bl_sweep_ctx *c, const char *text,
     free(hosts);
 }
 
+/* After a launch: 1 when it died before the app started and the item may
+ * be launched again (sweep_retry.h), the attempt kept in h; 0 to judge it
+ * as the run's outcome; -1 with err. */
+static int another_attempt(bl_sweep_ctx *c, const bl_sweep_item *it,
+                           const bl_launch_opts *lo,
+                           const bl_launch_result *res, const char *appfile,
+                           const char *log, bl_h5_harness *h, bl_err *err)
+{
+    bl_h5_harness attempt;
+    int rc;
+    h->attempts++;
+    if (h->attempts > bl_sweep_retry_max(c, it) ||
+        !bl_sweep_retry_died_before_start(res, appfile))
+        return 0;
+    memset(&attempt, 0, sizeof attempt);
+    judge(res, lo, NULL, &attempt);
+    rc = bl_sweep_retry_keep(c, it, res, attempt.reason, log, h, err);
+    bl_h5_harness_free(&attempt);
+    return rc < 0 ? -1 : 1;
+}
+
 int bl_sweep_item_run(bl_sweep_ctx *c, const bl_sweep_item *it,
                       bl_h5_harness *h, double *rate, char *unit,
                       size_t unit_len, bl_err *err)
@@ -359,7 +381,12 @@ int bl_sweep_item_run(bl_sweep_ctx *c, const bl_sweep_item *it,
                                      err);
     }
     h->start_time = wall_clock_s();
-    rc = bl_launch_run(&lo, &res, err);
+    while ((rc = bl_launch_run(&lo, &res, err)) == 0 && !res.interrupted &&
+           (rc = another_attempt(c, it, &lo, &res, appfile, log, h,
+                                 err)) == 1) {
+        bl_launch_result_free(&res);
+        h->start_time = wall_clock_s();
+    }
     /* the neighbour ends with the run, however the run ended */
     bl_noisy_stop(&nr);
     record_neighbours(&nr, h);

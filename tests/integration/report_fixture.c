@@ -2,7 +2,8 @@
  * sweep on a 2-core node into DIR (DIR/r0000.h5 ...), through the same
  * writer the harness uses (bl_h5_write_sweep_run), for test_report_cli.sh.
  *
- *   report_fixture DIR         the sweep (12 runs)
+ *   report_fixture DIR         the sweep (12 runs; r0001 took 2 launches:
+ *                              the first died before the app started)
  *   report_fixture DIR other   one run r0000 of a different sweep (the
  *                              same run id with another label)
  *   report_fixture DIR many N  N runs (a size test for report --html): N/5
@@ -95,6 +96,8 @@ static const char *g_virtualization = "";
 static bl_h5_machine *g_machine;
 /* "many N big": the CPU offset of the layout written next */
 static int g_cpu_offset;
+/* the sweep (no mode): the run written next took a second launch */
+static int g_retried;
 
 /* hwloc's XML of a synthetic topology (malloc'ed), or NULL. */
 static char *synthetic_xml(const char *desc)
@@ -223,6 +226,17 @@ static int write_one(const char *dir, const spec *s, const char *label_text)
     h.reason = strcmp(s->status, "invalid") == 0
                    ? "np 3 needs 3 slots, but this node has 2" : "";
     h.binding_report = "";
+    h.attempts = strcmp(s->status, "invalid") == 0 ? 0 : 1;
+    if (g_retried) {
+        static bl_h5_retry first = {
+            1, 1700000000.0, 0.7, 139, 0,
+            "exit status 139, no run file: mpirun noticed that process "
+            "rank 1 with PID 0 on node vm exited on signal 11 "
+            "(Segmentation fault).", "r0001.try1.log"};
+        h.attempts = 2;
+        h.retries = &first;
+        h.nretries = 1;
+    }
     if (s->rate > 0) {
         app.kernel = (char *)s->kernel;
         app.args = h.kernel_args;
@@ -440,8 +454,10 @@ int main(int argc, char **argv)
         return write_one(argv[1], &other, "stencil np2 map=core bind=core "
                          "(another sweep)") < 0;
     }
-    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++)
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        g_retried = strcmp(runs[i].run_id, "r0001") == 0;
         if (write_one(argv[1], &runs[i], NULL) < 0)
             return 1;
+    }
     return 0;
 }

@@ -109,6 +109,18 @@ static void field_values_are_checked(void **state)
     assert_int_equal(bl_layout_set(&l, BL_F_TIMEOUT, "0", &err), -1);
     assert_int_equal(bl_layout_set(&l, BL_F_TIMEOUT, "2.5", &err), 0);
     assert_true(l.timeout_s == 2.5);
+    /* retry: 0 (the default) to BL_RETRY_MAX (10) more launches */
+    assert_int_equal(l.retry, 0);
+    assert_int_equal(bl_layout_set(&l, BL_F_RETRY, "10", &err), 0);
+    assert_int_equal(l.retry, 10);
+    assert_int_equal(bl_layout_set(&l, BL_F_RETRY, "0", &err), 0);
+    assert_int_equal(l.retry, 0);
+    assert_int_equal(bl_layout_set(&l, BL_F_RETRY, "11", &err), -1);
+    assert_string_equal(err.msg, "retry '11': accepted: 0 to 10 launches "
+                                 "more for a run that dies before the app "
+                                 "starts");
+    assert_int_equal(bl_layout_set(&l, BL_F_RETRY, "-1", &err), -1);
+    assert_int_equal(bl_layout_set(&l, BL_F_RETRY, "two", &err), -1);
     assert_int_equal(bl_layout_set(&l, BL_F_NP, "2x", &err), -1);
 }
 
