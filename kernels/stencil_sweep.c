@@ -130,6 +130,7 @@ typedef void (*rows_fn)(const double *c, double *o, long n, long ld,
                 BL_STENCIL_POINT(R, (c) + q * (ld), i, ld,                  \
                                  (o)[q * (ld) + i]);                        \
         for (; i + VW <= (n); i += VW)                                      \
+            _Pragma("GCC unroll 4")                                         \
             for (int q = 0; q < (P); q++) {                                 \
                 vec acc;                                                    \
                 PREFETCH((c) + (q + (R)) * (ld) + i +                       \
