@@ -11,8 +11,8 @@
  * each row's leading input row (the one not read before, coming from
  * memory) is prefetched a fixed distance ahead. Measured on a 2-core
  * AVX-512 VM at grid 8000, r = 2 (CPU time of the sweep alone): one row at
- * a time with no prefetch moved 0.67 of the triad's bytes per second,
- * 4 rows a pass with the prefetch 1.1-1.2 (bench/README.md).
+ * a time with no prefetch moved 0.54-0.57 of the triad's bytes per
+ * second, 4 rows a pass with the prefetch 0.98-1.01 (bench/README.md).
  *
  * Two store kinds, each its own function: normal stores, and streaming
  * (non-temporal) stores, where the output line is not read before it is
