@@ -83,6 +83,7 @@ BENCH_ROWS=(
     "stencil.roofline_honest|stencil r=2, grid 8000, 2 ranks x 1 thread|triad GB/s, bytes that move (16 B/point with streaming stores, else 24; triad 32 B/element, 24 with streaming stores)|>= 0.85"
     "stencil.roofline_old|same stencil|triad GB/s at 24 B/element, stencil at 24 B/point (the old count)|-"
     "stencil.vs_prk|same stencil|PRK MPI+OpenMP stencil (r=2, same grid, ranks, threads)|>= 2.0"
+    "stencil.sweep_roofline_cpu|same stencil's sweep alone (no halo), CPU time|the triad by CPU time, bytes that move as above|-"
 )
 for n in $lu_sizes; do
     BENCH_ROWS+=("lu.n$n.1x2|LU n=$n, 1 rank x 2 threads|OpenBLAS DGEMM on the same threads|>= 0.88"

@@ -28,6 +28,11 @@
 #        TRIAD_SIZE (512MiB per rank) MPIRUN_FLAGS (--bind-to core)
 #        STENCIL_ARGS (extra options for the app's stencil, e.g. --overlap)
 #        BASE_APP (a second bindlab-app build run beside it: before / after)
+#        CPUTIME (bindlab-kernel-cputime; default: bench/ of the app's build
+#        directory, skipped when missing; '-' skips it)
+# Last, bindlab-kernel-cputime (bench/kernel_cputime.c) times the stencil's
+# sweep alone and the triad by the ranks' CPU time, which a machine busy
+# with other work does not inflate: the memory side without the waits.
 set -euo pipefail
 
 prk_src=${1:--}
@@ -43,6 +48,7 @@ radius=${RADIUS:-2}
 read -r -a mpirun_flags <<< "${MPIRUN_FLAGS:---bind-to core}"
 read -r -a stencil_args <<< "${STENCIL_ARGS:-}"
 base_app=${BASE_APP:-}
+cputime=${CPUTIME:-$(dirname "$app")/bench/bindlab-kernel-cputime}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMP_NUM_THREADS=$threads
 
@@ -169,3 +175,11 @@ awk -v s="$sm" -v t="$tm" -v p="$pm" -v b="$bytes_per_point" \
     printf "bench-result stencil.roofline_honest %.4f\n", st / tt
     printf "bench-result stencil.roofline_old %.4f\n", s * 24 / 1e3 / t
     if (p != "-") printf "bench-result stencil.vs_prk %.4f\n", s / p }'
+if [ "$cputime" != - ] && [ -x "$cputime" ]; then
+    echo "CPU time (the stencil's sweep alone, the triad; $cputime):"
+    mpirun -np "$np" "${mpirun_flags[@]}" "$cputime" "$grid" "$radius" \
+        "$triad_size" "$pairs" "$iters" ||
+        { echo "stencil_bench: bindlab-kernel-cputime failed" >&2; exit 1; }
+else
+    echo "CPU time: not run (no bindlab-kernel-cputime at $cputime)"
+fi
