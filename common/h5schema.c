@@ -7,6 +7,7 @@
 #include "h5schema.h"
 
 #include "atomic_file.h"
+#include "h5guard.h"
 
 #include <errno.h>
 #include <math.h>
@@ -738,6 +739,8 @@ hid_t bl_h5_open_read(const char *path, bl_err *err)
         bl_err_set(err, "%s: %s", path, strerror(errno));
         return H5I_INVALID_HID;
     }
+    if (bl_h5_guard_quick(path, err) < 0)
+        return H5I_INVALID_HID;
     if (H5Fis_hdf5(path) <= 0) {
         bl_err_set(err, "%s: not an HDF5 file (truncated, or still being "
                    "written?)", path);
@@ -750,6 +753,13 @@ hid_t bl_h5_open_read(const char *path, bl_err *err)
         return H5I_INVALID_HID;
     }
     return file;
+}
+
+hid_t bl_h5_open_read_deep(const char *path, bl_err *err)
+{
+    if (bl_h5_guard_deep(path, err) < 0)
+        return H5I_INVALID_HID;
+    return bl_h5_open_read(path, err);
 }
 
 int bl_h5_read_run_file(const char *path, bl_h5_machine *m, bl_h5_run *r,

@@ -400,8 +400,13 @@ int bl_h5_write_run_file_nodes(const char *path, const char *command,
                                const bl_h5_machine *m, size_t n,
                                const bl_h5_run *r, bl_err *err);
 /* Opens a run or sweep file for reading, with a clear message when it is
- * missing, truncated or not bindlab's. Close with H5Fclose. */
+ * missing, truncated (h5guard.h's quick check) or not bindlab's. Close
+ * with H5Fclose. */
 hid_t bl_h5_open_read(const char *path, bl_err *err);
+/* The same after h5guard.h's deep check (the file read once more): for
+ * files users hand to report, merge and compare, not for the merged file
+ * a sweep appends to after every run. */
+hid_t bl_h5_open_read_deep(const char *path, bl_err *err);
 int bl_h5_read_run_file(const char *path, bl_h5_machine *m, bl_h5_run *r,
                         bl_err *err);
 /* The same with every machine record of the file (*m freed with

@@ -9,7 +9,9 @@
  * maps from the recorded topology XML, pages, iteration times, matrices:
  * harness/report_runs.c and the drawing behind it). Seeds: per-run and
  * merged sweep files, a c2c run file and a matrix file, written by the
- * real writers (scripts/fuzz.sh and the fuzz.seeds test make them). */
+ * real writers (scripts/fuzz.sh and the fuzz.seeds test make them). The
+ * image first goes through h5guard's deep check, as the files of report,
+ * merge and compare do; an image it refuses is not read. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,7 @@
 #include <hdf5.h>
 #include <hdf5_hl.h>
 
+#include "h5guard.h"
 #include "report_html.h"
 #include "results_file.h"
 
@@ -90,6 +93,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     if (size == 0)
         return 0;
+    /* What bindlab does before libhdf5 reads a file handed to report,
+     * merge or compare (common/h5guard.h): a refused image is not read. */
+    {
+        char why[512];
+        if (bl_h5_guard_image(data, size, 1, why, sizeof why) != 0)
+            return 0;
+    }
     /* The library copies the image (flags 0): the input stays read-only. */
     file = H5LTopen_file_image((void *)data, size, 0);
     if (file < 0)

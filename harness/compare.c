@@ -87,7 +87,7 @@ static int load(const char *path, long node, bl_cmp_machine *c, bl_err *err)
     memset(c, 0, sizeof *c);
     c->path = path;
     c->node = node;
-    if ((f = bl_h5_open_read(path, err)) < 0)
+    if ((f = bl_h5_open_read_deep(path, err)) < 0)
         return -1;
     have_m = node < 0 ? H5Lexists(f, "machine", H5P_DEFAULT) > 0 &&
                             bl_h5_read_machine(f, &c->m, &e) == 0

@@ -209,7 +209,7 @@ int bl_h5_write_sweep_run(const char *path, const char *command,
 int bl_h5_read_summary(const char *path, bl_h5_summary **rows, size_t *n,
                        bl_err *err)
 {
-    hid_t file = bl_h5_open_read(path, err);
+    hid_t file = bl_h5_open_read_deep(path, err);
     int rc;
     if (file < 0)
         return -1;

@@ -461,7 +461,7 @@ static size_t sink_add_files(sink *st, size_t n,
     size_t readable = 0;
     for (size_t i = 0; i < n; i++) {
         bl_err e;
-        hid_t in = bl_h5_open_read(st->names[i], &e);
+        hid_t in = bl_h5_open_read_deep(st->names[i], &e);
         st->input = i;
         if (in < 0 || sink_add(st, in, &e) < 0) {
             if (bad)

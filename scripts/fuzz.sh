@@ -41,9 +41,10 @@ h5_fuzz() {
             gone=$((gone + 1))
             continue
         fi
-        # The first frame that is not the sanitizer's own (malloc, memcpy).
+        # The first frame that is not the sanitizer's own (malloc, memcpy,
+        # __sanitizer::internal_memmove under memmove).
         first=$(printf '%s\n' "$out" | grep -E '^ +#[0-9]+ ' |
-            grep -vE ' in (__interceptor_|__mem|mem(cpy|move|set)|malloc|calloc|realloc|free|strdup)' | head -1 || true)
+            grep -vE ' in (__sanitizer::|__interceptor_|__mem|mem(cpy|move|set)|malloc|calloc|realloc|free|strdup)' | head -1 || true)
         case $first in
         *libhdf5*) lib=$((lib + 1)) ;;
         *) ours=$((ours + 1)); echo "fuzz.sh: fuzz_h5_readers: $a: $first" >&2 ;;

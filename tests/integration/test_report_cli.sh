@@ -38,7 +38,10 @@ printf 'not hdf5\n' > "$T/text.h5"
 [ "$rc" = 1 ] || fail "merge with unreadable inputs: exit $rc, expected 1"
 grep -q "12 runs (9 ok, 1 failed, 1 timeout, 1 invalid), 2 duplicates kept once, 2 unreadable inputs" "$T/out" \
     || fail "merge counts: $(cat "$T/out")"
-grep -q "skipped: $T/cut.h5: .*truncated" "$T/err" || fail "truncated input not named: $(cat "$T/err")"
+# the superblock of the cut copy still says where the whole file ended
+whole=$(stat -c %s "$T/sweep.d/r0004.h5")
+grep -qF "skipped: $T/cut.h5 is truncated or damaged: it has 2000 bytes, but its superblock says it ends at byte $whole; re-run" "$T/err" ||
+    fail "truncated input not named: $(cat "$T/err")"
 grep -q "skipped: $T/text.h5: not an HDF5 file" "$T/err" || fail "text input not named: $(cat "$T/err")"
 grep -q "run id r0000 is 'triad np1 .*' in $T/sweep.h5 but 'stencil np2 map=core bind=core (another sweep)' in $T/other.d/r0000.h5" "$T/err" \
     || fail "label conflict not named: $(cat "$T/err")"
@@ -90,8 +93,32 @@ grep -q "^stencil: best r0010 .* 600.0 MLUP/s; baseline (bind_to none) r0011 .*b
 # --- report: errors ------------------------------------------------------------
 "$BINDLAB" report "$T/cut.h5" > "$T/out" 2> "$T/err"; rc=$?
 [ "$rc" = 1 ] || fail "truncated file: exit $rc"
-[ "$(wc -l < "$T/err")" = 1 ] && grep -q "cut.h5.*truncated" "$T/err" || fail "truncated message: $(cat "$T/err")"
+[ "$(wc -l < "$T/err")" = 1 ] && grep -qF "bindlab report: $T/cut.h5 is truncated or damaged: it has 2000 bytes, but its superblock says it ends at byte $whole" "$T/err" || fail "truncated message: $(cat "$T/err")"
 [ -s "$T/out" ] && fail "truncated file: output on stdout"
+# A variable-length string's object in the global heap whose size field
+# is damaged (what libhdf5's H5HG_read would copy past its collection):
+# report, compare and merge refuse the file before libhdf5 reads it. The
+# first object after the first collection's 16-byte header ("GCOL", version
+# 1, 3 zero bytes, the size): its size is at bytes 8-15 of the object.
+python3 - "$T/sweep.h5" "$T/heap.h5" <<'PYEOF'
+import sys
+d = bytearray(open(sys.argv[1], "rb").read())
+at = d.find(b"GCOL\x01\x00\x00\x00")
+assert at >= 0, "no global heap collection"
+obj = at + 16
+d[obj + 8:obj + 16] = (1 << 40).to_bytes(8, "little")
+open(sys.argv[2], "wb").write(d)
+PYEOF
+"$BINDLAB" report "$T/heap.h5" > "$T/out" 2> "$T/err"; rc=$?
+[ "$rc" = 1 ] && grep -q "^bindlab report: $T/heap.h5 is truncated or damaged: object 1 of the global heap collection at byte [0-9]* (where text values are kept) says it has 1099511627776 bytes: past the collection's end" "$T/err" ||
+    fail "damaged heap: exit $rc, $(cat "$T/err")"
+[ -s "$T/out" ] && fail "damaged heap: output on stdout"
+"$BINDLAB" compare "$T/heap.h5" "$T/sweep.h5" > /dev/null 2> "$T/err"; rc=$?
+[ "$rc" = 1 ] || fail "compare of a damaged file: exit $rc, expected 1 (a run-time failure)"
+grep -q "heap.h5 is truncated or damaged: object 1 of the global heap" "$T/err" || fail "compare: $(cat "$T/err")"
+"$BINDLAB" merge -o "$T/heap-merged.h5" "$T/heap.h5" "$T/sweep.d/r0003.h5" > "$T/out" 2> "$T/err"; rc=$?
+grep -q "skipped: $T/heap.h5 is truncated or damaged: object 1 of the global heap" "$T/err" &&
+    grep -q "1 unreadable input" "$T/out" || fail "merge of a damaged file: exit $rc, $(cat "$T/out" "$T/err")"
 "$BINDLAB" report "$T/text.h5" 2> "$T/err"; [ $? = 1 ] || fail "text file not 1"
 "$BINDLAB" report "$T/missing.h5" 2> "$T/err"; [ $? = 1 ] || fail "missing file not 1"
 grep -q "missing.h5: No such file" "$T/err" || fail "missing message: $(cat "$T/err")"
