@@ -120,8 +120,8 @@ EOF
 source "$here/bench/bench_lib.sh"   # median
 
 s_file=$work/stencil.txt; t_file=$work/triad.txt; p_file=$work/prk.txt
-b_file=$work/base.txt
-: > "$s_file"; : > "$t_file"; : > "$p_file"; : > "$b_file"
+b_file=$work/base.txt; r_file=$work/rounds.txt
+: > "$s_file"; : > "$t_file"; : > "$p_file"; : > "$b_file"; : > "$r_file"
 echo "stencil_bench: np=$np threads=$threads grid=$grid radius=$radius" \
      "iters=$iters pairs=$pairs triad --size $triad_size" \
      "${stencil_args[*]+stencil options: ${stencil_args[*]}}"
@@ -138,6 +138,7 @@ for ((k = 1; k <= pairs; k++)); do
     printf '%s\n%s\n' "$s" "$s2" >> "$s_file"
     echo "$t" >> "$t_file"; [ "$p" = - ] || echo "$p" >> "$p_file"
     [ "$b" = - ] || echo "$b" >> "$b_file"
+    echo "$s $s2 $t $b $p" >> "$r_file"
     echo "  round $k: stencil $s, $s2 MLUP/s  triad $t GB/s (24 B)  PRK $p MLUP/s" \
          "${base_app:+ base $b MLUP/s}"
 done
@@ -175,6 +176,25 @@ awk -v s="$sm" -v t="$tm" -v p="$pm" -v b="$bytes_per_point" \
     printf "bench-result stencil.roofline_honest %.4f\n", st / tt
     printf "bench-result stencil.roofline_old %.4f\n", s * 24 / 1e3 / t
     if (p != "-") printf "bench-result stencil.vs_prk %.4f\n", s / p }'
+# Each round's own ratios (its two stencil runs' mean against its triad,
+# its base and PRK run), and their medians: when the load changes within
+# the run, the ratio of the medians above can pair quiet runs of one side
+# with loaded runs of the other; these do not.
+awk -v b="$bytes_per_point" -v bb="$base_bytes" '
+    function med(v, n,   i, j, x) {
+        for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j-1] > v[j]; j--) {
+            x = v[j]; v[j] = v[j-1]; v[j-1] = x }
+        return n % 2 ? v[(n+1)/2] : (v[n/2] + v[n/2+1]) / 2 }
+    { s = ($1 + $2) / 2; tt = $3 * 32 / 24; h[NR] = s * b / 1e3 / tt
+      line = sprintf("  round %d: honest %.3f", NR, h[NR])
+      if ($5 != "-") { q[++nq] = s / $5; line = line sprintf("  vs PRK %.3fx", s / $5) }
+      if ($4 != "-") { hb[++nb] = $4 * bb / 1e3 / tt
+                       line = line sprintf("  base honest %.3f", hb[nb]) }
+      print line }
+    END { printf "median of the rounds'"'"' own ratios: honest %.3f", med(h, NR)
+          if (nq) printf ", vs PRK %.3fx", med(q, nq)
+          if (nb) printf ", base honest %.3f", med(hb, nb)
+          printf "\n" }' "$r_file"
 if [ "$cputime" != - ] && [ -x "$cputime" ]; then
     echo "CPU time (the stencil's sweep alone, the triad; $cputime):"
     mpirun -np "$np" "${mpirun_flags[@]}" "$cputime" "$grid" "$radius" \
