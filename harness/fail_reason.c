@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "app_started.h"
+
 /* What a message's first line says, strongest first: a node gone beats a
  * peer gone beats anything else the launcher said. */
 static const struct {
@@ -97,12 +99,13 @@ static void scan(const char *text, pick *best)
     }
 }
 
-/* The first informative line of text. */
+/* The first informative line of text but the app's started line. */
 static int first_informative(const char *text, pick *k)
 {
     for (const char *p = text; p && *p;) {
         size_t n = strcspn(p, "\n");
-        if (informative(p, n)) {
+        if (informative(p, n) &&
+            strncmp(p, BL_APP_STARTED, strlen(BL_APP_STARTED)) != 0) {
             k->line = p;
             k->n = n;
             k->named = NULL;
@@ -111,6 +114,17 @@ static int first_informative(const char *text, pick *k)
         p = next_line(p, n);
     }
     return 0;
+}
+
+/* The app's first line that says what went wrong: its "started" line (the
+ * ranks left MPI_Init) says nothing of that, should a launcher mix it in. */
+static const char *app_line(const char *text)
+{
+    const char *p = text;
+    while ((p = strstr(p, "bindlab-app:")) &&
+           strncmp(p, BL_APP_STARTED, strlen(BL_APP_STARTED)) == 0)
+        p += strlen(BL_APP_STARTED);
+    return p;
 }
 
 static size_t trim_left(const char **s, size_t n)
@@ -130,9 +144,9 @@ void bl_fail_reason(const char *head, const char *tail, char *buf, size_t len)
         return;
     buf[0] = '\0';
     if (tail)
-        app = strstr(tail, "bindlab-app:");
+        app = app_line(tail);
     if (!app && head)
-        app = strstr(head, "bindlab-app:");
+        app = app_line(head);
     if (app) {
         snprintf(buf, len, "%.*s", (int)strcspn(app, "\n"), app);
         return;

@@ -102,6 +102,22 @@ static void plain_text_gives_its_first_line(void **state)
     assert_string_equal(buf, "");
 }
 
+/* The app's "started" line says nothing of what went wrong. */
+static void app_started_line_is_not_a_reason(void **state)
+{
+    char buf[128];
+    (void)state;
+    bl_fail_reason("bindlab-app: started: 2 ranks past MPI_Init\n"
+                   "bindlab-app: started: 2 ranks past MPI_Init\n"
+                   "Segmentation fault\n",
+                   "", buf, sizeof buf);
+    assert_string_equal(buf, "Segmentation fault");
+    bl_fail_reason("bindlab-app: started: 2 ranks past MPI_Init\n"
+                   "bindlab-app: stencil: checksum differs\n",
+                   "", buf, sizeof buf);
+    assert_string_equal(buf, "bindlab-app: stencil: checksum differs");
+}
+
 /* A short buffer gets a cut, terminated line. */
 static void short_buffer_is_cut(void **state)
 {
@@ -119,6 +135,7 @@ int main(void)
         cmocka_unit_test(picks_the_message_that_names_the_failure),
         cmocka_unit_test(srun_node_failure_outweighs_a_framed_message),
         cmocka_unit_test(plain_text_gives_its_first_line),
+        cmocka_unit_test(app_started_line_is_not_a_reason),
         cmocka_unit_test(short_buffer_is_cut),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
