@@ -151,13 +151,11 @@ static int launcher(const bl_plan_request *req, bl_launcher_info *info,
     return 0;
 }
 
-static int layout_of(const bl_plan_request *req, const bl_launcher_info *li,
-                     hwloc_topology_t topo, bl_layout *l, bl_err *err)
+int bl_plan_request_layout(const bl_plan_request *req, int nodes,
+                           bl_layout *l, bl_err *err)
 {
     char np[32];
     bl_layout_defaults(l);
-    /* Hydra's and Intel MPI's spellings across nodes (-ppn) need it */
-    l->nodes = req->nodes > 1 ? req->nodes : 0;
     if (req->np < 1)
         return bl_err_set(err, "-np %d: accepted: 1 or more ranks", req->np);
     snprintf(np, sizeof np, "%d", req->np);
@@ -168,6 +166,17 @@ static int layout_of(const bl_plan_request *req, const bl_launcher_info *li,
          bl_layout_set(l, BL_F_BIND_TO, req->bind_to, err) < 0) ||
         (req->rank_by && *req->rank_by &&
          bl_layout_set(l, BL_F_RANK_BY, req->rank_by, err) < 0))
+        return -1;
+    l->nodes = nodes;
+    return 0;
+}
+
+static int layout_of(const bl_plan_request *req, const bl_launcher_info *li,
+                     hwloc_topology_t topo, bl_layout *l, bl_err *err)
+{
+    /* Hydra's and Intel MPI's spellings across nodes (-ppn) need nodes */
+    if (bl_plan_request_layout(req, req->nodes > 1 ? req->nodes : 0, l,
+                               err) < 0)
         return -1;
     /* -2: the launcher has no spelling for this layout */
     return bl_layout_translate_for(l, li, topo, err) < 0 ? -2 : 0;

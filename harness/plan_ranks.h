@@ -39,6 +39,11 @@
 int bl_plan_topology_load(const char *spec, hwloc_topology_t *out,
                           bl_err *err);
 
+/* The layout a plan request asks for (np, map_by, bind_to, rank_by as
+ * the sweep file would set them) over nodes nodes (0: one). */
+int bl_plan_request_layout(const bl_plan_request *req, int nodes,
+                           bl_layout *l, bl_err *err);
+
 /* Fills out->nranks, rank_pus (PU OS indexes), rank_bound and launcher
  * for req's np/map_by/bind_to/rank_by on topo (the topology req->topology
  * names, loaded with bl_plan_topology_load; req->topology NULL or "":

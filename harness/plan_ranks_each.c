@@ -13,24 +13,6 @@
 #include "layout.h"
 #include "topo.h"
 
-static int layout_of(const bl_plan_request *req, int n, bl_layout *l,
-                     bl_err *err)
-{
-    char np[32];
-    bl_layout_defaults(l);
-    snprintf(np, sizeof np, "%d", req->np);
-    if (bl_layout_set(l, BL_F_NP, np, err) < 0 ||
-        (req->map_by && *req->map_by &&
-         bl_layout_set(l, BL_F_MAP_BY, req->map_by, err) < 0) ||
-        (req->bind_to && *req->bind_to &&
-         bl_layout_set(l, BL_F_BIND_TO, req->bind_to, err) < 0) ||
-        (req->rank_by && *req->rank_by &&
-         bl_layout_set(l, BL_F_RANK_BY, req->rank_by, err) < 0))
-        return -1;
-    l->nodes = n;
-    return 0;
-}
-
 /* The layouts whose deal to the nodes is not modelled, as a refusal (""
  * when it is). */
 static void not_modelled(const bl_layout *l, int n,
@@ -170,7 +152,7 @@ int bl_plan_ranks_each(const bl_plan_request *req, const bl_plan_node *nodes,
         out->modelled = 1;
         return 0;
     }
-    if (layout_of(req, n, &l, err) < 0)
+    if (bl_plan_request_layout(req, n, &l, err) < 0)
         return -1;
     c = calloc((size_t)n, sizeof *c);
     ranks = calloc((size_t)n, sizeof *ranks);
