@@ -101,6 +101,7 @@ init_race() {
 sweep_race() {
     local log
     for log in "$1/$2.d"/r*.log; do
+        case $log in *.try*.log) continue ;; esac # a launch the sweep made again
         [ -f "$log" ] && init_race "$log" && { echo "$log"; return 0; }
     done
     return 1
@@ -173,24 +174,28 @@ on_head_launch() {
     return "$rc"
 }
 
-# sweep_in_salloc DIR FILE NAME [ARGS...]: `bindlab sweep ARGS FILE` (sweep
-# NAME) inside salloc -N2 on the login node, results in DIR; run again into
-# DIR.2, DIR.3 when a run died of the MPI_Init race (sweep_race). Sets
-# SWEPT to the results dir of the last try; the output is in SWEPT.out.
+# sweep_in_salloc DIR FILE NAME [ARGS...]: `bindlab sweep --retry 2 ARGS
+# FILE` (sweep NAME) inside salloc -N2 on the login node, results in DIR,
+# the output in DIR.out. A run that died of the MPI_Init race is launched
+# again by the sweep itself (--retry: its launch died before the app
+# started); each one is named here. Sets SWEPT to DIR.
 sweep_in_salloc() {
-    local dir=$1 file=$2 name=$3 d attempt rc log
+    local dir=$1 file=$2 name=$3 rc log
     shift 3
-    for attempt in 1 2 3; do
-        d=$dir
-        [ "$attempt" = 1 ] || d=$dir.$attempt
-        on head salloc -N2 --exclusive "$BINDLAB" sweep "$@" --results "$d" "$file" \
-            >"$d.out" 2>&1
-        rc=$?
-        # shellcheck disable=SC2034 # the caller reads it
-        SWEPT=$d
-        if [ "$attempt" = 3 ] || ! log=$(sweep_race "$d" "$name"); then break; fi
-        echo "note: $log hit Open MPI 4.1's MPI_Init race (cluster_common.sh), the sweep runs again"
+    on head salloc -N2 --exclusive "$BINDLAB" sweep --retry 2 "$@" --results "$dir" "$file" \
+        >"$dir.out" 2>&1
+    rc=$?
+    # shellcheck disable=SC2034 # the caller reads it
+    SWEPT=$dir
+    for log in "$dir/$name.d"/r*.try*.log; do
+        [ -f "$log" ] || continue
+        if init_race "$log"; then
+            echo "note: $log hit Open MPI 4.1's MPI_Init race (cluster_common.sh), the sweep launched it again"
+        else
+            echo "note: $log: a launch that died before the app started, launched again:"
+            tail -n 5 "$log"
+        fi
     done
-    [ "$rc" = 0 ] || tail -n 20 "$d.out"
+    [ "$rc" = 0 ] || tail -n 20 "$dir.out"
     return "$rc"
 }

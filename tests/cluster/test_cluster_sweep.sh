@@ -81,7 +81,8 @@ grep -q "nodes 2: mpirun reaches other nodes through a Slurm allocation, and SLU
     "$WORK/outside.out" || { bad "no reason for the refusal"; cat "$WORK/outside.out"; }
 
 # 2. bindlab sweep inside salloc (the harness on the login node), mpirun;
-# a sweep whose run died of the MPI_Init race runs again (sweep_in_salloc).
+# a run that died of the MPI_Init race is launched again by the sweep
+# itself (--retry 2 in sweep_in_salloc).
 sweep_in_salloc "$WORK/salloc" "$WORK/nodes.yaml" nodesweep || bad "sweep in salloc: exit $?"
 if check_sweep "$SWEPT/nodesweep.h5" 4 mpirun; then echo "ok: sweep in salloc with mpirun"; else bad "sweep in salloc with mpirun"; fi
 
