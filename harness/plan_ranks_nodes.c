@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "strbuf.h"
 #include "topo.h"
 
 int bl_plan_ranks_hosts(hwloc_topology_t topo, int nodes, char *buf,
@@ -102,50 +103,57 @@ static int labelled(const char *line, const char **rest)
     return r;
 }
 
+/* One labelled line of Hydra's output: rank r's node, or the proxy's line
+ * for its local process, kept as rank r's binding. */
+static void hydra_line(const char *line, int nodes, int np, int *rank_node,
+                       bl_strbuf *report)
+{
+    static const char host[] = "PMI_HOSTNAME=" BL_PLAN_HOST;
+    const char *rest, *mask;
+    int r, local;
+    if ((r = labelled(line, &rest)) < 0 || r >= np)
+        return;
+    if (strncmp(rest, host, sizeof host - 1) == 0) {
+        int k = atoi(rest + sizeof host - 1);
+        rank_node[r] = k >= 1 && k <= nodes ? k - 1 : -1;
+    } else if (sscanf(rest, "process %d binding:", &local) == 1 &&
+               (mask = strchr(rest, ':')) != NULL)
+        bl_strbuf_printf(report, "process %d binding:%s\n", r, mask + 1);
+}
+
 char *bl_plan_ranks_hydra_nodes(const char *text, int nodes, int np,
                                 int *rank_node, bl_err *err)
 {
-    static const char host[] = "PMI_HOSTNAME=" BL_PLAN_HOST;
-    size_t cap = (size_t)np * 300 + 1, used = 0;
-    char *report = malloc(cap);
+    bl_strbuf report = {0};
+    char *out;
 
-    if (!report) {
-        bl_err_set(err, "out of memory");
-        return NULL;
-    }
-    report[0] = '\0';
     for (int r = 0; r < np; r++)
         rank_node[r] = -1;
     while (text && *text) {
+        /* whole lines: a binding mask has a digit per PU (384 on a
+         * two-socket EPYC 9654) */
         size_t n = strcspn(text, "\n");
-        char line[300];
-        const char *rest, *mask;
-        int r, local;
-        snprintf(line, sizeof line, "%.*s", (int)(n < 299 ? n : 299), text);
+        char *line = strndup(text, n);
         text += n + (text[n] == '\n');
-        if ((r = labelled(line, &rest)) < 0 || r >= np)
-            continue;
-        if (strncmp(rest, host, sizeof host - 1) == 0) {
-            int k = atoi(rest + sizeof host - 1);
-            rank_node[r] = k >= 1 && k <= nodes ? k - 1 : -1;
-        } else if (sscanf(rest, "process %d binding:", &local) == 1 &&
-                   (mask = strchr(rest, ':')) != NULL) {
-            /* the proxy's line for its local process, as rank r's */
-            int w = snprintf(report + used, cap - used,
-                             "process %d binding:%s\n", r, mask + 1);
-            if (w > 0 && (size_t)w < cap - used)
-                used += (size_t)w;
-        }
+        if (!line)
+            report.failed = 1;
+        else
+            hydra_line(line, nodes, np, rank_node, &report);
+        free(line);
+    }
+    if (!(out = bl_strbuf_take(&report))) {
+        bl_err_set(err, "out of memory");
+        return NULL;
     }
     for (int r = 0; r < np; r++)
         if (rank_node[r] < 0) {
             bl_err_set(err, "Hydra started rank %d on none of the %d nodes "
                             "(no PMI_HOSTNAME=%sK line)", r, nodes,
                        BL_PLAN_HOST);
-            free(report);
+            free(out);
             return NULL;
         }
-    return report;
+    return out;
 }
 
 int bl_plan_ranks_impi_nodes(const bl_layout *l, hwloc_topology_t topo,

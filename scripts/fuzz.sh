@@ -58,8 +58,9 @@ h5_fuzz() {
 
 targets=("$@")
 if [ ${#targets[@]} = 0 ]; then
-    targets=(fuzz_sweep_file fuzz_values fuzz_slurm_hosts fuzz_h5_readers fuzz_bindreport_ompi4
-             fuzz_bindreport_ompi5 fuzz_bindreport_slurm fuzz_bindreport_hydra
+    targets=(fuzz_sweep_file fuzz_values fuzz_slurm_hosts fuzz_plan_nodes fuzz_fail_reason
+             fuzz_h5_readers fuzz_bindreport_ompi4 fuzz_bindreport_ompi5 fuzz_bindreport_slurm
+             fuzz_bindreport_hydra fuzz_bindreport_impi fuzz_bindreport_prrte_map
              fuzz_bindreport_omp_affinity fuzz_bindreport_auto)
 fi
 fx=$PWD/tests/fixtures
@@ -68,6 +69,8 @@ for t in "${targets[@]}"; do
     fuzz_sweep_file) seeds=("$fx/sweeps" "$fx/slurm" "$PWD/configs/sweeps") ;;
     fuzz_values) seeds=("$PWD/fuzz/seeds/values") ;;
     fuzz_slurm_hosts) seeds=("$PWD/fuzz/seeds/slurm_hosts") ;;
+    fuzz_plan_nodes) seeds=("$PWD/fuzz/seeds/plan_nodes") ;;
+    fuzz_fail_reason) seeds=("$fx/failures") ;;
     fuzz_h5_readers) seeds=("$build/fuzz/seeds/h5") ;;
     fuzz_bindreport_*) seeds=("$fx/bindreport") ;;
     *) echo "fuzz.sh: no target '$t'" >&2; exit 2 ;;

@@ -10,6 +10,7 @@
 
 #include "layout.h"
 #include "layout_hydra.h"
+#include "plan_ranks.h"
 #include "slurm.h"
 #include "slurm_alloc.h"
 #include "sweep_file.h"
@@ -426,6 +427,63 @@ static void each_node_checked_against_its_own(void **state)
     hwloc_topology_destroy(small);
 }
 
+/* Hydra's labelled output (MPICH 5.0.2, two plan nodes, -ppn 1 -np 3, cut
+ * as fuzz/seeds/plan_nodes/hydra-ppn1): each proxy's "process L binding"
+ * line becomes rank R's, and the PMI_HOSTNAME line names R's node. */
+static const char hydra_ppn1[] =
+    "[0] process 0 binding: 11000000\n[0] PMI_HOSTNAME=plan-node1\n"
+    "[0] PMI_RANK=0\n[2] process 1 binding: 00110000\n"
+    "[2] PMI_HOSTNAME=plan-node1\n[2] PMI_RANK=2\n"
+    "[1] process 0 binding: 11000000\n[1] PMI_HOSTNAME=plan-node2\n"
+    "[1] PMI_RANK=1\n";
+
+static void hydra_report_names_each_ranks_node_and_binding(void **state)
+{
+    int rank_node[3];
+    bl_err err;
+    char *report;
+    (void)state;
+    report = bl_plan_ranks_hydra_nodes(hydra_ppn1, 2, 3, rank_node, &err);
+    assert_non_null(report);
+    assert_string_equal(report, "process 0 binding: 11000000\n"
+                                "process 2 binding: 00110000\n"
+                                "process 1 binding: 11000000\n");
+    assert_int_equal(rank_node[0], 0);
+    assert_int_equal(rank_node[1], 1);
+    assert_int_equal(rank_node[2], 0);
+    free(report);
+    /* a rank with no PMI_HOSTNAME line: the error names it */
+    assert_null(bl_plan_ranks_hydra_nodes(hydra_ppn1, 2, 4, (int[4]){0},
+                                          &err));
+    assert_non_null(strstr(err.msg, "rank 3 on none of the 2 nodes"));
+}
+
+/* More binding text than the report's first room (the fuzzer's find: a
+ * line cut mid-word was left in it): every line is kept whole. */
+static void hydra_report_keeps_every_long_binding_line(void **state)
+{
+    char text[4096], mask[385], *report, *p; /* 384 PUs */
+    int rank_node[1], lines = 0;
+    size_t used = 0;
+    bl_err err;
+    (void)state;
+    memset(mask, '1', sizeof mask - 1);
+    mask[sizeof mask - 1] = '\0';
+    used += (size_t)snprintf(text, sizeof text, "[0] PMI_HOSTNAME=plan-node1\n");
+    for (int i = 0; i < 6; i++)
+        used += (size_t)snprintf(text + used, sizeof text - used,
+                                 "[0] process 0 binding: %s\n", mask);
+    report = bl_plan_ranks_hydra_nodes(text, 1, 1, rank_node, &err);
+    assert_non_null(report);
+    for (p = report; *p; lines++) {
+        assert_int_equal(strncmp(p, "process 0 binding: ", 19), 0);
+        assert_int_equal(strspn(p + 19, "1"), sizeof mask - 1);
+        p += strcspn(p, "\n") + 1;
+    }
+    assert_int_equal(lines, 6);
+    free(report);
+}
+
 int main(int argc, char **argv)
 {
     static const struct CMUnitTest rules[] = {
@@ -437,6 +495,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(batch_job_takes_the_layouts_nodes),
         cmocka_unit_test(node_ranks_follow_each_nodes_shape),
         cmocka_unit_test(each_node_checked_against_its_own),
+        cmocka_unit_test(hydra_report_names_each_ranks_node_and_binding),
+        cmocka_unit_test(hydra_report_keeps_every_long_binding_line),
     };
     static const bl_test_group groups[] = {
         BL_GROUP("rules", rules),
