@@ -58,6 +58,14 @@ check "np 4 on 2 nodes, map_by node" "$epyc" "$WORK/w1" -- \
     -np 4 --nodes 2 --map-by node --bind-to core
 }
 
+# round robin on a node of 384 PUs (2 x 96 cores, 2 PUs each): Hydra's
+# binding line is one digit per PU, longer than the reader once kept
+case_round_robin_384() {
+printf '1 0 0\n1 2 1\n2 1 0\n2 3 1\n' >"$WORK/w384"
+check "np 4 on 2 nodes of 384 PUs, map_by node" "$TOPOS/AMD-19h-Zen4-2xEpyc-9654.xml" \
+    "$WORK/w384" -- -np 4 --nodes 2 --map-by node --bind-to core
+}
+
 # ppr:3:node:PE=2: ranks 0-2 on node 1, 3-5 on node 2, two cores each
 case_ppr_node_pe() {
 printf '1 0 0-1\n1 1 2-3\n1 2 4-5\n2 3 0-1\n2 4 2-3\n2 5 4-5\n' >"$WORK/w2"
@@ -93,6 +101,13 @@ expect_line "$WORK/text" "-- node 2 of 2: ranks 1,3"
 expect_line "$WORK/text3" "-- node 1 of 3: ranks 0-127"
 expect_line "$WORK/text3" "-- node 2 of 3: ranks 128-129"
 expect_line "$WORK/text3" "-- node 3 of 3: no rank"
+# ... and shows that node's map, all idle: no table of the other nodes'
+# ranks, no warnings about threads it does not have
+sed -n '/^-- node 3 of 3: no rank/,$p' "$WORK/text3" >"$WORK/node3"
+grep -q '^package 0: 64 cores' "$WORK/node3" || { cat "$WORK/node3"; fail "node 3 (no rank): no map"; }
+if grep -qE '^rank |^ +[0-9]+ +- |warnings:' "$WORK/node3"; then
+    cat "$WORK/node3"; fail "node 3 (no rank): a table or warnings of ranks it does not have"
+fi
 }
 
 # a sweep file's nodes: key (the layouts of docs/multi-node.md)

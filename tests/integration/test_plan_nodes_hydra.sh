@@ -21,10 +21,11 @@ for name in mpich impi; do
     PLAN_ARGS=(--launcher "$name")
     checked=0
     case_round_robin
+    case_round_robin_384
     case_ppr_node_pe
     case_text
     case_sweep
-    [ "$checked" = 3 ] || fail "$name: checked $checked, expected 3"
+    [ "$checked" = 4 ] || fail "$name: checked $checked, expected 4"
     # Hydra has no ppr over package: refused with the reason, exit 2
     rc=0
     "$BINDLAB" plan "${PLAN_ARGS[@]}" --topology "$sky" -np 4 --nodes 2 \
