@@ -215,6 +215,27 @@ int bl_layout_node_capacity(const bl_layout *l, const bl_topo_counts *c);
 void bl_layout_node_name(hwloc_topology_t topo, const char *host, char *buf,
                          size_t len);
 
+/* Nodes of different shapes under one layout: each node's counts and the
+ * ranks it gets (bl_layout_node_ranks). */
+typedef struct bl_layout_shares {
+    int n;
+    bl_topo_counts *counts;     /* counts[k]: node k's objects */
+    int *ranks;                 /* ranks[k]: how many of np node k gets */
+} bl_layout_shares;
+
+/* Fills s for l->np ranks over topos[0..n-1]; -1 with err when out of
+ * memory. bl_layout_shares_free frees it. */
+int bl_layout_node_shares(const bl_layout *l, const hwloc_topology_t *topos,
+                          int n, bl_layout_shares *s, bl_err *err);
+void bl_layout_shares_free(bl_layout_shares *s);
+
+/* Whether the nodes hold np when each is filled in turn: 0, or -1 with
+ * "np 9 over 2 nodes, but they hold 8 ranks with map_by 'core' (bl1
+ * (CPU model, 4 cores): 4; bl2 (...): 4)" in buf for the caller's remedy. */
+int bl_layout_node_room(const bl_layout *l, const bl_layout_shares *s,
+                        const hwloc_topology_t *topos,
+                        const char *const *hosts, char *buf, size_t len);
+
 /* A layout with nodes, each node checked with the ranks it gets against
  * its own topology topos[k] (hosts[k] names it in the message: "node bl2
  * (CPU model, 24 cores): ..."). out is node 0's (rank 0's node). */

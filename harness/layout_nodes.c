@@ -77,33 +77,55 @@ void bl_layout_node_name(hwloc_topology_t topo, const char *host, char *buf,
         snprintf(buf, len, "%s (%d cores)", host, objs(&c, BL_RES_CORE));
 }
 
-/* Filling node after node: do the nodes hold np at all. */
-static int check_room(const bl_layout *l, const hwloc_topology_t *topos,
-                      const char *const *hosts, const bl_topo_counts *c,
-                      bl_err *err)
+int bl_layout_node_shares(const bl_layout *l, const hwloc_topology_t *topos,
+                          int n, bl_layout_shares *s, bl_err *err)
 {
-    char list[512];
-    size_t used = 0;
+    s->n = n;
+    s->counts = calloc((size_t)n, sizeof *s->counts);
+    s->ranks = calloc((size_t)n, sizeof *s->ranks);
+    if (!s->counts || !s->ranks) {
+        bl_layout_shares_free(s);
+        return bl_err_set(err, "out of memory");
+    }
+    for (int k = 0; k < n; k++)
+        bl_topo_counts_get(topos[k], &s->counts[k]);
+    bl_layout_node_ranks(l, s->counts, n, s->ranks);
+    return 0;
+}
+
+void bl_layout_shares_free(bl_layout_shares *s)
+{
+    free(s->counts);
+    free(s->ranks);
+    s->counts = NULL;
+    s->ranks = NULL;
+    s->n = 0;
+}
+
+int bl_layout_node_room(const bl_layout *l, const bl_layout_shares *s,
+                        const hwloc_topology_t *topos,
+                        const char *const *hosts, char *buf, size_t len)
+{
+    size_t used;
     long room = 0;
-    for (int k = 0; k < l->nodes; k++)
-        room += bl_layout_node_capacity(l, &c[k]);
+    int w;
+    for (int k = 0; k < s->n; k++)
+        room += bl_layout_node_capacity(l, &s->counts[k]);
     if (room >= l->np)
         return 0;
-    list[0] = '\0';
-    for (int k = 0; k < l->nodes && used < sizeof list - 1; k++) {
-        char name[160];
-        int w;
+    w = snprintf(buf, len, "np %d over %d nodes, but they hold %ld ranks "
+                 "with map_by '%s' (", l->np, s->n, room, l->map_by);
+    used = w > 0 ? (size_t)w : 0;
+    for (int k = 0; k < s->n && used < len; k++) {
+        char name[256];
         bl_layout_node_name(topos[k], hosts[k], name, sizeof name);
-        w = snprintf(list + used, sizeof list - used, "%s%s: %d", k ? "; " : "",
-                     name, bl_layout_node_capacity(l, &c[k]));
-        if (w < 0 || (size_t)w >= sizeof list - used)
-            break;
-        used += (size_t)w;
+        w = snprintf(buf + used, len - used, "%s%s: %d", k ? "; " : "", name,
+                     bl_layout_node_capacity(l, &s->counts[k]));
+        used += w > 0 ? (size_t)w : 0;
     }
-    return bl_err_set(err, "np %d over %d nodes, but they hold %ld ranks "
-                      "with map_by '%s' (%s); give a smaller np, more nodes, "
-                      "or oversubscribe", l->np, l->nodes, room, l->map_by,
-                      list);
+    if (used < len)
+        snprintf(buf + used, len - used, ")");
+    return -1;
 }
 
 int bl_layout_validate_nodes(const bl_layout *l,
@@ -112,8 +134,8 @@ int bl_layout_validate_nodes(const bl_layout *l,
                              bl_layout_check *out, bl_err *err)
 {
     int nodes = l->nodes, rc = 0;
-    bl_topo_counts *c;
-    int *ranks;
+    bl_layout_shares s;
+    char room[1024];
     if (nodes <= 1)
         return bl_layout_validate_node(l, topos[0], oversubscribe, out, err);
     if (l->np < nodes)  /* bl_layout_validate says why */
@@ -121,36 +143,29 @@ int bl_layout_validate_nodes(const bl_layout *l,
     if (l->map.ppr && l->map.res == BL_RES_NODE &&
         (long)l->map.ppr * nodes < l->np)
         return bl_layout_validate(l, topos[0], oversubscribe, out, err);
-    c = calloc((size_t)nodes, sizeof *c);
-    ranks = calloc((size_t)nodes, sizeof *ranks);
-    if (!c || !ranks) {
-        free(c);
-        free(ranks);
-        return bl_err_set(err, "out of memory");
-    }
-    for (int k = 0; k < nodes; k++)
-        bl_topo_counts_get(topos[k], &c[k]);
-    bl_layout_node_ranks(l, c, nodes, ranks);
-    if (!oversubscribe && !l->map.oversubscribe && l->map.res != BL_RES_NODE)
-        rc = check_room(l, topos, hosts, c, err);
+    if (bl_layout_node_shares(l, topos, nodes, &s, err) < 0)
+        return -1;
+    if (!oversubscribe && !l->map.oversubscribe && l->map.res != BL_RES_NODE &&
+        bl_layout_node_room(l, &s, topos, hosts, room, sizeof room) < 0)
+        rc = bl_err_set(err, "%s; give a smaller np, more nodes, or "
+                        "oversubscribe", room);
     for (int k = 0; k < nodes && rc == 0; k++) {
         bl_layout per = *l;
         bl_layout_check chk;
         char name[160];
-        if (ranks[k] == 0)
+        if (s.ranks[k] == 0)
             continue;  /* a node left empty: nothing of it is used */
-        per.np = ranks[k];
+        per.np = s.ranks[k];
         per.nodes = 1;
         if (bl_layout_validate_node(&per, topos[k], oversubscribe, &chk,
                                     err) < 0) {
             bl_layout_node_name(topos[k], hosts[k], name, sizeof name);
             rc = bl_err_prefix(err, "node %s with %d of np %d over %d "
-                               "nodes", name, ranks[k], l->np, nodes);
+                               "nodes", name, s.ranks[k], l->np, nodes);
         } else if (k == 0) {
             *out = chk;
         }
     }
-    free(c);
-    free(ranks);
+    bl_layout_shares_free(&s);
     return rc;
 }

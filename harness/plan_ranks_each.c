@@ -15,12 +15,11 @@
 
 /* The layouts whose deal to the nodes is not modelled, as a refusal (""
  * when it is). */
-static void not_modelled(const bl_layout *l, int n,
-                         const bl_topo_counts *c, const bl_plan_node *nodes,
-                         char *buf, size_t len)
+static void not_modelled(const bl_layout *l, const bl_layout_shares *s,
+                         const hwloc_topology_t *topos,
+                         const char *const *hosts, char *buf, size_t len)
 {
-    long room = 0;
-    size_t used;
+    int n = s->n;
     buf[0] = '\0';
     if (strcmp(l->rank_by, "node") == 0 || l->map.span) {
         snprintf(buf, len, "%s over nodes of different shapes is not "
@@ -37,25 +36,13 @@ static void not_modelled(const bl_layout *l, int n,
                      (long)l->map.ppr * n, (long)l->map.ppr * n);
         return;
     }
-    if (l->map.res == BL_RES_NODE)
-        return;
-    for (int k = 0; k < n; k++)
-        room += bl_layout_node_capacity(l, &c[k]);
-    if (room >= l->np)
-        return;
-    used = (size_t)snprintf(buf, len, "np %d over %d nodes, but they hold "
-                            "%ld ranks with map_by '%s' (", l->np, n, room,
-                            l->map_by);
-    for (int k = 0; k < n && used < len; k++) {
-        char name[256];
-        bl_layout_node_name(nodes[k].topo, nodes[k].host, name, sizeof name);
-        used += (size_t)snprintf(buf + used, len - used, "%s%s: %d",
-                                 k ? "; " : "", name,
-                                 bl_layout_node_capacity(l, &c[k]));
+    if (l->map.res != BL_RES_NODE &&
+        bl_layout_node_room(l, s, topos, hosts, buf, len) < 0) {
+        size_t used = strlen(buf);
+        if (used < len)
+            snprintf(buf + used, len - used, "; give a smaller np or more "
+                     "nodes");
     }
-    if (used < len)
-        snprintf(buf + used, len - used, "); give a smaller np or more "
-                 "nodes");
 }
 
 /* The global rank of node k's local rank i, given each node's share. */
@@ -136,7 +123,9 @@ int bl_plan_ranks_each(const bl_plan_request *req, const bl_plan_node *nodes,
                        bl_err *err)
 {
     bl_layout l;
-    bl_topo_counts *c;
+    bl_layout_shares s = {0};
+    hwloc_topology_t *topos = NULL;
+    const char **hosts = NULL;
     int *ranks, rc = 0;
 
     memset(out, 0, sizeof *out);
@@ -154,21 +143,28 @@ int bl_plan_ranks_each(const bl_plan_request *req, const bl_plan_node *nodes,
     }
     if (bl_plan_request_layout(req, n, &l, err) < 0)
         return -1;
-    c = calloc((size_t)n, sizeof *c);
-    ranks = calloc((size_t)n, sizeof *ranks);
-    if (!c || !ranks) {
-        free(c);
-        free(ranks);
-        return bl_err_set(err, "out of memory");
+    topos = calloc((size_t)n, sizeof *topos);
+    hosts = calloc((size_t)n, sizeof *hosts);
+    if (!topos || !hosts) {
+        rc = bl_err_set(err, "out of memory");
+        goto done;
     }
-    for (int k = 0; k < n; k++)
-        bl_topo_counts_get(nodes[k].topo, &c[k]);
-    not_modelled(&l, n, c, nodes, out->refusal, sizeof out->refusal);
+    for (int k = 0; k < n; k++) {
+        topos[k] = nodes[k].topo;
+        hosts[k] = nodes[k].host;
+    }
+    if (bl_layout_node_shares(&l, topos, n, &s,
+                              err) < 0) {
+        rc = -1;
+        goto done;
+    }
+    not_modelled(&l, &s, topos, hosts,
+                 out->refusal, sizeof out->refusal);
     if (out->refusal[0]) {
         out->modelled = 1; /* bindlab's refusal, not the launcher's */
         goto done;
     }
-    bl_layout_node_ranks(&l, c, n, ranks);
+    ranks = s.ranks;
     out->nranks = l.np;
     out->nnodes = n;
     out->rank_pus = calloc((size_t)l.np, sizeof *out->rank_pus);
@@ -209,7 +205,8 @@ done:
         memcpy(out->launcher, who, sizeof who);
         out->modelled = modelled;
     }
-    free(c);
-    free(ranks);
+    bl_layout_shares_free(&s);
+    free(topos);
+    free(hosts);
     return rc;
 }
