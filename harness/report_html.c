@@ -219,6 +219,8 @@ static void table_part(bl_strbuf *b, const bl_report *r)
         bl_html_escape(b, s->label);
         bl_strbuf_puts(b, "</td><td>");
         bl_html_escape(b, s->status);
+        if (s->attempts > 1) /* details in its map's section */
+            bl_strbuf_printf(b, " (%d launches)", (int)s->attempts);
         bl_strbuf_printf(b, "</td><td class=\"n\" data-v=\"%d\">%d</td>",
                          (int)s->threads, (int)s->threads);
         num_cell(b, s->median_s, "%.4g");

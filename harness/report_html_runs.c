@@ -77,6 +77,27 @@ static void node_map(bl_strbuf *b, const bl_report_run *x, int k,
     bl_report_run_on_node_free(x, &y);
 }
 
+/* A run launched more than once: what its earlier launches died of. */
+static void launches(bl_strbuf *b, const bl_report_run *x)
+{
+    bl_strbuf_printf(b, "<p>Launched %d times: the earlier launches died "
+                        "before the app started (<code>sweep "
+                        "--retry</code>).</p>\n<ul>\n", (int)x->s->attempts);
+    for (size_t i = 0; i < x->nretries; i++) {
+        const bl_h5_retry *t = &x->retries[i];
+        bl_strbuf_printf(b, "<li>launch %d: ", (int)t->attempt);
+        bl_html_escape(b, str(t->reason)[0] ? t->reason : "(no reason "
+                                                          "recorded)");
+        if (str(t->log)[0]) {
+            bl_strbuf_puts(b, " (log <code>");
+            bl_html_escape(b, t->log);
+            bl_strbuf_puts(b, "</code>)");
+        }
+        bl_strbuf_puts(b, "</li>\n");
+    }
+    bl_strbuf_puts(b, "</ul>\n");
+}
+
 static void one_run(bl_strbuf *b, const bl_report_run *x,
                     const bl_nodemap *maps, const bl_report_detail *d,
                     bl_nodemap_seen *seen)
@@ -90,6 +111,8 @@ static void one_run(bl_strbuf *b, const bl_report_run *x,
     bl_html_escape(b, s->label);
     bl_strbuf_puts(b, " (");
     bl_html_escape(b, s->status);
+    if (s->attempts > 1)
+        bl_strbuf_printf(b, "; %d launches", (int)s->attempts);
     if (str(s->flags)[0]) {
         bl_strbuf_puts(b, "; ");
         bl_html_escape(b, s->flags);
@@ -97,6 +120,8 @@ static void one_run(bl_strbuf *b, const bl_report_run *x,
     bl_strbuf_puts(b, ")</summary>\n<p><a href=\"#run-");
     bl_html_escape(b, s->run_id);
     bl_strbuf_puts(b, "\">its row in the table</a></p>\n");
+    if (s->attempts > 1)
+        launches(b, x);
     if (x->nplacement == 0) {
         bl_strbuf_puts(b, "<p>This run recorded no placement (it left no "
                           "result: see its status).</p>\n");

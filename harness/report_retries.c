@@ -2,28 +2,27 @@
 
 #include <hdf5.h>
 
+#include "report_runs.h"
 #include "results_file.h"
 
 /* The launches before the last one, from the run's retries table. */
 static void write_attempts(FILE *out, hid_t f, const char *run_id)
 {
     char group[512];
-    bl_h5_retry *t = NULL;
-    size_t n = 0;
-    bl_err e;
+    bl_h5_retry *t;
+    size_t n;
     hid_t g;
     bl_h5_run_path(run_id, group, sizeof group);
     if (H5Lexists(f, group, H5P_DEFAULT) <= 0 ||
         (g = H5Gopen2(f, group, H5P_DEFAULT)) < 0)
         return;
-    if (H5Lexists(g, "retries", H5P_DEFAULT) > 0 &&
-        bl_h5_table_read(g, &bl_h5_retry_def, (void **)&t, &n, &e) == 0)
-        for (size_t i = 0; i < n; i++)
-            fprintf(out, "    launch %d: %s%s%s%s\n", (int)t[i].attempt,
-                    t[i].reason ? t[i].reason : "",
-                    t[i].log && *t[i].log ? " (log " : "",
-                    t[i].log ? t[i].log : "",
-                    t[i].log && *t[i].log ? ")" : "");
+    bl_report_read_retries(g, &t, &n);
+    for (size_t i = 0; i < n; i++)
+        fprintf(out, "    launch %d: %s%s%s%s\n", (int)t[i].attempt,
+                t[i].reason ? t[i].reason : "",
+                t[i].log && *t[i].log ? " (log " : "",
+                t[i].log ? t[i].log : "",
+                t[i].log && *t[i].log ? ")" : "");
     bl_h5_table_free(&bl_h5_retry_def, t, n);
     H5Gclose(g);
 }

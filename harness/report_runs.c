@@ -121,6 +121,19 @@ static void read_iterations(hid_t g, bl_report_run *x)
     H5Dclose(d);
 }
 
+void bl_report_read_retries(hid_t g, bl_h5_retry **t, size_t *n)
+{
+    bl_err e;
+    void *rows = NULL;
+    *t = NULL;
+    *n = 0;
+    if (H5Lexists(g, "retries", H5P_DEFAULT) > 0 &&
+        bl_h5_table_read(g, &bl_h5_retry_def, &rows, n, &e) == 0)
+        *t = rows;
+    else
+        *n = 0;
+}
+
 /* Reads only what the pictures need of run group `name` (placement,
  * memory, timings), not its counters, environment and attributes: a
  * 1,000-run file is read in a fraction of the time bl_h5_read_run takes.
@@ -145,6 +158,8 @@ static void read_run(hid_t f, const char *name, bl_report_run *x)
         x->nmemory = 0;
     read_iterations(g, x);
     read_matrices(g, &x->matrices, &x->nmatrices);
+    if (x->s->attempts > 1)
+        bl_report_read_retries(g, &x->retries, &x->nretries);
     H5Gclose(g);
 }
 
@@ -194,6 +209,8 @@ void bl_report_detail_free(bl_report_detail *d)
                          d->runs[i].nmemory);
         free(d->runs[i].iter_s);
         free_matrices(d->runs[i].matrices, d->runs[i].nmatrices);
+        bl_h5_table_free(&bl_h5_retry_def, d->runs[i].retries,
+                         d->runs[i].nretries);
     }
     free_matrices(d->matrices, d->nmatrices);
     for (size_t k = 0; d->topos && k < d->nmachines; k++)

@@ -27,6 +27,8 @@ typedef struct bl_report_run {
     double *iter_s;                size_t niter;
     /* the run's own matrices (<run>/matrices/<kind>: a c2c run's) */
     bl_h5_matrix *matrices;        size_t nmatrices;
+    /* the launches before its last (sweep --retry), oldest first */
+    bl_h5_retry *retries;          size_t nretries;
 } bl_report_run;
 
 typedef struct bl_report_detail {
@@ -40,6 +42,11 @@ typedef struct bl_report_detail {
     /* the file's /matrices/<kind> (`bindlab matrix`), in kind order */
     bl_h5_matrix *matrices;        size_t nmatrices;
 } bl_report_detail;
+
+/* Run group g's retries table (the launches before its last, sweep
+ * --retry) into *t and *n; 0 rows when it has none or it does not read.
+ * Free with bl_h5_table_free(&bl_h5_retry_def, *t, *n). */
+void bl_report_read_retries(hid_t g, bl_h5_retry **t, size_t *n);
 
 /* Reads every row's run from sweep file path. A run group that is
  * missing or unreadable gives a run with nothing recorded (its map says

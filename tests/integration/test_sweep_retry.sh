@@ -100,6 +100,14 @@ cat "$WORK/before.report"
 grep -q "^  r0000 ok after 2 launches$" "$WORK/before.report" || fail "report: retried run not listed"
 grep -q "^    launch 1: .*no run file.*(log r0000.try1.log)$" "$WORK/before.report" ||
     fail "report: the first launch's reason and log not shown"
+# the page: the table's status names the launches, the run's section says
+# what the first one died of and where its log is
+"$BINDLAB" report "$WORK/res/before.h5" --html "$WORK/before.html" >/dev/null ||
+    fail "report --html failed"
+grep -q '<td>ok (2 launches)</td>' "$WORK/before.html" || fail "page: the table does not say 2 launches"
+grep -q '<p>Launched 2 times: ' "$WORK/before.html" || fail "page: the run's section does not say it was launched again"
+grep -q '<li>launch 1: .*no run file.*(log <code>r0000.try1.log</code>)</li>' "$WORK/before.html" ||
+    fail "page: the first launch's reason and log not shown"
 echo "ok: a launch that died before the app started ran again (retry: 2)"
 
 # --- the same without retry: one launch, failed, nothing kept ----------------
@@ -113,6 +121,8 @@ read -r status attempts nrows summ <"$WORK/noretry.rec"
 ls "$WORK/res/noretry.d/"*.try*.log 2>/dev/null && fail "no retry, but an attempt's log was kept"
 grep -q "retry" "$WORK/noretry.out" && fail "no retry, but the progress says retry"
 grep -q "launched again" <("$BINDLAB" report "$WORK/res/noretry.h5") && fail "report lists a run never retried"
+"$BINDLAB" report "$WORK/res/noretry.h5" --html "$WORK/noretry.html" >/dev/null || fail "report --html failed"
+grep -q "launches\|Launched" "$WORK/noretry.html" && fail "page names launches of a run never retried"
 echo "ok: without retry a launch that died before the app started is failed"
 
 # --- dies after the app started, or hangs there: never launched again ---------
