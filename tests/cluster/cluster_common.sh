@@ -97,16 +97,6 @@ init_race() {
         ! grep -q "^bindlab-app: result" "$1"
 }
 
-# sweep_race DIR NAME: a failed run of sweep DIR/NAME.h5 died of init_race.
-sweep_race() {
-    local log
-    for log in "$1/$2.d"/r*.log; do
-        case $log in *.try*.log) continue ;; esac # a launch the sweep made again
-        [ -f "$log" ] && init_race "$log" && { echo "$log"; return 0; }
-    done
-    return 1
-}
-
 # The sweeps' layouts over the 2 nodes of 2 cores (CLUSTER_LAYOUT), and
 # where each puts its ranks, rank 0 first (CLUSTER_HOSTS), by hand:
 # ppr:K:node and block by core fill a node's K (2) slots before the next;
@@ -127,6 +117,9 @@ declare -A CLUSTER_HOSTS=(
 
 # stencil_sweep FILE NAME LAYOUT...: the sweep file NAME, the stencil
 # (256x256, 3 iterations, one thread a rank) in each CLUSTER_LAYOUT named.
+# retry: 2: a run whose launch died before the app started (Open MPI 4.1's
+# MPI_Init race, init_race) is launched again by the sweep itself, also
+# inside the jobs of `bindlab slurm`; retried_launches names each.
 stencil_sweep() {
     local file=$1 name=$2 l
     shift 2
@@ -134,7 +127,7 @@ stencil_sweep() {
 name: $name
 kernels:
   - {name: stencil, grid: 256x256, iters: 3, warmup: 1}
-defaults: {threads: 1, timeout: 120, bind_to: core}
+defaults: {threads: 1, timeout: 120, bind_to: core, retry: 2}
 layouts:
 $(for l in "$@"; do echo "  - {name: $l, ${CLUSTER_LAYOUT[$l]}}"; done)
 YAML
@@ -174,20 +167,11 @@ on_head_launch() {
     return "$rc"
 }
 
-# sweep_in_salloc DIR FILE NAME [ARGS...]: `bindlab sweep --retry 2 ARGS
-# FILE` (sweep NAME) inside salloc -N2 on the login node, results in DIR,
-# the output in DIR.out. A run that died of the MPI_Init race is launched
-# again by the sweep itself (--retry: its launch died before the app
-# started); each one is named here. Sets SWEPT to DIR.
-sweep_in_salloc() {
-    local dir=$1 file=$2 name=$3 rc log
-    shift 3
-    on head salloc -N2 --exclusive "$BINDLAB" sweep --retry 2 "$@" --results "$dir" "$file" \
-        >"$dir.out" 2>&1
-    rc=$?
-    # shellcheck disable=SC2034 # the caller reads it
-    SWEPT=$dir
-    for log in "$dir/$name.d"/r*.try*.log; do
+# retried_launches DIR NAME: names each launch of sweep DIR/NAME that the
+# sweep made again (its kept DIR/NAME.d/rNNNN.tryK.log), and what it died of.
+retried_launches() {
+    local log
+    for log in "$1/$2.d"/r*.try*.log; do
         [ -f "$log" ] || continue
         if init_race "$log"; then
             echo "note: $log hit Open MPI 4.1's MPI_Init race (cluster_common.sh), the sweep launched it again"
@@ -196,6 +180,21 @@ sweep_in_salloc() {
             tail -n 5 "$log"
         fi
     done
+}
+
+# sweep_in_salloc DIR FILE NAME [ARGS...]: `bindlab sweep ARGS FILE` (sweep
+# NAME, its retry: 2 from stencil_sweep) inside salloc -N2 on the login
+# node, results in DIR, the output in DIR.out; the launches made again
+# named. Sets SWEPT to DIR.
+sweep_in_salloc() {
+    local dir=$1 file=$2 name=$3 rc
+    shift 3
+    on head salloc -N2 --exclusive "$BINDLAB" sweep "$@" --results "$dir" "$file" \
+        >"$dir.out" 2>&1
+    rc=$?
+    # shellcheck disable=SC2034 # the caller reads it
+    SWEPT=$dir
+    retried_launches "$dir" "$name"
     [ "$rc" = 0 ] || tail -n 20 "$dir.out"
     return "$rc"
 }

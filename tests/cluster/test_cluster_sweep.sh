@@ -82,7 +82,7 @@ grep -q "nodes 2: mpirun reaches other nodes through a Slurm allocation, and SLU
 
 # 2. bindlab sweep inside salloc (the harness on the login node), mpirun;
 # a run that died of the MPI_Init race is launched again by the sweep
-# itself (--retry 2 in sweep_in_salloc).
+# itself (retry: 2 in the sweep file, stencil_sweep).
 sweep_in_salloc "$WORK/salloc" "$WORK/nodes.yaml" nodesweep || bad "sweep in salloc: exit $?"
 if check_sweep "$SWEPT/nodesweep.h5" 4 mpirun; then echo "ok: sweep in salloc with mpirun"; else bad "sweep in salloc with mpirun"; fi
 
@@ -115,19 +115,9 @@ grep -qx "#SBATCH --nodes=2" "$WORK/one.sbatch" || bad "the script does not ask 
 # shellcheck disable=SC2086 # job ids are words
 wait_jobs ${JOBS[one]} ${JOBS[arr]} ${JOBS[ssrun]}
 single=${JOBS[one]}
-# a job whose run died of the MPI_Init race is submitted again (at most twice)
-for tag in one arr ssrun; do
-    for attempt in 2 3; do
-        log=$(sweep_race "${DIR[$tag]}" nodesweep) || break
-        echo "note: $log hit Open MPI 4.1's MPI_Init race (cluster_common.sh), the job runs again"
-        DIR[$tag]=$WORK/$tag.$attempt
-        # shellcheck disable=SC2086
-        submit "$tag" "${DIR[$tag]}" ${ARGS[$tag]}
-        # shellcheck disable=SC2086
-        wait_jobs ${JOBS[$tag]}
-        [ "$tag" = one ] && single=${JOBS[one]}
-    done
-done
+# a run that died of the MPI_Init race was launched again inside its job
+# (the sweep file's retry: 2)
+for tag in one arr ssrun; do retried_launches "${DIR[$tag]}" nodesweep; done
 for j in "${DIR[one]}"/slurm/*.out "${DIR[arr]}"/slurm/*.out "${DIR[ssrun]}"/slurm/*.out; do
     grep -q 'FAIL\|error' "$j" && { echo "--- $j"; cat "$j"; }
 done
