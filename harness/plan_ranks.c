@@ -506,6 +506,17 @@ static int run(const bl_plan_request *req, hwloc_topology_t topo,
         }
         return -1;
     }
+    if (li.kind == BL_LAUNCHER_OPENMPI && li.major == 4 && req->nodes > 1 &&
+        !launched) {
+        /* its whole-job map carries binding counts across the made-up
+         * hosts: node by node, as a real launch binds (plan_ranks.h) */
+        if ((rc = bl_plan_ranks_alike(req, topo, &li, program, preload, out,
+                                      err)) <= 0)
+            return rc;
+        plan_reset(out);
+        snprintf(out->launcher, sizeof out->launcher, "%s %s",
+                 bl_launcher_kind_name(li.kind), li.version);
+    }
     rc = -1;
     out->nnodes = req->nodes > 1 ? req->nodes : 1;
     if (li.kind == BL_LAUNCHER_INTELMPI)

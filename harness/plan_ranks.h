@@ -154,4 +154,17 @@ int bl_plan_ranks_each(const bl_plan_request *req, const bl_plan_node *nodes,
                        int n, const char *preload_path, bl_plan *out,
                        bl_err *err);
 
+/* req over req->nodes nodes of topology topo, planned node by node as
+ * bl_plan_ranks_each does (made-up hosts BL_PLAN_HOST1, 2, ...) with
+ * launcher li (program). Why: Open MPI 4.1's --do-not-launch map of a
+ * whole job gives every made-up host mpirun's one topology object, and
+ * its binding counts carry from one node to the next (--map-by node
+ * --bind-to numa with 3 ranks a node starts node 2 at NUMA node 1), while
+ * a real launch binds each node alone. 0 planned (or refused by the
+ * launcher on a node: out->refusal), 1 when node by node does not model
+ * the layout (out left empty: plan the whole job), -1 with err. */
+int bl_plan_ranks_alike(const bl_plan_request *req, hwloc_topology_t topo,
+                        const bl_launcher_info *li, const char *program,
+                        const char *preload_path, bl_plan *out, bl_err *err);
+
 #endif

@@ -118,6 +118,31 @@ static int plan_node(const bl_plan_request *req, const bl_layout *l,
     return 0;
 }
 
+/* An earlier node with node k's topology and share, or -1: its answer is
+ * node k's too (N nodes of one shape cost one launcher call a share). */
+static int same_as(const bl_plan_node *nodes, const int *ranks, int k)
+{
+    for (int j = 0; j < k; j++)
+        if (ranks[j] == ranks[k] && nodes[j].topo == nodes[k].topo)
+            return j;
+    return -1;
+}
+
+/* Node k's ranks placed as node j's (same_as). */
+static int copy_node(const bl_layout *l, int n, const int *ranks, int j,
+                     int k, bl_plan *out, bl_err *err)
+{
+    for (int i = 0; i < ranks[k]; i++) {
+        int from = global_rank(l, n, ranks, j, i);
+        int g = global_rank(l, n, ranks, k, i);
+        if (!(out->rank_pus[g] = hwloc_bitmap_dup(out->rank_pus[from])))
+            return bl_err_set(err, "out of memory");
+        out->rank_bound[g] = out->rank_bound[from];
+        out->rank_node[g] = k;
+    }
+    return 0;
+}
+
 int bl_plan_ranks_each(const bl_plan_request *req, const bl_plan_node *nodes,
                        int n, const char *preload_path, bl_plan *out,
                        bl_err *err)
@@ -175,10 +200,12 @@ int bl_plan_ranks_each(const bl_plan_request *req, const bl_plan_node *nodes,
         goto done;
     }
     for (int k = 0; k < n && rc == 0; k++) {
+        int j = same_as(nodes, ranks, k);
         if (ranks[k] == 0)
             continue; /* a node left empty */
-        rc = plan_node(req, &l, &nodes[k], k, n, ranks, preload_path, out,
-                       err);
+        rc = j >= 0 ? copy_node(&l, n, ranks, j, k, out, err)
+                    : plan_node(req, &l, &nodes[k], k, n, ranks, preload_path,
+                                out, err);
     }
     if (rc == 1) {
         rc = 0;
@@ -207,6 +234,40 @@ done:
     }
     bl_layout_shares_free(&s);
     free(topos);
+    free(hosts);
+    return rc;
+}
+
+int bl_plan_ranks_alike(const bl_plan_request *req, hwloc_topology_t topo,
+                        const bl_launcher_info *li, const char *program,
+                        const char *preload_path, bl_plan *out, bl_err *err)
+{
+    bl_plan_request each = *req;
+    bl_plan_node *nodes = calloc((size_t)req->nodes, sizeof *nodes);
+    char (*hosts)[32] = calloc((size_t)req->nodes, sizeof *hosts);
+    int rc;
+
+    memset(out, 0, sizeof *out);
+    if (!nodes || !hosts) {
+        free(nodes);
+        free(hosts);
+        return bl_err_set(err, "out of memory");
+    }
+    for (int k = 0; k < req->nodes; k++) {
+        snprintf(hosts[k], sizeof hosts[k], "%s%d", BL_PLAN_HOST, k + 1);
+        nodes[k].host = hosts[k];
+        nodes[k].xml = req->topology;
+        nodes[k].topo = topo;
+    }
+    each.launcher_info = li;
+    each.launcher_program = program;
+    rc = bl_plan_ranks_each(&each, nodes, req->nodes, preload_path, out, err);
+    if (rc == 0 && out->refusal[0] && out->modelled) {
+        bl_plan_free(out); /* not modelled node by node */
+        memset(out, 0, sizeof *out);
+        rc = 1;
+    }
+    free(nodes);
     free(hosts);
     return rc;
 }

@@ -10,10 +10,12 @@
 # --report-bindings lines, read node by node with that node's XML (bindlab
 # bindings --topology), must equal the plan: node, rank and PUs of every
 # rank, for ppr:2:package:PE=4 (np 8) and round robin by node (np 6, 2).
-# Then two EPYC nodes with --map-by node --bind-to numa (np 6): the real
-# launch starts each node at NUMA node 0, as the plan node by node does
-# (Open MPI's --do-not-launch plan of the whole job, `plan --nodes`,
-# carries its per-object counts from node 1 to node 2; see docs/plan.md).
+# Then two EPYC nodes with --map-by node and ppr:3:node --bind-to numa (np
+# 6) and ppr:2:package:PE=4: the real launch starts each node at NUMA node
+# 0, as the plan node by node does, with --node-topologies and with
+# --topology --nodes 2 (Open MPI 4.1's --do-not-launch map of the whole
+# job carries its per-object counts from node 1 to node 2, so bindlab
+# plans node by node; see docs/plan.md).
 source "$(dirname "$0")/cluster_common.sh"
 : "${BINDLAB:?run through ctest}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -65,12 +67,23 @@ compare() {
     [ -s "$WORK/real" ] || fail "$name: no binding read from the launch"
     diff "$WORK/real" "$WORK/planned" ||
         fail "$name: plan --node-topologies differs from the real launch (< launch, > plan)"
-    echo "ok: $name: $(wc -l <"$WORK/real") ranks where the real launch put them"
+    # both nodes of one shape: `plan --topology XML --nodes 2` too
+    if [ -n "${ONE_TOPOLOGY:-}" ]; then
+        "$BINDLAB" plan --topology "$ONE_TOPOLOGY" --nodes 2 "$@" --format tsv >"$WORK/one.tsv" 2>"$WORK/one.err" ||
+            { cat "$WORK/one.err"; fail "$name: plan --nodes 2 failed"; }
+        awk -F'\t' 'NR > 1 && $3 == 0 { print $1, $2, $4 }' "$WORK/one.tsv" | sort -n -k2 >"$WORK/one"
+        diff "$WORK/real" "$WORK/one" ||
+            fail "$name: plan --topology --nodes 2 differs from the real launch (< launch, > plan)"
+    fi
+    echo "ok: $name: $(wc -l <"$WORK/real") ranks where the real launch put them${ONE_TOPOLOGY:+ (--node-topologies and --nodes 2)}"
 }
 
 shapes "$EPYC" "$XEON"
 compare "EPYC + Xeon, ppr:2:package:PE=4" -np 8 --map-by ppr:2:socket:PE=4 --bind-to core
 compare "EPYC + Xeon, round robin" -np 6 --map-by node --bind-to core
 shapes "$EPYC" "$EPYC"
+ONE_TOPOLOGY=$EPYC
 compare "2 EPYCs, round robin bound to NUMA nodes" -np 6 --map-by node --bind-to numa
+compare "2 EPYCs, 3 a node bound to NUMA nodes" -np 6 --map-by ppr:3:node --bind-to numa
+compare "2 EPYCs, ppr:2:package:PE=4" -np 8 --map-by ppr:2:socket:PE=4 --bind-to core
 echo "PASS"

@@ -16,9 +16,12 @@
 # Xeon, whose packages have 18 cores: Open MPI refuses to bind 20 ranks to
 # them); np 200 by core (164 cores in all); --nodes 3 with 2 files;
 # --topology with --node-topologies.
-# Then a second method: with both nodes EPYCs, the plan equals Open MPI's own
-# plan of the whole job over 2 nodes of that topology (--topology --nodes 2),
-# line for line, for layouts whose binding is node-local.
+# Then a second method for which ranks go to which node (bindlab's model):
+# with both nodes EPYCs, each rank's node equals the node Open MPI's own
+# map of the whole job gives it (mpirun --do-not-launch over two made-up
+# hosts, run here, not by bindlab), and `--topology --nodes 2` (planned
+# node by node too, plan_ranks.h) equals the plan of two copies line for
+# line.
 source "$(dirname "$0")/common.sh"
 : "${BINDLAB:?run through ctest}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -105,21 +108,38 @@ cp "$XEON" "$WORK/job/nodes/bl10/lstopo.xml"
     { cat "$WORK/job.out"; fail "job record: nodes not bl2 then bl10"; }
 echo "ok: a job record's nodes/HOST/lstopo.xml, bl2 before bl10"
 
-# second method: two EPYCs, against Open MPI's plan of the whole job
+# second method: two EPYCs, each rank's node against Open MPI's own map of
+# the whole job over two made-up hosts of that topology, one slot a core
+# (as bindlab gives each node; Data for node: HOST, then its ranks)
+whole_nodes() {
+    # (4.1.4 prints the map, then may die freeing memory after it:
+    # "munmap_chunk(): invalid pointer"; bindlab plan reads the map anyway)
+    { HWLOC_XMLFILE=$EPYC HWLOC_THISSYSTEM=1 OMPI_MCA_orte_no_vm=1 OMPI_MCA_rmaps_base_oversubscribe=0 \
+        mpirun --host plan-node1:128,plan-node2:128 "$@" --do-not-launch /bin/true 2>&1 || true; } |
+        awk '/Data for node: plan-node/ { n = substr($4, 10) }
+             /Process rank:/ { for (i = 1; i < NF; i++) if ($i == "rank:") print n, $(i + 1) }' | sort -n -k2
+}
 cp "$EPYC" "$WORK/same/bl1.xml"
 cp "$EPYC" "$WORK/same/bl2.xml"
 same=0
 for lay in "-np 6 --map-by node --bind-to core" "-np 8 --map-by ppr:2:package:PE=4 --bind-to core" \
     "-np 6 --map-by ppr:3:node:PE=2" "-np 4 --map-by ppr:1:package" "-np 130 --map-by core --bind-to core" \
-    "-np 5 --map-by numa --bind-to numa" "-np 4 --map-by ppr:2:node --threads 2 --omp-places cores --omp-proc-bind close"; do
+    "-np 5 --map-by numa --bind-to numa" "-np 6 --map-by node --bind-to numa" \
+    "-np 4 --map-by ppr:2:node --threads 2 --omp-places cores --omp-proc-bind close"; do
     read -ra L <<<"$lay"
     "$BINDLAB" plan --format tsv --node-topologies "$WORK/same" "${L[@]}" >"$WORK/each.tsv" 2>/dev/null ||
         fail "same shapes, $lay: plan failed"
-    "$BINDLAB" plan --format tsv --topology "$EPYC" --nodes 2 "${L[@]}" >"$WORK/whole.tsv" 2>/dev/null ||
-        fail "whole job, $lay: plan failed"
-    diff "$WORK/whole.tsv" "$WORK/each.tsv" ||
-        fail "$lay: node by node differs from Open MPI's whole-job plan (< whole job, > node by node)"
+    "$BINDLAB" plan --format tsv --topology "$EPYC" --nodes 2 "${L[@]}" >"$WORK/one.tsv" 2>/dev/null ||
+        fail "one topology, $lay: plan failed"
+    diff "$WORK/one.tsv" "$WORK/each.tsv" ||
+        fail "$lay: --topology --nodes 2 differs from two copies (< one topology, > copies)"
+    read -ra M <<<"${lay%% --threads*}" # the ranks' part, for mpirun
+    whole_nodes "${M[@]//package/socket}" >"$WORK/whole.nodes" # 4.1 says socket
+    [ -s "$WORK/whole.nodes" ] || fail "$lay: no map from mpirun --do-not-launch"
+    awk -F'\t' 'NR > 1 && $3 == 0 { print $1, $2 }' "$WORK/each.tsv" | sort -n -k2 >"$WORK/each.nodes"
+    diff "$WORK/whole.nodes" "$WORK/each.nodes" ||
+        fail "$lay: ranks on other nodes than Open MPI's own map of the whole job (< mpirun, > plan)"
     same=$((same + 1))
 done
-echo "ok: $same layouts planned node by node equal Open MPI's plan of the whole job"
+echo "ok: $same layouts: each rank on the node of Open MPI's own whole-job map; --nodes 2 equals two copies"
 echo "PASS"
