@@ -245,6 +245,18 @@ static int matched_by_ref(const bl_cmp_machine *ref,
     return 0;
 }
 
+int bl_cmp_only_here(const bl_cmp_machine *ms, size_t n, size_t j,
+                     const bl_cmp_layout *x)
+{
+    const char *by;
+    if (j > 0)
+        return !matched_by_ref(&ms[0], &ms[j], x);
+    for (size_t k = 1; k < n; k++)
+        if (bl_cmp_match(x, &ms[k], &by))
+            return 0;
+    return 1;
+}
+
 /* The rates of a layout's usable runs (its repetitions) into v (room for
  * m->nrows); returns their count. */
 static size_t layout_rates(const bl_cmp_machine *m, const bl_cmp_layout *x,
@@ -527,19 +539,9 @@ int bl_cmp_write_text(FILE *f, const bl_cmp_machine *ms, size_t n)
         }
     fprintf(f, "\nonly on one machine:\n");
     int any = 0;
-    for (size_t i = 0; i < ref->nlayouts; i++) {
-        int found = 0;
-        const char *by;
-        for (size_t j = 1; j < n; j++)
-            found |= bl_cmp_match(&ref->layouts[i], &ms[j], &by) != NULL;
-        if (!found) {
-            fprintf(f, "  A '%s'\n", ref->layouts[i].l->label);
-            any = 1;
-        }
-    }
-    for (size_t j = 1; j < n; j++)
+    for (size_t j = 0; j < n; j++)
         for (size_t i = 0; i < ms[j].nlayouts; i++)
-            if (!matched_by_ref(ref, &ms[j], &ms[j].layouts[i])) {
+            if (bl_cmp_only_here(ms, n, j, &ms[j].layouts[i])) {
                 fprintf(f, "  %c '%s'\n", tag(j), ms[j].layouts[i].l->label);
                 any = 1;
             }
@@ -636,7 +638,7 @@ int bl_cmp_write_csv(FILE *f, const bl_cmp_machine *ms, size_t n)
     /* layouts only on another machine: their own meaning, no ratio */
     for (size_t j = 1; j < n; j++)
         for (size_t i = 0; i < ms[j].nlayouts; i++)
-            if (!matched_by_ref(ref, &ms[j], &ms[j].layouts[i])) {
+            if (bl_cmp_only_here(ms, n, j, &ms[j].layouts[i])) {
                 bl_cmp_meaning(&ms[j].layouts[i], meaning, sizeof meaning);
                 csv_row(f, meaning, j, &ms[j], &ms[j].layouts[i], 0, "");
             }

@@ -61,6 +61,11 @@ const bl_cmp_layout *bl_cmp_match(const bl_cmp_layout *r,
                                   const bl_cmp_machine *other,
                                   const char **by);
 
+/* True when layout x of machine ms[j] matches no layout of the others
+ * (for j > 0: none of the reference's, which is what the table pairs). */
+int bl_cmp_only_here(const bl_cmp_machine *ms, size_t n, size_t j,
+                     const bl_cmp_layout *x);
+
 /* The meaning of a layout in words, e.g. "triad 1/NUMA 1/pkg threads 1
  * bind=core places=cores proc_bind=close init=parallel". */
 void bl_cmp_meaning(const bl_cmp_layout *c, char *buf, size_t len);

@@ -31,6 +31,30 @@ static void rate_cell(bl_strbuf *b, const bl_cmp_layout *x)
     bl_strbuf_puts(b, "</td>");
 }
 
+/* The layouts no other machine has, each with what it means. */
+static void only_part(bl_strbuf *b, const bl_cmp_machine *ms, size_t n)
+{
+    char meaning[512];
+    int any = 0;
+    bl_strbuf_puts(b, "<h2>Only on one machine</h2>\n");
+    for (size_t j = 0; j < n; j++)
+        for (size_t i = 0; i < ms[j].nlayouts; i++) {
+            const bl_cmp_layout *x = &ms[j].layouts[i];
+            if (!bl_cmp_only_here(ms, n, j, x))
+                continue;
+            bl_strbuf_puts(b, any ? "" : "<ul>\n");
+            any = 1;
+            bl_cmp_meaning(x, meaning, sizeof meaning);
+            bl_strbuf_printf(b, "<li>%c ", tag(j));
+            bl_html_escape(b, x->l->label);
+            bl_strbuf_printf(b, ": %.4g %s (", x->l->median, x->unit);
+            bl_html_escape(b, meaning);
+            bl_strbuf_puts(b, ")</li>\n");
+        }
+    bl_strbuf_puts(b, any ? "</ul>\n" : "<p>None: every layout has its "
+                                         "match.</p>\n");
+}
+
 void bl_cmp_html_body(bl_strbuf *b, const bl_cmp_machine *ms, size_t n)
 {
     char meaning[512];
@@ -107,6 +131,7 @@ void bl_cmp_html_body(bl_strbuf *b, const bl_cmp_machine *ms, size_t n)
             bl_strbuf_puts(b, "</li>\n");
         }
     bl_strbuf_puts(b, "</ul>\n");
+    only_part(b, ms, n);
 }
 
 static void page(bl_strbuf *b, const bl_cmp_machine *ms, size_t n)

@@ -100,6 +100,12 @@ for r in 2.74 3.64 3.43; do
     grep -q "<td class=\"n\">$r</td>" "$T/c.html" || fail "html ratio $r"
 done
 grep -Eiq 'https?:|//[a-z]|src=|@import|url\(' "$T/c.html" && fail "the compare page names an outside resource"
+# the layouts only one machine has, as in the text: 5 on A, x3 on B
+sed -n '/<h2>Only on one machine<\/h2>/,/<\/ul>/p' "$T/c.html" >"$T/only.html"
+[ "$(grep -c '^<li>A ' "$T/only.html")" = 5 ] || fail "html only on A: $(cat "$T/only.html")"
+grep -q "^<li>B triad np8 map=core bind=core places=cores proc_bind=close t=1 init=parallel: 45 GB/s (" "$T/only.html" ||
+    fail "html only on B: $(cat "$T/only.html")"
+[ "$(grep -c '^<li>B ' "$T/only.html")" = 1 ] || fail "html only on B: $(cat "$T/only.html")"
 "$BINDLAB" compare "$T/m.h5" "$T/m.h5" --html "$T/self.html" > /dev/null || fail "--html self"
 grep -Eq '<td class="tie">\[[0-9.]+, [0-9.]+\], p=1: a tie</td>' "$T/self.html" || fail "html statistics"
 if command -v chromium > /dev/null; then
