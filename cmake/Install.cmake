@@ -28,11 +28,11 @@ if(MPI_C_COMPILER)
 else()
   set(BL_MPI_COMPILER "MPI ${MPI_C_VERSION} (${MPI_C_LIB_NAMES})")
 endif()
-set_property(SOURCE harness/version.c APPEND PROPERTY COMPILE_DEFINITIONS
+set_property(SOURCE harness/cli/version.c APPEND PROPERTY COMPILE_DEFINITIONS
              "BL_GIT_DESCRIBE=\"${BL_GIT_DESCRIBE}\""
              "BL_MPI_COMPILER=\"${BL_MPI_COMPILER}\"")
 # The build tree's fallback for the data; an install uses ../share/bindlab.
-set_property(SOURCE harness/datadir.c APPEND PROPERTY COMPILE_DEFINITIONS
+set_property(SOURCE harness/cli/datadir.c APPEND PROPERTY COMPILE_DEFINITIONS
              "BL_SOURCE_DATADIR=\"${PROJECT_SOURCE_DIR}/configs\"")
 
 # --- several MPIs side by side --------------------------------------------
