@@ -11,7 +11,7 @@
 #include <mpi.h>
 
 #include "err.h"
-#include "h5schema.h"
+#include "h5/h5schema.h"
 #include "placement_check.h"
 
 /* This rank's findings (f->n 0 when clean). rank_cpus: the rank's binding

@@ -9,7 +9,7 @@
 
 #include <hwloc.h>
 
-#include "h5schema.h"
+#include "h5/h5schema.h"
 
 /* Fills m (strings malloc'ed; free with bl_h5_machine_free). */
 void bl_machine_describe(hwloc_topology_t topo, bl_h5_machine *m);

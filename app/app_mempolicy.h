@@ -12,7 +12,7 @@
 #include <mpi.h>
 
 #include "err.h"
-#include "h5schema.h"
+#include "h5/h5schema.h"
 #include "mempol.h"
 
 /* Sets the policy in the calling thread and in every thread of an OpenMP

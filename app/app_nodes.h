@@ -10,7 +10,7 @@
 #include <hwloc.h>
 #include <mpi.h>
 
-#include "h5schema.h"
+#include "h5/h5schema.h"
 #include "kernel.h"
 
 typedef struct bl_app_nodes {

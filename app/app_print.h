@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "app_cli.h"
-#include "h5schema.h"
+#include "h5/h5schema.h"
 
 void bl_print_run(FILE *out, const bl_app_opts *o, const bl_h5_machine *m,
                   const bl_h5_run *r, const bl_work *w);

@@ -7,7 +7,7 @@
 #include <mpi.h>
 
 #include "counters.h"
-#include "h5schema.h"
+#include "h5/h5schema.h"
 #include "kernel.h"
 #include "placement.h"
 

@@ -5,7 +5,7 @@
 
 #include <mpi.h>
 
-#include "h5schema.h"
+#include "h5/h5schema.h"
 #include "kernel.h"
 
 /* Collective. Asks k->time_split on every rank (nothing when the kernel

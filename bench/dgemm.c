@@ -14,7 +14,7 @@
 #include <omp.h>
 
 #include "kernel.h"
-#include "lu_blas.h"
+#include "lu/lu_blas.h"
 
 static long parse_positive(const char *text, const char *what)
 {

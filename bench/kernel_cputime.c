@@ -28,7 +28,7 @@
 #include <omp.h>
 
 #include "kernel.h"
-#include "stencil.h"
+#include "stencil/stencil.h"
 #include "units.h"
 
 #define MAX_ROUNDS 64

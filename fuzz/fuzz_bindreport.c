@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bindreport.h"
+#include "bindreport/bindreport.h"
 #include "topo.h"
 
 #ifndef BL_FUZZ_FORMAT

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "app_started.h"
-#include "fail_reason.h"
+#include "sweep/fail_reason.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -19,9 +19,9 @@
 #include <hdf5.h>
 #include <hdf5_hl.h>
 
-#include "h5guard.h"
-#include "report_html.h"
-#include "results_file.h"
+#include "h5/h5guard.h"
+#include "report/report_html.h"
+#include "results/results_file.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan_ranks.h"
+#include "plan/plan_ranks.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "slurm_alloc.h"
+#include "slurm/slurm_alloc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sweep_file.h"
+#include "sweep/sweep_file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -14,7 +14,7 @@
  * measured: every k-th core with all of its PUs (siblings kept), stated in
  * the matrix's note. One rank only: ranks measuring at the same time would
  * disturb one another's lines. */
-#include "h5schema.h"
+#include "h5/h5schema.h"
 #include "kernel.h"
 
 #include <math.h>

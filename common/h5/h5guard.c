@@ -1,4 +1,4 @@
-#include "h5guard.h"
+#include "h5/h5guard.h"
 
 #include <fcntl.h>
 #include <stdint.h>

@@ -4,10 +4,10 @@
  * the file-level steps (root attributes, files built in memory and handed
  * to atomic_file.c, opening a file to read). The harness's own records and
  * sweep files are in harness/results_file.c. */
-#include "h5schema.h"
+#include "h5/h5schema.h"
 
 #include "atomic_file.h"
-#include "h5guard.h"
+#include "h5/h5guard.h"
 
 #include <errno.h>
 #include <math.h>

@@ -40,7 +40,7 @@
 #include <hdf5.h>
 
 #include "err.h"
-#include "h5table.h"
+#include "h5/h5table.h"
 
 #define BL_H5_SCHEMA_VERSION 2 /* what each version added: docs/schema.md, "Versions" */
 

@@ -1,6 +1,6 @@
 /* The table/attribute engine (h5table.h): compound tables, attribute sets
  * and string datasets from a description of the C members. */
-#include "h5table.h"
+#include "h5/h5table.h"
 
 #include <stdlib.h>
 #include <string.h>

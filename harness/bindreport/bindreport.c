@@ -2,7 +2,7 @@
  * text into lines, choosing the format, collecting, sorting and
  * de-duplicating the bindings. The per-format line parsers live in
  * bindreport_<format>.c. */
-#include "bindreport_priv.h"
+#include "bindreport/bindreport_priv.h"
 
 #include <ctype.h>
 #include <stdarg.h>

@@ -7,7 +7,7 @@
  * on its node across nodes, where mpiexec -l labels each line with the
  * rank it is about ("[5] process 2 binding: ..."): then the label is the
  * rank. */
-#include "bindreport_priv.h"
+#include "bindreport/bindreport_priv.h"
 
 #include <string.h>
 

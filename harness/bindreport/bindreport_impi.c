@@ -7,7 +7,7 @@
  * The braces hold PU OS indexes (Intel numbers CPUs as Linux does). Without
  * pinning (I_MPI_PIN=0) the table still lists each rank, with the mask it
  * inherited. Other "MPI startup():" lines are ignored. */
-#include "bindreport_priv.h"
+#include "bindreport/bindreport_priv.h"
 
 #include <ctype.h>
 #include <string.h>

@@ -7,7 +7,7 @@
  *   no OpenMP thread number (only the pthread handle) and no process, so
  *   its lines are rejected with a pointer to BL_OMP_AFFINITY_FORMAT
  *   instead of being numbered by the order they happen to print in. */
-#include "bindreport_priv.h"
+#include "bindreport/bindreport_priv.h"
 
 #include <ctype.h>
 #include <stdlib.h>

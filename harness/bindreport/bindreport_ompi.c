@@ -12,7 +12,7 @@
  *      (PRRTE; "MCW rank" in earlier 5.0 releases). See ompi5_item() for
  *      what LIST means.
  * Both: "MCW rank N is not bound (or bound to all available processors)". */
-#include "bindreport_priv.h"
+#include "bindreport/bindreport_priv.h"
 
 #include <string.h>
 

@@ -2,10 +2,13 @@
  * reading one line. */
 #ifndef BL_BINDREPORT_PRIV_H
 #define BL_BINDREPORT_PRIV_H
+#ifndef BL_ROOM_BINDREPORT
+#error "bindreport/bindreport_priv.h is internal to harness/bindreport/: include the room's public header"
+#endif
 
 #include <stddef.h>
 
-#include "bindreport.h"
+#include "bindreport/bindreport.h"
 
 #define BL_REASON_MAX 160
 

@@ -14,7 +14,7 @@
  * --report-bindings text and is read by the same code (bindreport_ompi.c);
  * "UNBOUND" is the whole node, not bound. The Pid: field names the rank's
  * process (0 before a launch), not the printer, so bindings carry no pid. */
-#include "bindreport_priv.h"
+#include "bindreport/bindreport_priv.h"
 
 #include <stdio.h>
 #include <string.h>

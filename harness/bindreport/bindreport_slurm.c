@@ -4,7 +4,7 @@
  * UNITS is threads, cores, sockets or ldoms; TYPE is MASK, MAP, RANK,
  * LDMASK, LDMAP, LDRANK, UNK, NONE or NULL. Releases before 17.11 spelled
  * it cpu_bind (and cpu_bind_cores). The mask holds OS CPU indexes. */
-#include "bindreport_priv.h"
+#include "bindreport/bindreport_priv.h"
 
 #include <ctype.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-#include "crosscheck.h"
+#include "bindreport/crosscheck.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,8 +7,8 @@
 
 #include <stddef.h>
 
-#include "bindreport.h"
-#include "h5schema.h"
+#include "bindreport/bindreport.h"
+#include "h5/h5schema.h"
 
 /* Below this fraction of pages on the threads' own NUMA nodes, a run is
  * flagged remote-pages. */

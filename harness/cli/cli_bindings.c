@@ -5,9 +5,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "bindreport.h"
-#include "cli.h"
-#include "cli_util.h"
+#include "bindreport/bindreport.h"
+#include "cli/cli.h"
+#include "cli/cli_util.h"
 #include "cpuset.h"
 #include "topo.h"
 

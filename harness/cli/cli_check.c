@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "cli_util.h"
+#include "cli/cli.h"
+#include "cli/cli_util.h"
 #include "cpuset.h"
 #include "placement_check.h"
 #include "strbuf.h"

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "cli_util.h"
+#include "cli/cli.h"
+#include "cli/cli_util.h"
 #include "atomic_file.h"
-#include "compare.h"
+#include "report/compare.h"
 
 static const char help[] =
     "usage: bindlab compare A.h5 B.h5 [C.h5 ...] [--csv | --html FILE.html]\n"

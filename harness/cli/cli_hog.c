@@ -8,8 +8,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "cli_util.h"
+#include "cli/cli.h"
+#include "cli/cli_util.h"
 #include "units.h"
 
 #define VERB "hog"

@@ -9,10 +9,10 @@
 #include <unistd.h>
 
 #include "atomic_file.h"
-#include "cli.h"
-#include "cli_util.h"
-#include "matrix.h"
-#include "sys_util.h"
+#include "cli/cli.h"
+#include "cli/cli_util.h"
+#include "matrix/matrix.h"
+#include "proc/sys_util.h"
 #include "topo.h"
 #include "units.h"
 

@@ -7,10 +7,10 @@
 #include <sys/stat.h>
 
 #include "atomic_file.h"
-#include "cli.h"
-#include "cli_util.h"
+#include "cli/cli.h"
+#include "cli/cli_util.h"
 #include "grow.h"
-#include "results_file.h"
+#include "results/results_file.h"
 
 static const char help[] =
     "usage: bindlab merge -o OUT.h5 IN.h5|DIR ...\n"

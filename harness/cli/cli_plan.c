@@ -8,18 +8,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "cli_util.h"
-#include "sweep_file.h"
-#include "launcher_choice.h"
-#include "layout.h"
-#include "node_topos.h"
-#include "plan_omp.h"
-#include "plan.h"
-#include "plan_output.h"
-#include "plan_picture.h"
-#include "plan_ranks.h"
-#include "plan_ranks_cache.h"
+#include "cli/cli.h"
+#include "cli/cli_util.h"
+#include "sweep/sweep_file.h"
+#include "launcher/launcher_choice.h"
+#include "layout/layout.h"
+#include "layout/node_topos.h"
+#include "plan/plan_omp.h"
+#include "plan/plan.h"
+#include "plan/plan_output.h"
+#include "plan/plan_picture.h"
+#include "plan/plan_ranks.h"
+#include "plan/plan_ranks_cache.h"
 #include "topo.h"
 
 static const char help[] =

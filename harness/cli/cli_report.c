@@ -4,12 +4,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli.h"
-#include "cli_util.h"
-#include "results_file.h"
-#include "results_report.h"
-#include "report_html.h"
-#include "report_retries.h"
+#include "cli/cli.h"
+#include "cli/cli_util.h"
+#include "results/results_file.h"
+#include "results/results_report.h"
+#include "report/report_html.h"
+#include "report/report_retries.h"
 #include "atomic_file.h"
 
 static const char help[] =

@@ -9,13 +9,13 @@
 #include <unistd.h>
 
 #include "atomic_file.h"
-#include "cli.h"
-#include "cli_util.h"
-#include "sweep_file.h"
-#include "datadir.h"
-#include "shellquote.h"
-#include "slurm.h"
-#include "sys_util.h"
+#include "cli/cli.h"
+#include "cli/cli_util.h"
+#include "sweep/sweep_file.h"
+#include "cli/datadir.h"
+#include "proc/shellquote.h"
+#include "slurm/slurm.h"
+#include "proc/sys_util.h"
 #include "topo.h"
 #include "units.h"
 

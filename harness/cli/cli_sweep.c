@@ -4,12 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "cli_util.h"
-#include "datadir.h"
-#include "launcher_choice.h"
-#include "noisy.h"
-#include "sweep.h"
+#include "cli/cli.h"
+#include "cli/cli_util.h"
+#include "cli/datadir.h"
+#include "launcher/launcher_choice.h"
+#include "sweep/noisy.h"
+#include "sweep/sweep.h"
 #include "units.h"
 
 #define VERB "sweep"

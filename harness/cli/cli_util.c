@@ -1,5 +1,5 @@
 /* One usage-error wording and one option-value reader for all verbs. */
-#include "cli_util.h"
+#include "cli/cli_util.h"
 
 #include <stdarg.h>
 #include <stdio.h>

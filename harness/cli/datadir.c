@@ -1,5 +1,5 @@
 /* The shipped-data lookup of datadir.h. */
-#include "datadir.h"
+#include "cli/datadir.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sys_util.h"
+#include "proc/sys_util.h"
 
 /* The source tree's configs/, baked in at build time: used only when no
  * installed share/bindlab sits beside the running bindlab. */

@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "cli_util.h"
-#include "version.h"
+#include "cli/cli.h"
+#include "cli/cli_util.h"
+#include "cli/version.h"
 
 typedef struct verb {
     const char *name;

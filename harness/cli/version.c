@@ -1,7 +1,7 @@
 /* The report of version.h. The commit and MPI compiler are fixed when
  * CMake configures (cmake/Version.cmake); the MPI library line is asked of
  * the library actually loaded, which may differ from the one built against. */
-#include "version.h"
+#include "cli/version.h"
 
 #include <limits.h>
 #include <mpi.h>
@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "datadir.h"
-#include "plan_ranks.h"
-#include "sys_util.h"
+#include "cli/datadir.h"
+#include "plan/plan_ranks.h"
+#include "proc/sys_util.h"
 
 #ifndef BL_GIT_DESCRIBE
 #define BL_GIT_DESCRIBE "unknown"

@@ -1,5 +1,5 @@
 /* The argv builder of argv_build.h. */
-#include "argv_build.h"
+#include "launcher/argv_build.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* The launcher a sweep or plan names, found and checked; see
  * launcher_choice.h. */
-#include "launcher_choice.h"
+#include "launcher/launcher_choice.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sys_util.h"
+#include "proc/sys_util.h"
 
 #define DETECT_TIMEOUT_S 30.0
 #define ACCEPTED "openmpi, ompi4, ompi5, mpich, impi, srun, mpirun (whatever " \

@@ -11,7 +11,7 @@
 #include <stddef.h>
 
 #include "err.h"
-#include "launcher_info.h"
+#include "launcher/launcher_info.h"
 
 typedef struct bl_launcher_want {
     char value[64];          /* the family word as written: "mpich",

@@ -1,4 +1,4 @@
-#include "launcher_info.h"
+#include "launcher/launcher_info.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "launch.h"
+#include "proc/launch.h"
 
 #define DETECT_TIMEOUT_S 10.0
 

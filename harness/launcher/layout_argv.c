@@ -1,8 +1,8 @@
 /* Command lines for one layout: argv arrays for mpirun and srun, never a
  * shell string, so nothing in a sweep file is ever interpreted by a shell. */
-#include "argv_build.h"
-#include "bindreport.h"
-#include "layout.h"
+#include "launcher/argv_build.h"
+#include "bindreport/bindreport.h"
+#include "layout/layout.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -10,15 +10,15 @@
  * binding level when the mapping is the same level, or P cores' PUs
  * (compact) for core:PE=P. What neither launcher does the same way is
  * refused with the reason. */
-#include "layout_hydra.h"
+#include "launcher/layout_hydra.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "argv_build.h"
-#include "bindreport.h"
+#include "launcher/argv_build.h"
+#include "bindreport/bindreport.h"
 
 int bl_launcher_is_hydra(const bl_launcher_info *li)
 {

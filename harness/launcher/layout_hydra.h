@@ -9,8 +9,8 @@
 #ifndef BL_LAYOUT_HYDRA_H
 #define BL_LAYOUT_HYDRA_H
 
-#include "launcher_info.h"
-#include "layout.h"
+#include "launcher/launcher_info.h"
+#include "layout/layout.h"
 
 /* Fills l's *_launcher fields for the launcher: Open MPI (and srun, whose
  * argv is built from the parsed layout) as bl_layout_translate; MPICH

@@ -1,4 +1,4 @@
-#include "layout.h"
+#include "layout/layout.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -8,7 +8,7 @@
 #include <strings.h>
 
 #include "mempol.h"
-#include "noisy.h"
+#include "sweep/noisy.h"
 
 static const char *const field_keys[BL_F_COUNT] = {
     "kernel", "np", "map_by", "bind_to", "rank_by", "omp_places",

@@ -4,8 +4,8 @@
  * rank and cannot be used when mapping by core or hwthread; ppr:N:R places
  * at most N ranks on each R; binding more ranks than cores to one object
  * is refused unless overload is allowed. */
-#include "layout.h"
-#include "noisy.h"
+#include "layout/layout.h"
+#include "sweep/noisy.h"
 
 #include <stdio.h>
 #include <string.h>

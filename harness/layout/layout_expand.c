@@ -1,6 +1,6 @@
 /* Sweep description -> list of layouts: cross product, exclude, explicit
  * layouts, run ids and labels. */
-#include "layout.h"
+#include "layout/layout.h"
 
 #include <stdio.h>
 #include <stdlib.h>

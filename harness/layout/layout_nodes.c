@@ -1,7 +1,7 @@
 /* A layout over nodes of different shapes: each node checked with the
  * ranks it gets against its own topology (bl_layout_validate assumes every
  * node is this machine). */
-#include "layout.h"
+#include "layout/layout.h"
 
 #include <stdio.h>
 #include <stdlib.h>

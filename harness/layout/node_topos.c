@@ -1,12 +1,12 @@
 /* The files of a --node-topologies DIR (node_topos.h). */
-#include "node_topos.h"
+#include "layout/node_topos.h"
 
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "sys_util.h"
+#include "proc/sys_util.h"
 
 static const char *const forms[] = {"%s/%s.xml", "%s/nodes/%s/lstopo.xml",
                                     "%s/%s/lstopo.xml"};

@@ -1,7 +1,7 @@
 /* Matrix files: writing /matrices/<kind> beside the kinds a file already
  * holds, reading one back from a matrix file or an app run file, and the
  * text table. */
-#include "matrix.h"
+#include "matrix/matrix.h"
 
 #include "atomic_file.h"
 

@@ -16,7 +16,7 @@
 #include <hwloc.h>
 
 #include "err.h"
-#include "h5schema.h"
+#include "h5/h5schema.h"
 #include "strbuf.h"
 
 typedef struct bl_matrix_opts {

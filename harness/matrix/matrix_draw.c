@@ -1,4 +1,4 @@
-#include "matrix_draw.h"
+#include "matrix/matrix_draw.h"
 
 #include <math.h>
 #include <stdint.h>

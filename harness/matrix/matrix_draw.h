@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "h5schema.h"
+#include "h5/h5schema.h"
 
 typedef struct bl_matrix_level {
     const char *name;      /* labels: "package ", "NUMA ", "L3 ", "core " */

@@ -9,15 +9,15 @@
  * (Title, Description, and bindlab-rows: the rows' labels in order) with
  * the geometry (bindlab-map: "x0 y0 cell n", the map's top-left pixel, a
  * cell's side and the rows), so a reader can find each cell. */
-#include "matrix.h"
+#include "matrix/matrix.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "matrix_draw.h"
-#include "png.h"
+#include "matrix/matrix_draw.h"
+#include "matrix/png.h"
 #include "strbuf.h"
 
 enum { BAND = 16, PAD = 8, LEGEND_H = 12 };

@@ -13,7 +13,7 @@
  *              spread the rates of the slowest and fastest steps.
  *   c2c:       --kernel c2c on every PU this process may use (or --cpus);
  *              the app's own matrix. */
-#include "matrix.h"
+#include "matrix/matrix.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -21,8 +21,8 @@
 #include <string.h>
 
 #include "cpuset.h"
-#include "launch.h"
-#include "sys_util.h"
+#include "proc/launch.h"
+#include "proc/sys_util.h"
 #include "units.h"
 
 #define ARGV_MAX 24

@@ -5,14 +5,14 @@
  * siblings) and lines between packages, NUMA nodes and L3 domains across
  * the map. Plain SVG 1.1: no script, no fonts or images to fetch, so it can
  * be inlined in an HTML page or saved as a file. */
-#include "matrix.h"
+#include "matrix/matrix.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "atomic_file.h"
-#include "matrix_draw.h"
+#include "matrix/matrix_draw.h"
 
 enum { BAND = 16, LABEL_W = 64, TITLE_H = 24, LEGEND_H = 44, PAD = 8 };
 

@@ -1,4 +1,4 @@
-#include "png.h"
+#include "matrix/png.h"
 
 #include <stdint.h>
 #include <stdio.h>

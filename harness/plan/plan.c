@@ -1,5 +1,5 @@
 /* A plan's memory, and the part of a plan of several nodes on one node. */
-#include "plan.h"
+#include "plan/plan.h"
 
 #include <stdlib.h>
 #include <string.h>

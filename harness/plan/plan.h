@@ -13,7 +13,7 @@
 #include <hwloc.h>
 
 #include "err.h"
-#include "launcher_info.h"
+#include "launcher/launcher_info.h"
 
 /* What is planned: the launcher's options and the OpenMP settings. */
 typedef struct bl_plan_request {

@@ -2,7 +2,7 @@
  * (the OMP_PLACES parser is plan_omp_places.c). The assignment follows the
  * specification's close/spread/primary rules with libgomp's choices where
  * the specification leaves one (docs/openmp-model.md). */
-#include "plan_omp.h"
+#include "plan/plan_omp.h"
 
 #include <ctype.h>
 #include <limits.h>

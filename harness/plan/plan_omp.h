@@ -10,7 +10,7 @@
 #include <hwloc.h>
 
 #include "err.h"
-#include "plan.h"
+#include "plan/plan.h"
 
 /* The first level of OMP_PROC_BIND. */
 typedef enum bl_omp_bind {

@@ -2,7 +2,7 @@
  * thread assignment are in plan_omp.c). The syntax and the place order follow
  * libgomp (libgomp/env.c, config/linux/affinity.c), which accepts what the
  * OpenMP 5.x grammar allows (docs/openmp-model.md). */
-#include "plan_omp.h"
+#include "plan/plan_omp.h"
 
 #include <ctype.h>
 #include <limits.h>

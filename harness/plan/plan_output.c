@@ -1,4 +1,4 @@
-#include "plan_output.h"
+#include "plan/plan_output.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -17,7 +17,7 @@
 #include <hwloc.h>
 
 #include "err.h"
-#include "plan.h"
+#include "plan/plan.h"
 
 /* Aligned columns: rank thread place PUs core L3 NUMA package, one line
  * per rank.thread; place is '-' for a thread OpenMP does not bind. */

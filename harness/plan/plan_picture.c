@@ -1,4 +1,4 @@
-#include "plan_picture.h"
+#include "plan/plan_picture.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "atomic_file.h"
-#include "launch.h"
+#include "proc/launch.h"
 
 const char *bl_plan_picture_format(const char *path)
 {

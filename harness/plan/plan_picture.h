@@ -9,7 +9,7 @@
 #include <hwloc.h>
 
 #include "err.h"
-#include "plan.h"
+#include "plan/plan.h"
 
 /* "png", "svg" or "pdf" from the file name's extension (any case), or NULL
  * when the extension is none of those. */

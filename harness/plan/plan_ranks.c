@@ -1,6 +1,6 @@
 /* Rank placement through the installed Open MPI's mapper on a foreign
  * topology; see plan_ranks.h for how and why. */
-#include "plan_ranks.h"
+#include "plan/plan_ranks.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -11,14 +11,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bindreport.h"
+#include "bindreport/bindreport.h"
 #include "cpuset.h"
-#include "launch.h"
-#include "launcher_info.h"
-#include "layout.h"
-#include "layout_hydra.h"
-#include "datadir.h"
-#include "sys_util.h"
+#include "proc/launch.h"
+#include "launcher/launcher_info.h"
+#include "layout/layout.h"
+#include "launcher/layout_hydra.h"
+#include "cli/datadir.h"
+#include "proc/sys_util.h"
 #include "topo.h"
 
 /* ---- topology ------------------------------------------------------ */

@@ -21,8 +21,8 @@
 #include <hwloc.h>
 
 #include "err.h"
-#include "layout.h"
-#include "plan.h"
+#include "layout/layout.h"
+#include "plan/plan.h"
 
 /* Seconds one mpirun may take before the plan fails. */
 #define BL_PLAN_RANKS_TIMEOUT_S 60.0

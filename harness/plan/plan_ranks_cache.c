@@ -3,7 +3,7 @@
  * plan back through a pipe as text: key index, return value, rank count,
  * modelled, then error, launcher, how, runtime and refusal, then per rank
  * its binding flag and PU list. Every field bl_plan_ranks fills. */
-#include "plan_ranks_cache.h"
+#include "plan/plan_ranks_cache.h"
 
 #include <sched.h>
 #include <stdio.h>
@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "plan_ranks.h"
+#include "plan/plan_ranks.h"
 
 static void key_of(const bl_plan_request *r, char *buf, size_t len)
 {

@@ -6,7 +6,7 @@
 #ifndef BL_PLAN_RANKS_CACHE_H
 #define BL_PLAN_RANKS_CACHE_H
 
-#include "plan.h"
+#include "plan/plan.h"
 
 typedef struct bl_plan_ranks_entry {
     char key[600];

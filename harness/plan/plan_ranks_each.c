@@ -4,13 +4,13 @@
  * once: without launching it gives every made-up host mpirun's topology,
  * and its node simulator (ras simulator with one topology per node) reads
  * garbage slot counts and binds nothing. See plan_ranks.h. */
-#include "plan_ranks.h"
+#include "plan/plan_ranks.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "layout.h"
+#include "layout/layout.h"
 #include "topo.h"
 
 /* The layouts whose deal to the nodes is not modelled, as a refusal (""

@@ -19,7 +19,7 @@
  * for every domain kind with 1 to 3 ranks, wrap-around included
  * (tests/integration/test_plan_hydra.sh); on larger nodes the order is
  * the model's, and the plan says so. */
-#include "plan_ranks.h"
+#include "plan/plan_ranks.h"
 
 #include <stdio.h>
 #include <stdlib.h>

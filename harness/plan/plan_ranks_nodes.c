@@ -1,7 +1,7 @@
 /* Plans of several nodes of one topology: the made-up hosts the launcher
  * maps onto (nothing is started on them), and the node each rank landed
  * on, read from the launcher's job map. */
-#include "plan_ranks.h"
+#include "plan/plan_ranks.h"
 
 #include <stdio.h>
 #include <stdlib.h>

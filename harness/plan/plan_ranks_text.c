@@ -2,7 +2,7 @@
  * --report-bindings lines (so that bindreport's parser, which already
  * turns the [B./..] map into PU OS indexes and checks it against the
  * topology, reads both), and refusals cut down to what a user needs. */
-#include "plan_ranks.h"
+#include "plan/plan_ranks.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cpuset.h"
-#include "plan_output.h"
+#include "plan/plan_output.h"
 #include "topo.h"
 
 /* A thread row, or a rank row when the plan has none. */

@@ -1,5 +1,5 @@
-#include "launch.h"
-#include "launch_priv.h"
+#include "proc/launch.h"
+#include "proc/launch_priv.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sys_util.h"
+#include "proc/sys_util.h"
 
 extern char **environ;
 

@@ -1,7 +1,7 @@
 /* The output side of a launch (launch_priv.h): the captured head and tail of
  * stdout and stderr, what callers read of them (launch.h), and the log files
  * a run's output is copied into as it arrives. */
-#include "launch_priv.h"
+#include "proc/launch_priv.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -3,8 +3,11 @@
  * optional log files written as PATH.part and renamed when the run ends). */
 #ifndef BL_LAUNCH_PRIV_H
 #define BL_LAUNCH_PRIV_H
+#ifndef BL_ROOM_PROC
+#error "proc/launch_priv.h is internal to harness/proc/: include the room's public header"
+#endif
 
-#include "launch.h"
+#include "proc/launch.h"
 
 void bl_launch_output_init(bl_launch_output *o, size_t head_max,
                            size_t tail_max);

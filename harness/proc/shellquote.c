@@ -1,4 +1,4 @@
-#include "shellquote.h"
+#include "proc/shellquote.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,11 +1,11 @@
 /* Layouts of several machines matched by meaning (compare.h). */
-#include "compare.h"
+#include "report/compare.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "abstats.h"
-#include "results_file.h"
+#include "report/abstats.h"
+#include "results/results_file.h"
 
 static const char *str(const char *s)
 {

@@ -15,9 +15,9 @@
 
 #include <stdio.h>
 
-#include "h5schema.h"
-#include "results_report.h"
-#include "report_html.h"
+#include "h5/h5schema.h"
+#include "results/results_report.h"
+#include "report/report_html.h"
 
 /* A fraction p/q in lowest terms (q > 0). */
 typedef struct bl_frac {

@@ -1,6 +1,6 @@
 /* `bindlab compare --html FILE.html`: the comparison as one self-contained
  * page (inline CSS, no script, no network), like `report --html`. */
-#include "compare.h"
+#include "report/compare.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,13 +3,13 @@
  * time of each timed iteration) over all its usable repetitions, as a box
  * plot on one shared time axis, so two layouts can be compared by their
  * spread and tails and not only by their medians (A/B). */
-#include "report_html.h"
+#include "report/report_html.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "abstats.h"
+#include "report/abstats.h"
 
 /* the plot area ends PAD short of the right edge, so the last tick's
  * label fits */

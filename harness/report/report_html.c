@@ -1,16 +1,16 @@
 /* The page of `bindlab report --html`: head with inline CSS, machine,
  * charts (report_svg.c), the sortable run table, the flags explained, and
  * a few lines of inline script. Written atomically. */
-#include "report_html.h"
+#include "report/report_html.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "atomic_file.h"
-#include "compare.h"
-#include "matrix.h"
-#include "report_nodemap.h"
+#include "report/compare.h"
+#include "matrix/matrix.h"
+#include "report/report_nodemap.h"
 
 static const char *str(const char *s)
 {

@@ -12,9 +12,9 @@
 #ifndef BL_REPORT_HTML_H
 #define BL_REPORT_HTML_H
 
-#include "h5schema.h"
-#include "report_runs.h"
-#include "results_report.h"
+#include "h5/h5schema.h"
+#include "report/report_runs.h"
+#include "results/results_report.h"
 #include "strbuf.h"
 
 /* Appends s with &, <, >, " and ' escaped (text and attribute values). */

@@ -2,13 +2,13 @@
  * a page of 1,000 runs stays usable, its node map (report_nodemap.c), its
  * pages per NUMA node and its flags explained. Each machine's boxes are
  * written once, in a hidden <svg>, and every run's map refers to them. */
-#include "report_html.h"
+#include "report/report_html.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "matrix.h"
-#include "report_nodemap.h"
+#include "matrix/matrix.h"
+#include "report/report_nodemap.h"
 
 void bl_report_html_matrix(bl_strbuf *b, const bl_h5_matrix *m)
 {

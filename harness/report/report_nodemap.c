@@ -1,13 +1,13 @@
 /* Node maps of `bindlab report --html` and `--plot` (report_nodemap.h):
  * the machine laid out once from its hwloc topology, each run's threads
  * and pages drawn over it. */
-#include "report_nodemap.h"
+#include "report/report_nodemap.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "grow.h"
-#include "report_html.h"
+#include "report/report_html.h"
 
 enum { PU_W = 28, PU_H = 20, CP = 2, G = 6, HEAD = 16, MAXCOLS = 8,
        NCOLOURS = 12, NNUMA_COLOURS = 8, ROW = 16 };

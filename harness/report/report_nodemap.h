@@ -11,7 +11,7 @@
 
 #include <hwloc.h>
 
-#include "report_runs.h"
+#include "report/report_runs.h"
 #include "strbuf.h"
 
 /* Where a machine's PUs are drawn, and its boxes as SVG elements. */

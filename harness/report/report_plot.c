@@ -10,15 +10,15 @@
  *                           several machines)
  * A kernel measured in two units gets "-2" after its name for the second;
  * in a file of several machines each machine's charts are KERNEL-nodeK-... */
-#include "report_html.h"
+#include "report/report_html.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "atomic_file.h"
-#include "matrix.h"
-#include "report_nodemap.h"
-#include "sys_util.h"
+#include "matrix/matrix.h"
+#include "report/report_nodemap.h"
+#include "proc/sys_util.h"
 
 /* A file name from a kernel or run id: letters, digits, '.', '-' and '_'
  * kept, everything else '_' (a run id may hold anything). */

@@ -1,9 +1,9 @@
-#include "report_retries.h"
+#include "report/report_retries.h"
 
 #include <hdf5.h>
 
-#include "report_runs.h"
-#include "results_file.h"
+#include "report/report_runs.h"
+#include "results/results_file.h"
 
 /* The launches before the last one, from the run's retries table. */
 static void write_attempts(FILE *out, hid_t f, const char *run_id)

@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "results_report.h"
+#include "results/results_report.h"
 
 /* Nothing when no run of r took more than one launch. */
 void bl_report_write_retries(FILE *out, const char *path, const bl_report *r);

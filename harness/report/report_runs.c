@@ -1,11 +1,11 @@
 /* Reading what the report's pictures need from each run of a sweep file
  * (report_runs.h). */
-#include "report_runs.h"
+#include "report/report_runs.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "results_file.h"
+#include "results/results_file.h"
 #include "topo.h"
 
 static const char *str(const char *s)

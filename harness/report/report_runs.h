@@ -8,8 +8,8 @@
 
 #include <hwloc.h>
 
-#include "h5schema.h"
-#include "results_report.h"
+#include "h5/h5schema.h"
+#include "results/results_report.h"
 
 enum { BL_REPORT_MAX_NODES = 16 };
 

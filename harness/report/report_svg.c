@@ -1,7 +1,7 @@
 /* The bar chart of `bindlab report --html`: per layout the median rate over
  * its repetitions as a bar and the min..max range as a whisker, written as
  * inline SVG (no script, no fonts to fetch). */
-#include "report_html.h"
+#include "report/report_html.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /* Writing a bl_report: the aligned text table and CSV. */
-#include "results_report.h"
+#include "results/results_report.h"
 
 #include <math.h>
 #include <stdint.h>

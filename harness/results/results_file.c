@@ -1,7 +1,7 @@
 /* The harness's HDF5 files (results_file.h): its record of a run written
  * into the run's group beside the app's /run, the /summary row, per-run
  * sweep files, merge, and the /summary reader. */
-#include "results_file.h"
+#include "results/results_file.h"
 
 #include "atomic_file.h"
 #include "grow.h"

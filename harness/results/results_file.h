@@ -13,7 +13,7 @@
 #ifndef BL_RESULTS_FILE_H
 #define BL_RESULTS_FILE_H
 
-#include "h5schema.h"
+#include "h5/h5schema.h"
 
 /* Writes the harness's attributes, binding report and checks into the run
  * group `group` (created when the app left no run). */

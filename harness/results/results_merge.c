@@ -4,7 +4,7 @@
  * file; docs/sweep-runs.md). Both go through one "sink": what an output
  * file already holds (its machines, its runs by id) and the steps that add
  * an input's machines and runs to it, renumbered. */
-#include "results_file.h"
+#include "results/results_file.h"
 
 #include "atomic_file.h"
 #include "grow.h"

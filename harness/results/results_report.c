@@ -1,6 +1,6 @@
 /* Ranking of a sweep's /summary rows: order, best run and bind_to none
  * baseline per kernel+unit, ratios. Writing the table is report_write.c. */
-#include "results_report.h"
+#include "results/results_report.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "abstats.h"
+#include "report/abstats.h"
 #include "keymap.h"
 
 int bl_report_sort_parse(const char *s, bl_report_sort *sort, bl_err *err)

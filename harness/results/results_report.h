@@ -16,7 +16,7 @@
 #include <stdio.h>
 
 #include "err.h"
-#include "h5schema.h"
+#include "h5/h5schema.h"
 
 typedef enum {
     BL_REPORT_SORT_RATE,   /* kernel groups in run order; best rate first */

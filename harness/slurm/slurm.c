@@ -1,11 +1,11 @@
 /* What a sweep needs from Slurm nodes, and what the partition has. */
-#include "slurm.h"
+#include "slurm/slurm.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "launch.h"
+#include "proc/launch.h"
 
 static int ceil_div(int a, int b)
 {

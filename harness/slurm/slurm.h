@@ -12,7 +12,7 @@
 
 #include <hwloc.h>
 
-#include "sweep_file.h"
+#include "sweep/sweep_file.h"
 #include "err.h"
 
 /* What the layouts of a sweep need from each node of the allocation. */

@@ -1,11 +1,11 @@
 /* The nodes of the Slurm allocation the harness runs in. */
-#include "slurm_alloc.h"
+#include "slurm/slurm_alloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "launch.h"
+#include "proc/launch.h"
 
 void bl_slurm_alloc_free(bl_slurm_alloc *a)
 {

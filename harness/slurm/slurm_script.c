@@ -3,14 +3,14 @@
  * there are restricted to a plain character set and refused otherwise),
  * and the script body, where every value is assigned once, shell-quoted,
  * to a variable and used only as "$variable". */
-#include "slurm.h"
+#include "slurm/slurm.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "shellquote.h"
+#include "proc/shellquote.h"
 #include "strbuf.h"
 
 typedef bl_strbuf sbuf;

@@ -1,11 +1,11 @@
 /* Writing the scripts and handing them to sbatch. */
-#include "slurm.h"
+#include "slurm/slurm.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "atomic_file.h"
-#include "launch.h"
+#include "proc/launch.h"
 
 int bl_slurm_write_script(const char *path, const char *text, bl_err *err)
 {

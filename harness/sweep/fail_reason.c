@@ -1,4 +1,4 @@
-#include "fail_reason.h"
+#include "sweep/fail_reason.h"
 
 #include <stdio.h>
 #include <string.h>

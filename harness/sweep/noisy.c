@@ -1,6 +1,6 @@
 /* The noisy neighbour (noisy.h): its spec, and starting, killing and
  * reaping its hogs. */
-#include "noisy.h"
+#include "sweep/noisy.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "cpuset.h"
-#include "launch.h"
-#include "sys_util.h"
+#include "proc/launch.h"
+#include "proc/sys_util.h"
 
 /* How long a hog may take to say it runs (a memory hog touches its
  * buffer first). */

@@ -1,4 +1,4 @@
-#include "sweep.h"
+#include "sweep/sweep.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -9,16 +9,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "results_file.h"
-#include "launcher_choice.h"
-#include "launcher_info.h"
-#include "layout_hydra.h"
-#include "noisy.h"
-#include "shellquote.h"
-#include "sweep_lock.h"
-#include "sweep_item.h"
-#include "sweep_nodes.h"
-#include "sys_util.h"
+#include "results/results_file.h"
+#include "launcher/launcher_choice.h"
+#include "launcher/launcher_info.h"
+#include "launcher/layout_hydra.h"
+#include "sweep/noisy.h"
+#include "proc/shellquote.h"
+#include "sweep/sweep_lock.h"
+#include "sweep/sweep_item.h"
+#include "sweep/sweep_nodes.h"
+#include "proc/sys_util.h"
 #include "topo.h"
 
 extern char **environ;

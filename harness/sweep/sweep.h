@@ -7,7 +7,7 @@
 
 #include <stdio.h>
 
-#include "sweep_file.h"
+#include "sweep/sweep_file.h"
 #include "err.h"
 
 typedef struct bl_sweep_opts {

@@ -1,4 +1,4 @@
-#include "sweep_file.h"
+#include "sweep/sweep_file.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 #include <yaml.h>
 
 #include "grow.h"
-#include "launcher_choice.h"
+#include "launcher/launcher_choice.h"
 #include "units.h"
 
 typedef struct ctx {

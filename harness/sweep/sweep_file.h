@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 #include "err.h"
-#include "sweep_spec.h"
+#include "sweep/sweep_spec.h"
 
 /* Limits on a sweep file, so that a wrong file (a log, /dev/zero, a
  * generated monster) is refused at once instead of eating memory. */

@@ -1,7 +1,7 @@
 /* Reading a sweep file's text within the limits of sweep_file.h, so that a
  * wrong file (a log, /dev/zero, a generated monster) is refused at once, at
  * its line, instead of eating memory in the YAML parser. */
-#include "sweep_file.h"
+#include "sweep/sweep_file.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-#include "sweep_item.h"
+#include "sweep/sweep_item.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -9,18 +9,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bindreport.h"
-#include "crosscheck.h"
-#include "fail_reason.h"
+#include "bindreport/bindreport.h"
+#include "bindreport/crosscheck.h"
+#include "sweep/fail_reason.h"
 #include "grow.h"
-#include "layout_hydra.h"
-#include "noisy.h"
-#include "results_file.h"
-#include "shellquote.h"
+#include "launcher/layout_hydra.h"
+#include "sweep/noisy.h"
+#include "results/results_file.h"
+#include "proc/shellquote.h"
 #include "topo.h"
-#include "sys_util.h"
-#include "sweep_nodes.h"
-#include "sweep_retry.h"
+#include "proc/sys_util.h"
+#include "sweep/sweep_nodes.h"
+#include "sweep/sweep_retry.h"
 
 void bl_sweep_ctx_free(bl_sweep_ctx *c)
 {

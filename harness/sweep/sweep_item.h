@@ -7,13 +7,13 @@
 
 #include <hwloc.h>
 
-#include "sweep_file.h"
-#include "h5schema.h"
-#include "launch.h"
-#include "launcher_choice.h"
-#include "launcher_info.h"
-#include "slurm_alloc.h"
-#include "sweep.h"
+#include "sweep/sweep_file.h"
+#include "h5/h5schema.h"
+#include "proc/launch.h"
+#include "launcher/launcher_choice.h"
+#include "launcher/launcher_info.h"
+#include "slurm/slurm_alloc.h"
+#include "sweep/sweep.h"
 
 typedef struct bl_sweep_item {
     const bl_layout *layout;

@@ -1,12 +1,12 @@
 /* --node-topologies DIR: the topology of each node of the allocation, so
  * that a layout with nodes is checked against every node's own shape. */
-#include "sweep_nodes.h"
+#include "sweep/sweep_nodes.h"
 
 #include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "node_topos.h"
+#include "layout/node_topos.h"
 #include "topo.h"
 
 int bl_sweep_nodes_load(bl_sweep_ctx *c, const char *dir, FILE *note,

@@ -6,8 +6,8 @@
 
 #include <stdio.h>
 
-#include "layout.h"
-#include "sweep_item.h"
+#include "layout/layout.h"
+#include "sweep/sweep_item.h"
 
 /* Loads DIR/HOST.xml (or DIR/nodes/HOST/lstopo.xml, DIR/HOST/lstopo.xml)
  * for every host of c->alloc into c->node_topos; a host without one gets a

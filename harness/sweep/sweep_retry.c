@@ -1,4 +1,4 @@
-#include "sweep_retry.h"
+#include "sweep/sweep_retry.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
 #ifndef BL_SWEEP_RETRY_H
 #define BL_SWEEP_RETRY_H
 
-#include "sweep_item.h"
+#include "sweep/sweep_item.h"
 
 /* How many more launches the item may have: --retry, else its layout's. */
 int bl_sweep_retry_max(const bl_sweep_ctx *c, const bl_sweep_item *it);

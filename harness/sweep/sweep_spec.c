@@ -1,6 +1,6 @@
 /* The parts of a sweep (sweep_spec.h) that do not depend on where it came
  * from: its name rule and releasing it. */
-#include "sweep_spec.h"
+#include "sweep/sweep_spec.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
 #ifndef BL_SWEEP_SPEC_H
 #define BL_SWEEP_SPEC_H
 
-#include "layout.h"
+#include "layout/layout.h"
 
 /* The order of a sweep's repetitions: interleaved runs repetition 1 of
  * every layout, then repetition 2 of every layout, ... (A B A B), so that

@@ -1,4 +1,4 @@
-#include "dgemm_fallback.h"
+#include "lu/dgemm_fallback.h"
 
 #include <omp.h>
 

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "lu_blas.h"
-#include "lu_mat.h"
+#include "lu/lu_blas.h"
+#include "lu/lu_mat.h"
 
 #define LU_DEFAULT_N 2000L
 #define LU_PASS_THRESHOLD 16.0

@@ -1,8 +1,8 @@
-#include "lu_blas.h"
+#include "lu/lu_blas.h"
 
 #include <stdio.h>
 
-#include "dgemm_fallback.h"
+#include "lu/dgemm_fallback.h"
 
 #ifdef BL_HAVE_CBLAS
 #include <cblas.h>

@@ -18,14 +18,14 @@
  * post their side of that broadcast and update while it is in flight, so
  * with Q > 1 the panel is off the critical path instead of every other
  * column waiting for its factorisation. */
-#include "lu_step.h"
+#include "lu/lu_step.h"
 
 #include <math.h>
 #include <string.h>
 
 #include <omp.h>
 
-#include "lu_blas.h"
+#include "lu/lu_blas.h"
 
 enum { BL_LU_LEAF = 16 };
 

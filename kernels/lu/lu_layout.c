@@ -1,4 +1,4 @@
-#include "lu_layout.h"
+#include "lu/lu_layout.h"
 
 long bl_lu_layout_count(long n, int nb, int me, int nprocs)
 {

@@ -1,4 +1,4 @@
-#include "lu_mat.h"
+#include "lu/lu_mat.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -7,7 +7,7 @@
 #include <omp.h>
 
 #include "kernel.h"
-#include "lu_matgen.h"
+#include "lu/lu_matgen.h"
 
 struct sizes {
     long mloc, nloc, lld, nlblocks;

@@ -14,7 +14,7 @@
 #include <mpi.h>
 
 #include "err.h"
-#include "lu_layout.h"
+#include "lu/lu_layout.h"
 
 /* --test-hook values of the LU kernel: deliberate faults that verification
  * must catch (docs/kernels/lu.md). */

@@ -1,4 +1,4 @@
-#include "lu_matgen.h"
+#include "lu/lu_matgen.h"
 
 /* splitmix64's finaliser: a bijection on 64 bits whose output bits each
  * depend on every input bit, so neighbouring (i, j) give unrelated values. */

@@ -1,14 +1,14 @@
 /* Back substitution U x = b' after bl_lu_factor, and HPL's residual check
  * against a freshly generated A and b. */
-#include "lu_step.h"
+#include "lu/lu_step.h"
 
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "lu_blas.h"
-#include "lu_matgen.h"
+#include "lu/lu_blas.h"
+#include "lu/lu_matgen.h"
 
 /* Block rows from the bottom up: the process row holding block row R sums
  * b'_R - U(R, right of R) x over its columns, the sums meet on the

@@ -4,7 +4,7 @@
 #ifndef BL_LU_STEP_H
 #define BL_LU_STEP_H
 
-#include "lu_mat.h"
+#include "lu/lu_mat.h"
 
 /* what one factorisation step shares: the current panel */
 typedef struct bl_lu_panel {

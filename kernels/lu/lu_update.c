@@ -3,13 +3,13 @@
  * busy with the next panel (look-ahead, lu_factor.c) is helped by the
  * others. Like HPL, swaps are not applied to the L columns left of the
  * panel: the solve needs only U and the transformed b. */
-#include "lu_step.h"
+#include "lu/lu_step.h"
 
 #include <string.h>
 
 #include <omp.h>
 
-#include "lu_blas.h"
+#include "lu/lu_blas.h"
 
 /* U := L11^-1 U and A22 -= L21 U on local columns [c0, c1). */
 static void update_cols(bl_lu_mat *m, const bl_lu_panel *pn, long c0,

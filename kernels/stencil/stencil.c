@@ -1,7 +1,7 @@
 /* --kernel stencil: 2D-decomposed star stencil of radius R with a halo
  * exchange each step and OpenMP over rows inside each rank. The maths and
  * the layout are described in stencil.h; this file is the bl_kernel. */
-#include "stencil.h"
+#include "stencil/stencil.h"
 
 #include <limits.h>
 #include <math.h>

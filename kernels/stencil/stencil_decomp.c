@@ -1,6 +1,6 @@
 /* How the stencil's global grid splits into tiles, checked before any
  * allocation so that a bad grid is a clear message, not a crash. */
-#include "stencil.h"
+#include "stencil/stencil.h"
 
 #include <math.h>
 

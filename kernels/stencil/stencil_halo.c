@@ -2,7 +2,7 @@
  * derived datatypes straight from and into the array (no pack buffers).
  * The star stencil reads no corner, so all four directions go at once. A
  * missing neighbour is MPI_PROC_NULL, whose requests complete at once. */
-#include "stencil.h"
+#include "stencil/stencil.h"
 
 int bl_stencil_halo_types(bl_stencil *s, bl_err *err)
 {

@@ -24,7 +24,7 @@
  *
  * Without x86 intrinsics, one row at a time in `omp simd` loops that the
  * compiler vectorises. */
-#include "stencil.h"
+#include "stencil/stencil.h"
 
 #include <stdint.h>
 #include <unistd.h>

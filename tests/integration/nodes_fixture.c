@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "results_file.h"
+#include "results/results_file.h"
 #include "topo.h"
 
 static int write_run(const char *dir, const char *id, int np,

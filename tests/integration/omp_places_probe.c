@@ -21,7 +21,7 @@
 #include <omp.h>
 
 #include "cpuset.h"
-#include "plan_omp.h"
+#include "plan/plan_omp.h"
 
 #define MAX_THREADS 64
 #define LINE 8192

@@ -46,7 +46,7 @@
 
 #include <hwloc.h>
 
-#include "results_file.h"
+#include "results/results_file.h"
 
 typedef struct spec {
     const char *run_id, *kernel, *map_by, *bind_to, *places, *proc_bind,

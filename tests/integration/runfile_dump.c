@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "h5schema.h"
+#include "h5/h5schema.h"
 
 int main(int argc, char **argv)
 {

@@ -7,7 +7,7 @@
  *   metric R NAME VALUE        (the per-rank kernel metrics) */
 #include <stdio.h>
 
-#include "h5schema.h"
+#include "h5/h5schema.h"
 
 int main(int argc, char **argv)
 {

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "abstats.h"
+#include "report/abstats.h"
 
 static void quantiles(void **state)
 {

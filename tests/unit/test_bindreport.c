@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "bindreport.h"
+#include "bindreport/bindreport.h"
 #include "cpuset.h"
 #include "topo.h"
 

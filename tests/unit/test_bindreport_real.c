@@ -13,9 +13,9 @@
  *     0-70, package 1 the odd ones. */
 #include "bl_test.h"
 
-#include "bindreport.h"
+#include "bindreport/bindreport.h"
 #include "cpuset.h"
-#include "launcher_info.h"
+#include "launcher/launcher_info.h"
 #include "topo.h"
 
 #include "bl_test_files.h"

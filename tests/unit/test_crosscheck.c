@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "crosscheck.h"
+#include "bindreport/crosscheck.h"
 #include "topo.h"
 
 static hwloc_topology_t topo; /* 2 cores, as this VM */

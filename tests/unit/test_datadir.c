@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "datadir.h"
+#include "cli/datadir.h"
 
 static char configs[PATH_MAX];  /* realpath of SOURCE/configs */
 

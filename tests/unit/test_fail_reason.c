@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "fail_reason.h"
+#include "sweep/fail_reason.h"
 
 static char *read_failure(const char *name)
 {

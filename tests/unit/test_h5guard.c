@@ -13,7 +13,7 @@
 #include <hdf5.h>
 
 #include "bl_test.h"
-#include "h5guard.h"
+#include "h5/h5guard.h"
 
 static char dir[64], path[128];
 static unsigned char *img;

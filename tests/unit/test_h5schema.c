@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "results_file.h"
+#include "results/results_file.h"
 
 static char dir[] = "/tmp/bl_h5test.XXXXXX";
 

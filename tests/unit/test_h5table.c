@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "h5table.h"
+#include "h5/h5table.h"
 
 typedef struct row {
     int8_t flag;

@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "launch.h"
+#include "proc/launch.h"
 
 #define ARGV(...) ((char *const[]){__VA_ARGS__, NULL})
 

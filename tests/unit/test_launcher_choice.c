@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "launcher_choice.h"
+#include "launcher/launcher_choice.h"
 
 static char dir[PATH_MAX];
 static char *saved_path;

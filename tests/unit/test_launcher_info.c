@@ -11,7 +11,7 @@
 
 #include <mpi.h>
 
-#include "launcher_info.h"
+#include "launcher/launcher_info.h"
 
 /* A fixture's text without its first line (the note saying where it came
  * from). */

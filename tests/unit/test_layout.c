@@ -10,9 +10,9 @@
 #include <unistd.h>
 #include <fcntl.h>
 
-#include "bindreport.h"
-#include "launcher_info.h"
-#include "layout.h"
+#include "bindreport/bindreport.h"
+#include "launcher/launcher_info.h"
+#include "layout/layout.h"
 #include "topo.h"
 
 /* Synthetic nodes: this CI VM (1 package, 2 cores, 1 PU each), and a

@@ -6,8 +6,8 @@
  * must be "-map-by core:2"; refusals name the launcher and the reason. */
 #include "bl_test.h"
 
-#include "launcher_info.h"
-#include "layout_hydra.h"
+#include "launcher/launcher_info.h"
+#include "launcher/layout_hydra.h"
 #include "topo.h"
 
 static const bl_launcher_info MPICH = {BL_LAUNCHER_MPICH, 5, 0, 2, "5.0.2"};

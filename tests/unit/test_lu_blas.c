@@ -9,9 +9,9 @@
 
 #include <cmocka.h>
 
-#include "dgemm_fallback.h"
-#include "lu_blas.h"
-#include "lu_matgen.h"
+#include "lu/dgemm_fallback.h"
+#include "lu/lu_blas.h"
+#include "lu/lu_matgen.h"
 
 static double *random_matrix(long rows, long cols, uint64_t seed)
 {

@@ -7,8 +7,8 @@
 
 #include <cmocka.h>
 
-#include "lu_layout.h"
-#include "lu_matgen.h"
+#include "lu/lu_layout.h"
+#include "lu/lu_matgen.h"
 
 /* Awkward shapes: N a prime, N < NB, NB 1, N an exact multiple, more
  * processes than blocks. */

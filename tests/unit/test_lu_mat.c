@@ -14,8 +14,8 @@
 #include <omp.h>
 
 #include "kernel.h"
-#include "lu_mat.h"
-#include "lu_matgen.h"
+#include "lu/lu_mat.h"
+#include "lu/lu_matgen.h"
 
 /* Reference: dense GEPP on [A | b] from the generator, row-major. */
 static void dense_solve(long n, uint64_t seed, double *x)

@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "matrix.h"
+#include "matrix/matrix.h"
 
 static char dir[] = "/tmp/bl_matrixtest.XXXXXX";
 

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "node_topos.h"
+#include "layout/node_topos.h"
 
 static char dir[512]; /* short: every path below fits in PATH_MAX */
 

@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "layout.h"
-#include "layout_hydra.h"
-#include "plan_ranks.h"
-#include "slurm.h"
-#include "slurm_alloc.h"
-#include "sweep_file.h"
+#include "layout/layout.h"
+#include "launcher/layout_hydra.h"
+#include "plan/plan_ranks.h"
+#include "slurm/slurm.h"
+#include "slurm/slurm_alloc.h"
+#include "sweep/sweep_file.h"
 #include "topo.h"
 
 /* Each node: 1 package, 2 cores, 1 PU each (as the test cluster's). */

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "bl_test.h"
-#include "noisy.h"
+#include "sweep/noisy.h"
 
 static void canon(const char *text, const char *want, int cpu, int mem)
 {

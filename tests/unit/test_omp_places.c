@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "cpuset.h"
-#include "plan_omp.h"
+#include "plan/plan_omp.h"
 
 static hwloc_topology_t synthetic(const char *desc)
 {

@@ -7,8 +7,8 @@
 #include "bl_test.h"
 
 #include "cpuset.h"
-#include "layout_hydra.h"
-#include "plan_ranks.h"
+#include "launcher/layout_hydra.h"
+#include "plan/plan_ranks.h"
 #include "topo.h"
 
 #define NODE "pack:2 numa:2 l3:2 core:4 pu:2"

@@ -11,8 +11,8 @@
 #include <cmocka.h>
 
 #include "cpuset.h"
-#include "plan_output.h"
-#include "plan_picture.h"
+#include "plan/plan_output.h"
+#include "plan/plan_picture.h"
 #include "topo.h"
 
 #include "bl_test_files.h"

@@ -15,8 +15,8 @@
 #include <limits.h>
 
 #include "cpuset.h"
-#include "launcher_info.h"
-#include "plan_ranks.h"
+#include "launcher/launcher_info.h"
+#include "plan/plan_ranks.h"
 
 static char preload[PATH_MAX];
 static int ompi_known; /* 1 once mpirun was asked */

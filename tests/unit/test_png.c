@@ -12,7 +12,7 @@
 #include <cmocka.h>
 #include <zlib.h>
 
-#include "png.h"
+#include "matrix/png.h"
 
 static uint32_t get32(const unsigned char *p)
 {

@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "results_file.h"
-#include "results_report.h"
+#include "results/results_file.h"
+#include "results/results_report.h"
 
 /* cmocka 1.1 (Debian 12) has no assert_double_equal */
 #define assert_near(a, b, eps) assert_true(fabs((a) - (b)) <= (eps))

@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "results_file.h"
+#include "results/results_file.h"
 
 #define NREC 40
 

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "shellquote.h"
+#include "proc/shellquote.h"
 
 static void shell_quote_leaves_safe_words_bare(void **state)
 {

@@ -14,9 +14,9 @@
 
 #include <cmocka.h>
 
-#include "sweep_file.h"
-#include "launch.h"
-#include "slurm.h"
+#include "sweep/sweep_file.h"
+#include "proc/launch.h"
+#include "slurm/slurm.h"
 #include "topo.h"
 
 #include "bl_test_files.h"

@@ -13,7 +13,7 @@
 #include <mpi.h>
 #include <omp.h>
 
-#include "stencil.h"
+#include "stencil/stencil.h"
 
 /* setup, first touch, `steps` steps, verify, teardown on one rank. */
 static void run(const bl_kernel_opts *o, int threads, int steps,

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "bl_test.h"
-#include "sweep_file.h"
+#include "sweep/sweep_file.h"
 #include "topo.h"
 
 /* The source tree: from CTest's environment, else from this file's path

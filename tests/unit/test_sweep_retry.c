@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "bl_test.h"
-#include "sweep_retry.h"
+#include "sweep/sweep_retry.h"
 
 static char appfile[64];
 
