@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "proc/sys_util.h"
+#include "sys_util.h"
 
 extern char **environ;
 

@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "counters.h"
+#include "measure/counters.h"
 #include "kernel_perf_probe.h"
 
 /* Hand-written: the quantities in the order the run file stores them. */

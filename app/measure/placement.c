@@ -1,4 +1,4 @@
-#include "placement.h"
+#include "measure/placement.h"
 
 #include <errno.h>
 #include <sched.h>
