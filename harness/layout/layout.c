@@ -21,14 +21,6 @@ const char *bl_field_key(bl_field f)
     return (unsigned)f < BL_F_COUNT ? field_keys[f] : "?";
 }
 
-int bl_field_from_key(const char *key)
-{
-    for (int f = 0; f < BL_F_COUNT; f++)
-        if (strcmp(key, field_keys[f]) == 0)
-            return f;
-    return -1;
-}
-
 const char *bl_field_keys(void)
 {
     return "kernel, np, map_by, bind_to, rank_by, omp_places, "

@@ -55,16 +55,6 @@ void bl_launch_interrupt(void)
 int bl_launch_interrupted(void) { return g_interrupt != 0; }
 void bl_launch_clear_interrupt(void) { g_interrupt = 0; }
 
-pid_t bl_launch_kill_current(int sig)
-{
-    int saved = errno;
-    pid_t pid = (pid_t)g_pid;
-    if (pid > 0)
-        kill(-pid, sig);
-    errno = saved;
-    return pid;
-}
-
 int bl_launch_adopt_orphans(bl_err *err)
 {
     if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
