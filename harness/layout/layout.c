@@ -261,6 +261,7 @@ static int set_rank_by(bl_layout *l, const char *t, bl_err *err)
     return copy_text(l->rank_by, sizeof l->rank_by, t, "rank_by", err);
 }
 
+/* One case per field, each a few lines: long as a whole, simple in parts. */
 int bl_layout_set(bl_layout *l, bl_field f, const char *t, bl_err *err)
 {
     long v;
