@@ -40,7 +40,4 @@ bl_counters_thread *bl_counters_start(void);
 /* By the same thread: stop, fill out[BL_NCOUNTERS], release. */
 void bl_counters_stop(bl_counters_thread *t, bl_counter out[BL_NCOUNTERS]);
 
-/* Names of the counted quantities, in output order. */
-const char *bl_counters_name(int i);
-
 #endif
