@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "app_machine.h"
-#include "placement.h"
+#include "measure/placement.h"
 
 #define TAG_MACHINE_LEN 0x6d6c
 #define TAG_MACHINE 0x6d6d

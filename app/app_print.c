@@ -14,7 +14,9 @@ static int by_rank_thread(const void *a, const void *b)
     return x->thread - y->thread;
 }
 
-void bl_print_placement(FILE *out, const bl_h5_run *r)
+/* host rank thread cpu core l3 numa package cpuset, one line per thread,
+ * ordered by rank then thread. */
+static void print_placement(FILE *out, const bl_h5_run *r)
 {
     bl_h5_placement *rows = malloc(sizeof *rows * (r->nplacement + 1));
     size_t hostw = 4;
@@ -80,7 +82,7 @@ void bl_print_run(FILE *out, const bl_app_opts *o, const bl_h5_machine *m,
     fprintf(out, "OMP_PLACES=%s OMP_PROC_BIND=%s; %s\n",
             *places ? places : "(unset)", *bind ? bind : "(unset)", w->model);
     if (o->show_placement)
-        bl_print_placement(out, r);
+        print_placement(out, r);
     for (size_t q = 0; q < r->nrank_rows; q++) {
         const bl_h5_rank *k = &r->rank_rows[q];
         fprintf(out, "rank %d (%s): %.3f %s (median %.6f s, min %.6f s), "

@@ -12,8 +12,4 @@
 void bl_print_run(FILE *out, const bl_app_opts *o, const bl_h5_machine *m,
                   const bl_h5_run *r, const bl_work *w);
 
-/* host rank thread cpu core l3 numa package cpuset, one line per thread,
- * ordered by rank then thread. */
-void bl_print_placement(FILE *out, const bl_h5_run *r);
-
 #endif

@@ -6,10 +6,10 @@
 #include <hwloc.h>
 #include <mpi.h>
 
-#include "counters.h"
+#include "measure/counters.h"
 #include "h5/h5schema.h"
 #include "kernel.h"
-#include "placement.h"
+#include "measure/placement.h"
 
 #define BL_MAX_METRICS 32
 

@@ -1,25 +1,19 @@
 /* bindlab-app: the CLI. Parses options, starts MPI, runs, exits with the
  * run's status (0 verified, 1 failure or wrong answer, 2 bad input). */
 #include <stdio.h>
-#include <stdlib.h>
 
 #include <mpi.h>
 
 #include "app_cli.h"
 #include "app_run.h"
+#include "placement_check.h"
 
 /* Before MPI_Init the rank is only known from the launcher's environment;
- * bad options are reported by the first rank alone. */
+ * bad options are reported by the first rank alone (or by the process
+ * when no launcher's rank is found). */
 static int first_rank(void)
 {
-    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK",
-                                       "PMI_RANK", "SLURM_PROCID"};
-    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-        const char *v = getenv(vars[i]);
-        if (v)
-            return atoi(v) == 0;
-    }
-    return 1;
+    return bl_pcheck_launcher_rank() <= 0;
 }
 
 int main(int argc, char **argv)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "counters.h"
+#include "measure/counters.h"
 
 static double now_s(clockid_t clock)
 {

@@ -181,9 +181,6 @@ void bl_static_range(size_t n, int nthreads, int tid, size_t *lo, size_t *hi);
 void *bl_untouched_alloc(size_t bytes);
 void bl_untouched_free(void *p, size_t bytes);
 
-/* MemAvailable from /proc/meminfo in bytes, 0 if unknown. */
-size_t bl_memory_available(void);
-
 /* 0 if `bytes` per rank fits this rank's share of the node's free memory;
  * else -1 with a message naming `what` (e.g. "--size '64GiB'"). */
 int bl_kernel_fits_memory(const bl_kernel_ctx *ctx, size_t bytes,

@@ -32,7 +32,8 @@ void bl_untouched_free(void *p, size_t bytes)
         munmap(p, bytes ? bytes : 1);
 }
 
-size_t bl_memory_available(void)
+/* MemAvailable from /proc/meminfo in bytes, 0 if unknown. */
+static size_t memory_available(void)
 {
     /* MemAvailable is what the kernel can hand out without swapping. */
     char line[256];
@@ -50,7 +51,7 @@ size_t bl_memory_available(void)
 int bl_kernel_fits_memory(const bl_kernel_ctx *ctx, size_t bytes,
                           const char *what, bl_err *err)
 {
-    size_t avail = bl_memory_available();
+    size_t avail = memory_available();
     int local = ctx->local_ranks > 0 ? ctx->local_ranks : 1;
     size_t share = avail / (size_t)local;
     char need[32], have[32];

@@ -12,7 +12,7 @@
 #include "cli/cli.h"
 #include "cli/cli_util.h"
 #include "matrix/matrix.h"
-#include "proc/sys_util.h"
+#include "sys_util.h"
 #include "topo.h"
 #include "units.h"
 

@@ -15,7 +15,7 @@
 #include "cli/datadir.h"
 #include "proc/shellquote.h"
 #include "slurm/slurm.h"
-#include "proc/sys_util.h"
+#include "sys_util.h"
 #include "topo.h"
 #include "units.h"
 

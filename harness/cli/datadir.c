@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "proc/sys_util.h"
+#include "sys_util.h"
 
 /* The source tree's configs/, baked in at build time: used only when no
  * installed share/bindlab sits beside the running bindlab. */

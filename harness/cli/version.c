@@ -11,7 +11,7 @@
 
 #include "cli/datadir.h"
 #include "plan/plan_ranks.h"
-#include "proc/sys_util.h"
+#include "sys_util.h"
 
 #ifndef BL_GIT_DESCRIBE
 #define BL_GIT_DESCRIBE "unknown"

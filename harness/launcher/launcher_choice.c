@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "proc/sys_util.h"
+#include "sys_util.h"
 
 #define DETECT_TIMEOUT_S 30.0
 #define ACCEPTED "openmpi, ompi4, ompi5, mpich, impi, srun, mpirun (whatever " \

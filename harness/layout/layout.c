@@ -21,14 +21,6 @@ const char *bl_field_key(bl_field f)
     return (unsigned)f < BL_F_COUNT ? field_keys[f] : "?";
 }
 
-int bl_field_from_key(const char *key)
-{
-    for (int f = 0; f < BL_F_COUNT; f++)
-        if (strcmp(key, field_keys[f]) == 0)
-            return f;
-    return -1;
-}
-
 const char *bl_field_keys(void)
 {
     return "kernel, np, map_by, bind_to, rank_by, omp_places, "
@@ -269,6 +261,7 @@ static int set_rank_by(bl_layout *l, const char *t, bl_err *err)
     return copy_text(l->rank_by, sizeof l->rank_by, t, "rank_by", err);
 }
 
+/* One case per field, each a few lines: long as a whole, simple in parts. */
 int bl_layout_set(bl_layout *l, bl_field f, const char *t, bl_err *err)
 {
     long v;

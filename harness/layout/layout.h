@@ -36,9 +36,8 @@ typedef enum bl_field {
     BL_F_COUNT
 } bl_field;
 
-/* The YAML key of a field ("map_by"), and the field of a key (-1 if none). */
+/* The YAML key of a field ("map_by"). */
 const char *bl_field_key(bl_field f);
-int bl_field_from_key(const char *key);
 /* "kernel, np, map_by, ..." for messages. */
 const char *bl_field_keys(void);
 
@@ -204,11 +203,6 @@ int bl_layout_validate_node(const bl_layout *l, hwloc_topology_t topo,
  * so). */
 void bl_layout_node_ranks(const bl_layout *l, const bl_topo_counts *c,
                           int nodes, int *ranks);
-
-/* The ranks a node with counts c takes before the next node is used: its
- * slots (one per core, PE cores per rank), at most K per object with
- * ppr:K:obj. */
-int bl_layout_node_capacity(const bl_layout *l, const bl_topo_counts *c);
 
 /* "bl2 (Intel(R) Xeon(R) CPU E5-2680 v3 @ 2.50GHz, 24 cores)": host, its
  * CPU model when topo names one, its cores. */

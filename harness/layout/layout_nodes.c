@@ -20,7 +20,10 @@ static int objs(const bl_topo_counts *c, bl_res r)
     }
 }
 
-int bl_layout_node_capacity(const bl_layout *l, const bl_topo_counts *c)
+/* The ranks a node with counts c takes before the next node is used: its
+ * slots (one per core, PE cores per rank), at most K per object with
+ * ppr:K:obj. */
+static int node_capacity(const bl_layout *l, const bl_topo_counts *c)
 {
     int slots = objs(c, BL_RES_CORE) / (l->map.pe > 1 ? l->map.pe : 1);
     if (l->map.ppr) {
@@ -50,7 +53,7 @@ void bl_layout_node_ranks(const bl_layout *l, const bl_topo_counts *c,
         left = 0;
     } else {
         for (int k = 0; k < nodes && left > 0; k++) {
-            int cap = bl_layout_node_capacity(l, &c[k]);
+            int cap = node_capacity(l, &c[k]);
             ranks[k] = left < cap ? left : cap;
             left -= ranks[k];
         }
@@ -110,7 +113,7 @@ int bl_layout_node_room(const bl_layout *l, const bl_layout_shares *s,
     long room = 0;
     int w;
     for (int k = 0; k < s->n; k++)
-        room += bl_layout_node_capacity(l, &s->counts[k]);
+        room += node_capacity(l, &s->counts[k]);
     if (room >= l->np)
         return 0;
     w = snprintf(buf, len, "np %d over %d nodes, but they hold %ld ranks "
@@ -120,7 +123,7 @@ int bl_layout_node_room(const bl_layout *l, const bl_layout_shares *s,
         char name[256];
         bl_layout_node_name(topos[k], hosts[k], name, sizeof name);
         w = snprintf(buf + used, len - used, "%s%s: %d", k ? "; " : "", name,
-                     bl_layout_node_capacity(l, &s->counts[k]));
+                     node_capacity(l, &s->counts[k]));
         used += w > 0 ? (size_t)w : 0;
     }
     if (used < len)

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "proc/sys_util.h"
+#include "sys_util.h"
 
 static const char *const forms[] = {"%s/%s.xml", "%s/nodes/%s/lstopo.xml",
                                     "%s/%s/lstopo.xml"};

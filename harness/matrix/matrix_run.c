@@ -22,7 +22,7 @@
 
 #include "cpuset.h"
 #include "proc/launch.h"
-#include "proc/sys_util.h"
+#include "sys_util.h"
 #include "units.h"
 
 #define ARGV_MAX 24

@@ -18,7 +18,7 @@
 #include "layout/layout.h"
 #include "launcher/layout_hydra.h"
 #include "cli/datadir.h"
-#include "proc/sys_util.h"
+#include "sys_util.h"
 #include "topo.h"
 
 /* ---- topology ------------------------------------------------------ */

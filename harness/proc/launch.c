@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "proc/sys_util.h"
+#include "sys_util.h"
 
 extern char **environ;
 
@@ -54,16 +54,6 @@ void bl_launch_interrupt(void)
 
 int bl_launch_interrupted(void) { return g_interrupt != 0; }
 void bl_launch_clear_interrupt(void) { g_interrupt = 0; }
-
-pid_t bl_launch_kill_current(int sig)
-{
-    int saved = errno;
-    pid_t pid = (pid_t)g_pid;
-    if (pid > 0)
-        kill(-pid, sig);
-    errno = saved;
-    return pid;
-}
 
 int bl_launch_adopt_orphans(bl_err *err)
 {

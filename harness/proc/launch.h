@@ -117,11 +117,6 @@ void bl_launch_interrupt(void);
 int bl_launch_interrupted(void);
 void bl_launch_clear_interrupt(void);
 
-/* Async-signal-safe: sends sig to the running child's process group (not to
- * processes that left it), for a handler about to _exit. Returns the group
- * signalled, or 0 when nothing runs. */
-pid_t bl_launch_kill_current(int sig);
-
 /* Makes this process the reaper of its orphaned descendants
  * (PR_SET_CHILD_SUBREAPER), so that processes of a run whose parent died
  * are reaped by bl_launch_run instead of lingering as zombies under an init

@@ -18,7 +18,7 @@
 #include "atomic_file.h"
 #include "matrix/matrix.h"
 #include "report/report_nodemap.h"
-#include "proc/sys_util.h"
+#include "sys_util.h"
 
 /* A file name from a kernel or run id: letters, digits, '.', '-' and '_'
  * kept, everything else '_' (a run id may hold anything). */

@@ -17,7 +17,7 @@
 
 #include "cpuset.h"
 #include "proc/launch.h"
-#include "proc/sys_util.h"
+#include "sys_util.h"
 
 /* How long a hog may take to say it runs (a memory hog touches its
  * buffer first). */

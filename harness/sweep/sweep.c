@@ -18,7 +18,7 @@
 #include "sweep/sweep_lock.h"
 #include "sweep/sweep_item.h"
 #include "sweep/sweep_nodes.h"
-#include "proc/sys_util.h"
+#include "sys_util.h"
 #include "topo.h"
 
 extern char **environ;

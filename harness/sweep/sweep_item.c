@@ -18,7 +18,7 @@
 #include "results/results_file.h"
 #include "proc/shellquote.h"
 #include "topo.h"
-#include "proc/sys_util.h"
+#include "sys_util.h"
 #include "sweep/sweep_nodes.h"
 #include "sweep/sweep_retry.h"
 

@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "proc/sys_util.h"
+#include "sys_util.h"
 
 #define POLL_MS 20
 #define UNLISTED_TRIES 50 /* x POLL_MS */

@@ -96,12 +96,8 @@ int bl_stencil_grid_from_opts(const bl_kernel_opts *o, int nranks, long *nx,
                               long *ny, bl_err *err);
 
 /* u' = u + S u over rect r; rows split among threads by schedule(static).
- * Radius 1..4. Normal stores, no blocking. */
-void bl_stencil_sweep(const double *in, double *out, long ld, int radius,
-                      bl_stencil_rect r);
-
-/* bl_stencil_sweep with streaming stores and/or column blocking; the same
- * rows per thread as schedule(static), the same answer. cfg NULL: plain. */
+ * Radius 1..4. cfg: streaming stores and/or column blocking, the same rows
+ * per thread and the same answer; NULL: normal stores, no blocking. */
 void bl_stencil_sweep_ex(const double *in, double *out, long ld, int radius,
                          bl_stencil_rect r, const bl_stencil_sweep_cfg *cfg);
 

@@ -257,12 +257,6 @@ void bl_stencil_sweep_ex(const double *in, double *out, long ld, int radius,
     }
 }
 
-void bl_stencil_sweep(const double *in, double *out, long ld, int radius,
-                      bl_stencil_rect r)
-{
-    bl_stencil_sweep_ex(in, out, ld, radius, r, NULL);
-}
-
 void bl_stencil_shift(const double *in, double *out, long ld, double shift,
                       bl_stencil_rect r)
 {

@@ -1,4 +1,4 @@
-/* Test-side question to the kernel, written apart from common/counters*:
+/* Test-side question to the kernel, written apart from app/measure/counters*:
  * can this process count EVENT on its own thread with perf_event_open?
  * Tests use the answer as the expectation for what bindlab records.
  * Included by tests/unit/test_counters.c and the integration tool

@@ -63,7 +63,7 @@ static void nodes_key_is_checked_and_labelled(void **state)
     assert_string_equal(err.msg, "nodes '0': accepted: a whole number of "
                                  "nodes, 1 or more");
     assert_int_equal(bl_layout_set(&l, BL_F_NODES, "two", &err), -1);
-    assert_int_equal(bl_field_from_key("nodes"), BL_F_NODES);
+    assert_string_equal(bl_field_key(BL_F_NODES), "nodes");
     bl_layout_field_text(&l, BL_F_NODES, text, sizeof text);
     assert_string_equal(text, ""); /* not given */
     l = make(4, 2, "ppr:2:node", "1");

@@ -17,7 +17,7 @@
 #include <linux/mempolicy.h>
 
 #include "kernel.h"
-#include "placement.h"
+#include "measure/placement.h"
 #include "topo.h"
 
 static hwloc_topology_t topo;

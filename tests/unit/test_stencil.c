@@ -164,7 +164,7 @@ static void sweep_case(int r, long di, long dj, double *worst_out,
             in[j * ld + i] = bl_stencil_exact(i, j, 3);
     if (di >= 0)
         in[dj * ld + di] += 1.0;
-    bl_stencil_sweep(in, out, ld, r, rect);
+    bl_stencil_sweep_ex(in, out, ld, r, rect, NULL);
     for (long j = r; j < n - r; j++)
         for (long i = r; i < n - r; i++) {
             double e = fabs(out[j * ld + i] - bl_stencil_exact(i, j, 4));

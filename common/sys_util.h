@@ -1,4 +1,4 @@
-/* Small operating-system helpers the harness needs in several places:
+/* Small operating-system helpers used in several places:
  * a monotonic clock, "mkdir -p", and files beside the running bindlab. */
 #ifndef BL_SYS_UTIL_H
 #define BL_SYS_UTIL_H

@@ -34,11 +34,6 @@ static char papi_note[sizeof ((bl_counter *)0)->note];
  * baseline, or a machine where opening counters misbehaves). */
 static int switched_off;
 
-const char *bl_counters_name(int i)
-{
-    return quantities[i].name;
-}
-
 int bl_counters_init(void)
 {
     static int papi_tried;

@@ -1,6 +1,6 @@
 /* Hardware and software counters per thread over the timed region.
  *
- * Where each count comes from (common/counters.c decides):
+ * Where each count comes from (measure/counters.c decides):
  *   - software events (page faults, CPU migrations, context switches): the
  *     kernel, through perf_event_open(PERF_TYPE_SOFTWARE) on the calling
  *     thread. They need no PMU, so they work on a VM without one.
@@ -39,8 +39,5 @@ bl_counters_thread *bl_counters_start(void);
 
 /* By the same thread: stop, fill out[BL_NCOUNTERS], release. */
 void bl_counters_stop(bl_counters_thread *t, bl_counter out[BL_NCOUNTERS]);
-
-/* Names of the counted quantities, in output order. */
-const char *bl_counters_name(int i);
 
 #endif

@@ -1,4 +1,4 @@
-/* Private to common/counters*.c: the two sources of counts behind
+/* Private to app/measure/counters*.c: the two sources of counts behind
  * counters.h. counters.c chooses a source per quantity; counters_perf.c is
  * the kernel (perf_event_open); counters_papi.c is PAPI, or counters_none.c
  * when bindlab is built without it. */
@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "counters.h"
+#include "measure/counters.h"
 
 /* The quantities, in output order. */
 enum {

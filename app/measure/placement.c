@@ -1,4 +1,4 @@
-#include "placement.h"
+#include "measure/placement.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -46,7 +46,9 @@ int bl_place_rank_cpuset(hwloc_topology_t topo, hwloc_bitmap_t out,
     return 0;
 }
 
-long long bl_place_thread_migrations(void)
+/* The CPU-migration count of the calling thread (se.nr_migrations in
+ * /proc/self/task/TID/sched), or -1 when the kernel does not show it. */
+static long long thread_migrations(void)
 {
     char path[64];
     char line[256];
@@ -86,14 +88,14 @@ void bl_place_thread_begin(bl_thread_place *p)
     p->tid = (long)syscall(SYS_gettid);
     p->pid = (long)getpid();
     p->cpu_first = sched_getcpu();
-    p->mig_start = bl_place_thread_migrations();
+    p->mig_start = thread_migrations();
     thread_switches(&p->nvcsw_start, &p->nivcsw_start);
 }
 
 void bl_place_thread_end(hwloc_topology_t topo, bl_thread_place *p)
 {
     hwloc_bitmap_t set = hwloc_bitmap_alloc();
-    long long mig = bl_place_thread_migrations();
+    long long mig = thread_migrations();
     bl_pu_where w;
 
     long long vol, invol;

@@ -1,5 +1,5 @@
 /* The operating-system helpers of sys_util.h. */
-#include "proc/sys_util.h"
+#include "sys_util.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -43,10 +43,6 @@ typedef struct bl_thread_place {
 int bl_place_rank_cpuset(hwloc_topology_t topo, hwloc_bitmap_t out,
                          bl_err *err);
 
-/* The CPU-migration count of the calling thread (se.nr_migrations in
- * /proc/self/task/TID/sched), or -1 when the kernel does not show it. */
-long long bl_place_thread_migrations(void);
-
 /* By each thread at the start of the timed region. */
 void bl_place_thread_begin(bl_thread_place *p);
 
