@@ -144,7 +144,7 @@ static int add_input(void *opts, const char *v, bl_err *err)
 
 static const bl_cli_opt merge_options[] = {
     {"-o, --output", BL_OPT_VALUE, "OUT.h5", "the merged file",
-     offsetof(options, out), set_out, "%s needs a file name"},
+     offsetof(options, out), set_out, NULL},
 };
 
 static const char *const help_parts[] = {help, NULL};
