@@ -73,15 +73,6 @@ static int set_format(void *opts, const char *v, bl_err *err)
     return bl_bindreport_format_parse(v, &((options *)opts)->format, err);
 }
 
-static int set_input(void *opts, const char *v, bl_err *err)
-{
-    options *o = opts;
-    if (o->input)
-        return bl_err_set(err, "one input only (got a second: '%s')", v);
-    o->input = v;
-    return 0;
-}
-
 static const bl_cli_opt bindings_options[] = {
     {"--format", BL_OPT_VALUE, "F", "the report's format (default auto)",
      BL_OPT_NO_SLOT, set_format, NULL},
@@ -91,9 +82,11 @@ static const bl_cli_opt bindings_options[] = {
 
 static const char *const help_parts[] = {help, NULL};
 
-static const bl_cli_spec spec = {VERB, help_parts, bindings_options,
-                                 BL_CLI_NOPTS(bindings_options), set_input,
-                                 NULL};
+static const bl_cli_spec spec = {
+    .verb = VERB, .help = help_parts, .opts = bindings_options,
+    .nopts = BL_CLI_NOPTS(bindings_options),
+    .word_slot = offsetof(options, input),
+    .one_word = "one input only (got a second: '%s')"};
 
 /* Returns -1 to go on, or an exit status. */
 static int parse_args(int argc, char **argv, options *o)

@@ -230,10 +230,10 @@ static const bl_cli_opt check_options[] = {
 
 static const char *const help_parts[] = {help, NULL};
 
-static const bl_cli_spec spec = {"check", help_parts, check_options,
-                                 BL_CLI_NOPTS(check_options), NULL,
-                                 "unknown argument '%s' (accepted: --json, "
-                                 "--help)"};
+static const bl_cli_spec spec = {
+    .verb = "check", .help = help_parts, .opts = check_options,
+    .nopts = BL_CLI_NOPTS(check_options),
+    .unknown = "unknown argument '%s' (accepted: --json, --help)"};
 
 int bl_cli_check(int argc, char **argv)
 {

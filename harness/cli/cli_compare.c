@@ -102,9 +102,9 @@ static const bl_cli_opt compare_options[] = {
 
 static const char *const help_parts[] = {help, NULL};
 
-static const bl_cli_spec spec = {VERB, help_parts, compare_options,
-                                 BL_CLI_NOPTS(compare_options), add_file,
-                                 NULL};
+static const bl_cli_spec spec = {
+    .verb = VERB, .help = help_parts, .opts = compare_options,
+    .nopts = BL_CLI_NOPTS(compare_options), .positional = add_file};
 
 /* The options read and checked against each other; -1 to go on, or an exit
  * status. */

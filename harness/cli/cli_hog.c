@@ -123,8 +123,9 @@ static const bl_cli_opt hog_options[] = {
 
 static const char *const help_parts[] = {help, NULL};
 
-static const bl_cli_spec spec = {VERB, help_parts, hog_options,
-                                 BL_CLI_NOPTS(hog_options), set_kind, NULL};
+static const bl_cli_spec spec = {
+    .verb = VERB, .help = help_parts, .opts = hog_options,
+    .nopts = BL_CLI_NOPTS(hog_options), .positional = set_kind};
 
 int bl_cli_hog(int argc, char **argv)
 {

@@ -120,9 +120,9 @@ static const bl_cli_opt matrix_options[] = {
 
 static const char *const help_parts[] = {help, NULL};
 
-static const bl_cli_spec spec = {VERB, help_parts, matrix_options,
-                                 BL_CLI_NOPTS(matrix_options), set_word,
-                                 NULL};
+static const bl_cli_spec spec = {
+    .verb = VERB, .help = help_parts, .opts = matrix_options,
+    .nopts = BL_CLI_NOPTS(matrix_options), .positional = set_word};
 
 /* Returns -1 to go on, or an exit status. */
 static int parse_args(int argc, char **argv, options *o)

@@ -149,9 +149,9 @@ static const bl_cli_opt merge_options[] = {
 
 static const char *const help_parts[] = {help, NULL};
 
-static const bl_cli_spec spec = {VERB, help_parts, merge_options,
-                                 BL_CLI_NOPTS(merge_options), add_input,
-                                 NULL};
+static const bl_cli_spec spec = {
+    .verb = VERB, .help = help_parts, .opts = merge_options,
+    .nopts = BL_CLI_NOPTS(merge_options), .positional = add_input};
 
 /* Returns -1 to go on, or an exit status. */
 static int parse_args(int argc, char **argv, options *o)

@@ -80,6 +80,20 @@ static int unknown(const bl_cli_spec *spec, const char *word)
     return bl_cli_usage_error(spec->verb, "%s", msg);
 }
 
+/* The verb's one word, or the refusal of a second. */
+static int one_word(const bl_cli_spec *spec, const char *word, void *opts)
+{
+    const char **slot = (const char **)(void *)((char *)opts + spec->word_slot);
+    char msg[512];
+    if (!*slot) {
+        *slot = word;
+        return -1;
+    }
+    /* the verb's own message: a string literal with one %s */
+    snprintf(msg, sizeof msg, spec->one_word, word);
+    return bl_cli_usage_error(spec->verb, "%s", msg);
+}
+
 /* argv[*i] is an option word: reads it (and the value words it takes,
  * moving *i past them). Returns -1 to go on, or an exit status. */
 static int option(const bl_cli_spec *spec, int argc, char **argv, int *i,
@@ -137,6 +151,8 @@ int bl_cli_parse(const bl_cli_spec *spec, int argc, char **argv, void *opts)
         else if (spec->positional) {
             bl_err err = {""};
             rc = hook_status(spec, spec->positional(opts, a, &err), &err);
+        } else if (spec->one_word) {
+            rc = one_word(spec, a, opts);
         } else if (spec->unknown) {
             rc = unknown(spec, a);
         } else {

@@ -51,6 +51,11 @@ typedef struct bl_cli_spec {
                                   every such word is refused */
     const char *unknown;       /* message for an unknown option (one %s);
                                   default "unknown option '%s'" */
+    const char *one_word;      /* without positional: NULL, or the verb
+                                  takes one word, kept in word_slot (a
+                                  const char *), and this message (one %s:
+                                  the word) refuses a second */
+    size_t word_slot;
 } bl_cli_spec;
 
 #define BL_CLI_NOPTS(table) (sizeof(table) / sizeof((table)[0]))

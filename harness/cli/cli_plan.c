@@ -152,15 +152,6 @@ LAYOUT_HOOK(set_omp_places, BL_F_OMP_PLACES)
 LAYOUT_HOOK(set_omp_proc_bind, BL_F_OMP_PROC_BIND)
 LAYOUT_HOOK(set_nodes, BL_F_NODES)
 
-static int set_launcher(void *opts, const char *v, bl_err *err)
-{
-    bl_launcher_want w;
-    (void)opts;
-    return bl_launcher_want_parse(v, &w, err) < 0
-               ? bl_err_prefix(err, "--launcher")
-               : 0;
-}
-
 static int set_format(void *opts, const char *v, bl_err *err)
 {
     if (strcmp(v, "text") && strcmp(v, "tsv"))
@@ -180,16 +171,6 @@ static int set_width(void *opts, const char *v, bl_err *err)
     return 0;
 }
 
-static int set_sweep(void *opts, const char *v, bl_err *err)
-{
-    bl_plan_cli *o = opts;
-    if (o->sweep)
-        return bl_err_set(err, "one sweep file only (got a second: "
-                          "'%.200s')", v);
-    o->sweep = v;
-    return 0;
-}
-
 #define SLOT(field) offsetof(bl_plan_cli, field)
 #define NONE BL_OPT_NO_SLOT
 static const bl_cli_opt plan_options[] = {
@@ -198,7 +179,7 @@ static const bl_cli_opt plan_options[] = {
     {"--node-topologies", BL_OPT_VALUE, "DIR", "nodes of different shapes",
      SLOT(node_dir), NULL, NULL},
     {"--launcher", BL_OPT_VALUE, "L", "the launcher whose mapper answers",
-     SLOT(launcher), set_launcher, NULL},
+     SLOT(launcher), bl_cli_launcher_check, NULL},
     {"--mpirun", BL_OPT_VALUE, "PATH", "the launcher program", SLOT(mpirun),
      NULL, NULL},
     {"-np, --np, -n", BL_OPT_VALUE, "N", "ranks", NONE, set_np, NULL},
@@ -226,9 +207,10 @@ static const bl_cli_opt plan_options[] = {
 
 static const char *const help_parts[] = {help, help_output, NULL};
 
-static const bl_cli_spec spec = {VERB, help_parts, plan_options,
-                                 BL_CLI_NOPTS(plan_options), set_sweep,
-                                 NULL};
+static const bl_cli_spec spec = {
+    .verb = VERB, .help = help_parts, .opts = plan_options,
+    .nopts = BL_CLI_NOPTS(plan_options), .word_slot = SLOT(sweep),
+    .one_word = "one sweep file only (got a second: '%.200s')"};
 
 /* Returns -1 to go on, or an exit status. */
 static int parse_args(int argc, char **argv, bl_plan_cli *o)

@@ -87,16 +87,6 @@ static int set_sort(void *opts, const char *v, bl_err *err)
     return bl_report_sort_parse(v, &((options *)opts)->sort, err);
 }
 
-static int set_input(void *opts, const char *v, bl_err *err)
-{
-    options *o = opts;
-    if (o->input)
-        return bl_err_set(err, "one file only (got a second: '%s'; 'bindlab "
-                          "merge' combines files)", v);
-    o->input = v;
-    return 0;
-}
-
 #define SLOT(field) offsetof(options, field)
 static const bl_cli_opt report_options[] = {
     {"--csv", BL_OPT_FLAG, NULL, "every /summary column as CSV", SLOT(csv),
@@ -113,9 +103,11 @@ static const bl_cli_opt report_options[] = {
 
 static const char *const help_parts[] = {help, NULL};
 
-static const bl_cli_spec spec = {VERB, help_parts, report_options,
-                                 BL_CLI_NOPTS(report_options), set_input,
-                                 NULL};
+static const bl_cli_spec spec = {
+    .verb = VERB, .help = help_parts, .opts = report_options,
+    .nopts = BL_CLI_NOPTS(report_options), .word_slot = SLOT(input),
+    .one_word = "one file only (got a second: '%s'; 'bindlab merge' "
+                "combines files)"};
 
 /* Returns -1 to go on, or an exit status. */
 static int parse_args(int argc, char **argv, options *o)

@@ -108,15 +108,6 @@ static int set_launcher(void *opts, const char *v, bl_err *err)
     return 0;
 }
 
-static int set_file(void *opts, const char *v, bl_err *err)
-{
-    cli *c = opts;
-    if (c->file)
-        return bl_err_set(err, "one sweep file only; '%s' is a second", v);
-    c->file = v;
-    return 0;
-}
-
 #define SLOT(field) offsetof(cli, field)
 static const bl_cli_opt options[] = {
     {"-o", BL_OPT_VALUE, "FILE", "the script", SLOT(out), NULL, NULL},
@@ -147,8 +138,10 @@ static const bl_cli_opt options[] = {
 
 static const char *const help[] = {usage, NULL};
 
-static const bl_cli_spec spec = {VERB, help, options, BL_CLI_NOPTS(options),
-                                 set_file, NULL};
+static const bl_cli_spec spec = {
+    .verb = VERB, .help = help, .opts = options,
+    .nopts = BL_CLI_NOPTS(options), .word_slot = SLOT(file),
+    .one_word = "one sweep file only; '%s' is a second"};
 
 static int parse_args(int argc, char **argv, cli *c)
 {

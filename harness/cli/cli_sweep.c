@@ -80,15 +80,6 @@ static const char usage[] =
 
 /* The option hooks: each checks its value (and converts what is not kept
  * as text); 0 to go on, -1 with err. */
-static int set_launcher(void *opts, const char *v, bl_err *err)
-{
-    bl_launcher_want w;
-    (void)opts;
-    return bl_launcher_want_parse(v, &w, err) < 0
-               ? bl_err_prefix(err, "--launcher")
-               : 0;
-}
-
 static int set_shard(void *opts, const char *v, bl_err *err)
 {
     bl_sweep_opts *o = opts;
@@ -157,7 +148,7 @@ static const bl_cli_opt options[] = {
     {"--app", BL_OPT_VALUE, "PATH", "bindlab-app to run", SLOT(app), NULL,
      NULL},
     {"--launcher", BL_OPT_VALUE, "L", "the launcher (family or path)",
-     SLOT(launcher), set_launcher, NULL},
+     SLOT(launcher), bl_cli_launcher_check, NULL},
     {"--mpirun", BL_OPT_VALUE, "PATH", "the launcher program to run",
      SLOT(launcher_path), NULL, NULL},
     {"--dry-run", BL_OPT_FLAG, NULL, "print every command line and stop",
@@ -184,8 +175,9 @@ static const bl_cli_opt options[] = {
 
 static const char *const help[] = {usage, NULL};
 
-static const bl_cli_spec spec = {VERB, help, options, BL_CLI_NOPTS(options),
-                                 set_file, NULL};
+static const bl_cli_spec spec = {
+    .verb = VERB, .help = help, .opts = options,
+    .nopts = BL_CLI_NOPTS(options), .positional = set_file};
 
 int bl_cli_sweep(int argc, char **argv)
 {

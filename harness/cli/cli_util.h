@@ -3,6 +3,8 @@
 #ifndef BL_CLI_UTIL_H
 #define BL_CLI_UTIL_H
 
+#include "err.h"
+
 /* The process exit statuses of bindlab (cli.h says when each is used). */
 enum bl_exit {
     BL_EXIT_OK = 0,
@@ -14,5 +16,9 @@ enum bl_exit {
  * VERB --help')" to stderr; returns BL_EXIT_USAGE. */
 int bl_cli_usage_error(const char *verb, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* An option hook (cli_options.h) for --launcher: refuses a value that
+ * launcher_choice.h does not accept, prefixed "--launcher: ". */
+int bl_cli_launcher_check(void *opts, const char *value, bl_err *err);
 
 #endif

@@ -66,8 +66,26 @@ static const bl_cli_opt table[] = {
 static const char *const help[] = {"usage: bindlab demo\n", "part two\n",
                                    NULL};
 
-static const bl_cli_spec spec = {"demo", help, table, BL_CLI_NOPTS(table),
-                                 add_word, NULL};
+static const bl_cli_spec spec = {.verb = "demo", .help = help, .opts = table,
+                                 .nopts = BL_CLI_NOPTS(table),
+                                 .positional = add_word};
+
+/* A verb of one word: the second is refused in the verb's words, the
+ * unknown option too. */
+typedef struct one {
+    int csv;
+    const char *file;
+} one;
+
+static const bl_cli_opt one_table[] = {
+    {"--csv", BL_OPT_FLAG, NULL, "CSV", offsetof(one, csv), NULL, NULL},
+};
+
+static const bl_cli_spec one_spec = {
+    .verb = "one", .help = help, .opts = one_table,
+    .nopts = BL_CLI_NOPTS(one_table), .word_slot = offsetof(one, file),
+    .one_word = "one file only (got a second: '%s')",
+    .unknown = "unknown argument '%s' (accepted: --csv)"};
 
 /* What a parse printed on stderr and stdout, and its answer. */
 static char err_text[4096], out_text[4096];
@@ -81,28 +99,21 @@ static void read_back(FILE *f, char *buf, size_t len)
     fclose(f);
 }
 
-/* Parses the words (NULL-terminated, the verb first) into *o. */
-static int parse(opts *o, const char *word, ...)
+/* bl_cli_parse of sp with stderr and stdout caught in err_text and
+ * out_text. */
+static int run(const bl_cli_spec *sp, int argc, char **argv, void *o)
 {
-    char *argv[32];
-    int argc = 0, rc, saved_err, saved_out;
+    int rc, saved_err, saved_out;
     FILE *e = tmpfile(), *out = tmpfile();
-    va_list ap;
     assert_non_null(e);
     assert_non_null(out);
-    va_start(ap, word);
-    for (const char *w = word; w && argc < 31; w = va_arg(ap, const char *))
-        argv[argc++] = (char *)w;
-    va_end(ap);
-    argv[argc] = NULL;
-    memset(o, 0, sizeof *o);
     fflush(stderr);
     fflush(stdout);
     saved_err = dup(STDERR_FILENO);
     saved_out = dup(STDOUT_FILENO);
     dup2(fileno(e), STDERR_FILENO);
     dup2(fileno(out), STDOUT_FILENO);
-    rc = bl_cli_parse(&spec, argc, argv, o);
+    rc = bl_cli_parse(sp, argc, argv, o);
     fflush(stderr);
     fflush(stdout);
     dup2(saved_err, STDERR_FILENO);
@@ -112,6 +123,41 @@ static int parse(opts *o, const char *word, ...)
     read_back(e, err_text, sizeof err_text);
     read_back(out, out_text, sizeof out_text);
     return rc;
+}
+
+/* Parses the words (NULL-terminated, the verb first) into *o. */
+static int parse(opts *o, const char *word, ...)
+{
+    char *argv[32];
+    int argc = 0;
+    va_list ap;
+    va_start(ap, word);
+    for (const char *w = word; w && argc < 31; w = va_arg(ap, const char *))
+        argv[argc++] = (char *)w;
+    va_end(ap);
+    argv[argc] = NULL;
+    memset(o, 0, sizeof *o);
+    return run(&spec, argc, argv, o);
+}
+
+static void one_word_verb_refuses_a_second(void **state)
+{
+    char *ok[] = {"one", "a.h5", "--csv", NULL};
+    char *two[] = {"one", "a.h5", "b.h5", NULL};
+    char *bad[] = {"one", "--bogus", NULL};
+    one o = {0, NULL};
+    (void)state;
+    assert_int_equal(run(&one_spec, 3, ok, &o), -1);
+    assert_string_equal(o.file, "a.h5");
+    assert_int_equal(o.csv, 1);
+    memset(&o, 0, sizeof o);
+    assert_int_equal(run(&one_spec, 3, two, &o), BL_EXIT_USAGE);
+    assert_string_equal(err_text, "bindlab one: one file only (got a second: "
+                                  "'b.h5')\n(see 'bindlab one --help')\n");
+    assert_int_equal(run(&one_spec, 2, bad, &o), BL_EXIT_USAGE);
+    assert_string_equal(err_text, "bindlab one: unknown argument '--bogus' "
+                                  "(accepted: --csv)\n"
+                                  "(see 'bindlab one --help')\n");
 }
 
 static void value_joined_or_next_word_is_the_same(void **state)
@@ -311,6 +357,7 @@ int main(void)
         cmocka_unit_test(hook_refusal_is_a_usage_error),
         cmocka_unit_test(help_prints_every_part),
         cmocka_unit_test(list_options_names_every_spelling),
+        cmocka_unit_test(one_word_verb_refuses_a_second),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
