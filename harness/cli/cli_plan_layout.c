@@ -343,8 +343,8 @@ static int show_nodes(const bl_plan_cli *o, hwloc_topology_t topo,
             fprintf(stderr, "bindlab plan: %s%snode %d: no rank\n",
                     run_id ? run_id : "", run_id ? ": " : "", k + 1);
         if (ranks[0])
-            rc = bl_plan_cli_worst(rc, show_part(o, t, &part, run_id, what, k + 1,
-                                        first && k == 0));
+            rc = bl_plan_cli_worst(rc, show_part(o, t, &part, run_id, what,
+                                                 k + 1, first && k == 0));
         else if (!o->tsv && bl_plan_write_map(stdout, t, &part, o->width) < 0)
             rc = BL_EXIT_FAILED; /* a node with no rank: its map, all idle */
         bl_plan_free(&part);

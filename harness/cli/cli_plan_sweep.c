@@ -60,9 +60,11 @@ static void prefetch_ranks(bl_plan_cli *o, hwloc_topology_t topo,
     memset(cache, 0, sizeof *cache);
     if (reqs && bl_plan_ranks_preload_path(preload, sizeof preload, &err) == 0) {
         /* the cache holds plans of one node; several nodes plan alone */
-        for (int i = 0; i < s->nlayouts; i++)
-            if ((reqs[n] = bl_plan_cli_request_of(o, &s->layouts[i])).nodes <= 1)
+        for (int i = 0; i < s->nlayouts; i++) {
+            reqs[n] = bl_plan_cli_request_of(o, &s->layouts[i]);
+            if (reqs[n].nodes <= 1)
                 n++;
+        }
         if (bl_plan_ranks_cache_fill(cache, reqs, n, topo,
                                      preload, bl_plan_jobs(), &err) == 0)
             o->rank_cache = cache;
@@ -110,7 +112,9 @@ int bl_plan_cli_sweep(bl_plan_cli *o, hwloc_topology_t topo)
                        s.layouts[same].run_id);
             continue;
         }
-        rc = bl_plan_cli_worst(rc, bl_plan_cli_show_layout(o, topo, l, l->run_id, shown == 0));
+        rc = bl_plan_cli_worst(rc, bl_plan_cli_show_layout(o, topo, l,
+                                                           l->run_id,
+                                                           shown == 0));
         shown++;
     }
     o->rank_cache = NULL;

@@ -202,7 +202,8 @@ static void missing_value_at_the_end_is_a_usage_error(void **state)
                                   "(see 'bindlab demo --help')\n");
     /* the table's own wording, naming the spelling given */
     assert_int_equal(parse(&o, "demo", "--kernel", NULL), BL_EXIT_USAGE);
-    assert_non_null(strstr(err_text, "bindlab demo: --kernel: give a kernel\n"));
+    assert_non_null(strstr(err_text,
+                           "bindlab demo: --kernel: give a kernel\n"));
 }
 
 static void empty_value_is_a_missing_value(void **state)
