@@ -59,39 +59,38 @@ static int take(const bl_cli_spec *spec, const bl_cli_opt *o, void *opts,
     return -1;
 }
 
+/* A usage error in the words of a verb's table or spec: fmt is a string
+ * literal there, with one %s for word. */
+static int usage_in(const bl_cli_spec *spec, const char *fmt,
+                    const char *word)
+{
+    char msg[512];
+    snprintf(msg, sizeof msg, fmt, word);
+    return bl_cli_usage_error(spec->verb, "%s", msg);
+}
+
 static int missing_value(const bl_cli_spec *spec, const bl_cli_opt *o,
                          const char *name)
 {
-    char msg[512];
-    /* the table's own message: a string literal with one %s */
-    snprintf(msg, sizeof msg, o->missing ? o->missing : "%s needs a value",
-             name);
-    return bl_cli_usage_error(spec->verb, "%s", msg);
+    return usage_in(spec, o->missing ? o->missing : "%s needs a value", name);
 }
 
 /* The verb's message for a word it does not know. */
 static int unknown(const bl_cli_spec *spec, const char *word)
 {
-    char msg[512];
-    /* the table's own message: a string literal with one %s */
-    snprintf(msg, sizeof msg, spec->unknown ? spec->unknown
-                                            : "unknown option '%.200s'",
-             word);
-    return bl_cli_usage_error(spec->verb, "%s", msg);
+    return usage_in(spec, spec->unknown ? spec->unknown
+                                        : "unknown option '%.200s'", word);
 }
 
 /* The verb's one word, or the refusal of a second. */
 static int one_word(const bl_cli_spec *spec, const char *word, void *opts)
 {
-    const char **slot = (const char **)(void *)((char *)opts + spec->word_slot);
-    char msg[512];
-    if (!*slot) {
-        *slot = word;
-        return -1;
-    }
-    /* the verb's own message: a string literal with one %s */
-    snprintf(msg, sizeof msg, spec->one_word, word);
-    return bl_cli_usage_error(spec->verb, "%s", msg);
+    const char **slot =
+        (const char **)(void *)((char *)opts + spec->word_slot);
+    if (*slot)
+        return usage_in(spec, spec->one_word, word);
+    *slot = word;
+    return -1;
 }
 
 /* argv[*i] is an option word: reads it (and the value words it takes,
