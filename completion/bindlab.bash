@@ -1,5 +1,5 @@
-# bash completion for bindlab: verbs, each verb's options (read from its own
-# --help, so they stay in step), sweep files (*.yaml here and the shipped
+# bash completion for bindlab: verbs, each verb's options (from its option
+# table, so they stay in step), sweep files (*.yaml here and the shipped
 # ones by short name) and topologies (*.xml here and the shipped short names).
 # Installed as PREFIX/share/bash-completion/completions/bindlab; or source it.
 
@@ -20,16 +20,15 @@ _bindlab_verbs() {
     _bindlab_ask verbs "$1" --help | awk '/^verbs:/ { on = 1; next } on && /^  [a-z]/ { print $1 }'
 }
 
-# Options are the words that start a --help line, follow two spaces (the
-# "--partition P    --account A" columns), a comma or '[' / '|', or sit on
-# the usage line; prose such as "sbatch --parsable" is left out.
+# Options come from the verb's own option table (`bindlab VERB
+# --list-options`: its spellings, then a tab and the rest), the table that
+# parses them and that tests/integration/test_cli_options.sh checks against
+# --help and the man pages.
 _bindlab_options() {  # BINDLAB VERB
     {
-        _bindlab_ask "opts-$2" "$1" "$2" --help |
-            awk '/^usage:/ { for (i = 2; i <= NF; i++) if ($i ~ /^-/) print $i } { print }' |
-            grep -oE -- '(^ *|  |, |\[|\|)--?[a-zA-Z][a-zA-Z0-9-]*' | sed -E 's/^( +|, |\[|\|)//'
+        _bindlab_ask "opts-$2" "$1" "$2" --list-options | cut -f1 | tr ' ' '\n'
         echo --help
-    } | sort -u
+    } | grep -v '^$' | sort -u
 }
 
 _bindlab_datadir() {

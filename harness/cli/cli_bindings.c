@@ -1,5 +1,6 @@
 /* bindlab bindings FILE|- : the binding-report parsers as a tool. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 
 #include "bindreport/bindreport.h"
 #include "cli/cli.h"
+#include "cli/cli_options.h"
 #include "cli/cli_util.h"
 #include "cpuset.h"
 #include "topo.h"
@@ -66,39 +68,34 @@ typedef struct {
     bl_report_format format;
 } options;
 
+static int set_format(void *opts, const char *v, bl_err *err)
+{
+    return bl_bindreport_format_parse(v, &((options *)opts)->format, err);
+}
+
+static const bl_cli_opt bindings_options[] = {
+    {"--format", BL_OPT_VALUE, "F", "the report's format (default auto)",
+     BL_OPT_NO_SLOT, set_format, NULL},
+    {"--topology", BL_OPT_VALUE, "FILE|SYNTH", "the node that printed the "
+     "report", offsetof(options, topology), NULL, NULL},
+};
+
+static const char *const help_parts[] = {help, NULL};
+
+static const bl_cli_spec spec = {
+    .verb = VERB, .help = help_parts, .opts = bindings_options,
+    .nopts = BL_CLI_NOPTS(bindings_options),
+    .word_slot = offsetof(options, input),
+    .one_word = "one input only (got a second: '%s')"};
+
 /* Returns -1 to go on, or an exit status. */
 static int parse_args(int argc, char **argv, options *o)
 {
-    bl_err err;
+    int rc;
     memset(o, 0, sizeof *o);
     o->format = BL_REPORT_AUTO;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *val = NULL;
-        int missing;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(help, stdout);
-            return BL_EXIT_OK;
-        }
-        if ((val = bl_cli_option_value("--format", argc, argv, &i,
-                                       &missing))) {
-            if (bl_bindreport_format_parse(val, &o->format, &err) < 0)
-                return bl_cli_usage_error(VERB, "%s", err.msg);
-            continue;
-        }
-        if (!missing && (val = bl_cli_option_value("--topology", argc, argv,
-                                                   &i, &missing))) {
-            o->topology = val;
-            continue;
-        }
-        if (missing)
-            return bl_cli_usage_error(VERB, "%s needs a value", a);
-        if (a[0] == '-' && a[1] != '\0')
-            return bl_cli_usage_error(VERB, "unknown option '%s'", a);
-        if (o->input)
-            return bl_cli_usage_error(VERB, "one input only (got a second: "
-                                      "'%s')", a);
-        o->input = a;
-    }
+    if ((rc = bl_cli_parse(&spec, argc, argv, o)) >= 0)
+        return rc;
     if (!o->input)
         return bl_cli_usage_error(VERB, "no input: give a FILE, or - for "
                                   "standard input");

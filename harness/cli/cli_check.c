@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/cli_options.h"
 #include "cli/cli_util.h"
 #include "cpuset.h"
 #include "placement_check.h"
@@ -222,21 +223,24 @@ static void print_json(const bl_pcheck_state *s, const bl_pcheck_findings *f)
     free(bl_strbuf_take(&b));
 }
 
+static const bl_cli_opt check_options[] = {
+    {"--json", BL_OPT_FLAG, NULL, "one JSON object per process", 0, NULL,
+     NULL},
+};
+
+static const char *const help_parts[] = {help, NULL};
+
+static const bl_cli_spec spec = {
+    .verb = "check", .help = help_parts, .opts = check_options,
+    .nopts = BL_CLI_NOPTS(check_options),
+    .unknown = "unknown argument '%s' (accepted: --json, --help)"};
+
 int bl_cli_check(int argc, char **argv)
 {
     int json = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(help, stdout);
-            return BL_EXIT_OK;
-        }
-        if (strcmp(argv[i], "--json") == 0) {
-            json = 1;
-            continue;
-        }
-        return bl_cli_usage_error("check", "unknown argument '%s' "
-                                  "(accepted: --json, --help)", argv[i]);
-    }
+    int rc = bl_cli_parse(&spec, argc, argv, &json);
+    if (rc >= 0)
+        return rc;
     bl_pcheck_state s;
     bl_pcheck_findings f;
     bl_err err;
@@ -250,7 +254,7 @@ int bl_cli_check(int argc, char **argv)
         print_json(&s, &f);
     else
         print_text(&s, &f);
-    int rc = f.warnings ? BL_EXIT_FAILED : BL_EXIT_OK;
+    rc = f.warnings ? BL_EXIT_FAILED : BL_EXIT_OK;
     bl_pcheck_state_free(&s);
     return rc;
 }

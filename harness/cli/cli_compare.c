@@ -1,10 +1,12 @@
 /* bindlab compare A.h5 B.h5 [...] : sweeps of several machines side by
  * side, layouts matched by meaning (compare.h). */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cli_options.h"
 #include "cli/cli_util.h"
 #include "atomic_file.h"
 #include "report/compare.h"
@@ -71,100 +73,131 @@ static int write_ab(const bl_cmp_machine *ms, size_t n, const char *const *ab)
     return BL_EXIT_OK;
 }
 
-int bl_cli_compare(int argc, char **argv)
-{
+typedef struct options {
     const char *files[MAX_FILES];
-    bl_cmp_machine ms[MAX_FILES];
-    size_t n = 0, loaded = 0, nfiles = 0, machines = 0;
-    const char *html = NULL, *v, *ab[2] = {NULL, NULL};
-    int csv = 0, missing, rc = BL_EXIT_OK;
-    bl_err err;
+    size_t nfiles;
+    const char *html, *ab[2];
+    int csv;
+} options;
 
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(help, stdout);
-            return BL_EXIT_OK;
-        }
-        if (strcmp(a, "--csv") == 0)
-            csv = 1;
-        else if (strcmp(a, "--ab") == 0) {
-            if (i + 2 >= argc)
-                return bl_cli_usage_error(VERB, "--ab needs two layouts "
-                                          "(names, labels or run ids), e.g. "
-                                          "--ab pinned free");
-            ab[0] = argv[++i];
-            ab[1] = argv[++i];
-        }
-        else if ((v = bl_cli_option_value("--html", argc, argv, &i,
-                                          &missing)))
-            html = v;
-        else if (missing)
-            return bl_cli_usage_error(VERB, "%s needs a value", a);
-        else if (a[0] == '-' && a[1] != '\0')
-            return bl_cli_usage_error(VERB, "unknown option '%s'", a);
-        else if (nfiles == MAX_FILES)
-            return bl_cli_usage_error(VERB, "at most %d files", MAX_FILES);
-        else
-            files[nfiles++] = a;
-    }
+static int add_file(void *opts, const char *v, bl_err *err)
+{
+    options *o = opts;
+    if (o->nfiles == MAX_FILES)
+        return bl_err_set(err, "at most %d files", MAX_FILES);
+    o->files[o->nfiles++] = v;
+    return 0;
+}
+
+#define SLOT(field) offsetof(options, field)
+static const bl_cli_opt compare_options[] = {
+    {"--csv", BL_OPT_FLAG, NULL, "one row per layout and machine",
+     SLOT(csv), NULL, NULL},
+    {"--html", BL_OPT_VALUE, "FILE.html", "the comparison as one web page",
+     SLOT(html), NULL, NULL},
+    {"--ab", BL_OPT_PAIR, "LAYOUT_A LAYOUT_B", "A/B of two layouts of one "
+     "sweep", SLOT(ab), NULL, "--ab needs two layouts (names, labels or run "
+     "ids), e.g. --ab pinned free"},
+};
+
+static const char *const help_parts[] = {help, NULL};
+
+static const bl_cli_spec spec = {
+    .verb = VERB, .help = help_parts, .opts = compare_options,
+    .nopts = BL_CLI_NOPTS(compare_options), .positional = add_file};
+
+/* The options read and checked against each other; -1 to go on, or an exit
+ * status. */
+static int parse_args(int argc, char **argv, options *o)
+{
+    size_t machines = 0;
+    bl_err err;
+    int rc = bl_cli_parse(&spec, argc, argv, o);
+    if (rc >= 0)
+        return rc;
     /* a file of several machines counts as several; one that cannot be
      * read as one (its error comes when it is loaded) */
-    for (size_t i = 0; i < nfiles; i++) {
-        size_t k = bl_cmp_count_machines(files[i]);
+    for (size_t i = 0; i < o->nfiles; i++) {
+        size_t k = bl_cmp_count_machines(o->files[i]);
         machines += k > 1 ? k : 1;
     }
-    if (ab[0] && (csv || html))
+    if (o->ab[0] && (o->csv || o->html))
         return bl_cli_usage_error(VERB, "--ab writes text: leave out --csv "
                                   "and --html");
-    if (ab[0] && nfiles < 1)
+    if (o->ab[0] && o->nfiles < 1)
         return bl_cli_usage_error(VERB, "--ab: give the sweep file that "
                                   "holds both layouts");
-    if (!ab[0] && machines < 2)
+    if (!o->ab[0] && machines < 2)
         return bl_cli_usage_error(VERB, "give two sweep files or more (one "
                                   "per machine), e.g. epyc.h5 xeon.h5, or a "
                                   "merged file holding several machines");
     if (machines > MAX_FILES)
         return bl_cli_usage_error(VERB, "at most %d machines (got %zu)",
                                   MAX_FILES, machines);
-    if (html && csv)
+    if (o->html && o->csv)
         return bl_cli_usage_error(VERB, "--html and --csv: choose one");
     /* a device, directory, FIFO... is never replaced, like every writer */
-    if (html && bl_atomic_check_target(html, &err) < 0) {
+    if (o->html && bl_atomic_check_target(o->html, &err) < 0) {
         fprintf(stderr, "bindlab compare: --html %s\n", err.msg);
         return BL_EXIT_USAGE;
     }
-    for (size_t i = 0; i < nfiles && rc == BL_EXIT_OK; i++) {
-        size_t k = bl_cmp_count_machines(files[i]);
+    return -1;
+}
+
+/* Every machine of every file into ms (a file of several machines stands
+ * for each); *loaded counts them, also on failure. Returns an exit status. */
+static int load_all(const options *o, bl_cmp_machine *ms, size_t *loaded)
+{
+    bl_err err;
+    for (size_t i = 0; i < o->nfiles; i++) {
+        size_t k = bl_cmp_count_machines(o->files[i]);
         for (size_t node = 0; node < (k > 1 ? k : 1); node++) {
-            int r = k > 1 ? bl_cmp_load_node(files[i], node, &ms[loaded], &err)
-                          : bl_cmp_load(files[i], &ms[loaded], &err);
+            int r = k > 1 ? bl_cmp_load_node(o->files[i], node, &ms[*loaded],
+                                             &err)
+                          : bl_cmp_load(o->files[i], &ms[*loaded], &err);
             if (r < 0) {
                 fprintf(stderr, "bindlab compare: %s\n", err.msg);
-                rc = BL_EXIT_FAILED;
-                break;
+                return BL_EXIT_FAILED;
             }
-            loaded++;
+            ++*loaded;
         }
     }
-    n = loaded;
-    if (rc == BL_EXIT_OK && ab[0])
-        rc = write_ab(ms, n, ab);
-    else if (rc == BL_EXIT_OK && html) {
-        if (bl_cmp_write_html(html, ms, n, &err) < 0) {
+    return BL_EXIT_OK;
+}
+
+/* The comparison as text, CSV or a web page; returns an exit status. */
+static int write_cmp(const options *o, const bl_cmp_machine *ms, size_t n)
+{
+    bl_err err;
+    if (o->html) {
+        if (bl_cmp_write_html(o->html, ms, n, &err) < 0) {
             fprintf(stderr, "bindlab compare: %s\n", err.msg);
-            rc = BL_EXIT_FAILED;
-        } else {
-            printf("%s: %zu machines\n", html, n);
+            return BL_EXIT_FAILED;
         }
-    } else if (rc == BL_EXIT_OK) {
-        int w = csv ? bl_cmp_write_csv(stdout, ms, n)
-                    : bl_cmp_write_text(stdout, ms, n);
-        if (fflush(stdout) != 0 || w < 0) {
-            perror("bindlab compare: writing the comparison");
-            rc = BL_EXIT_FAILED;
-        }
+        printf("%s: %zu machines\n", o->html, n);
+        return BL_EXIT_OK;
     }
+    int w = o->csv ? bl_cmp_write_csv(stdout, ms, n)
+                   : bl_cmp_write_text(stdout, ms, n);
+    if (fflush(stdout) != 0 || w < 0) {
+        perror("bindlab compare: writing the comparison");
+        return BL_EXIT_FAILED;
+    }
+    return BL_EXIT_OK;
+}
+
+int bl_cli_compare(int argc, char **argv)
+{
+    options o = {0};
+    bl_cmp_machine ms[MAX_FILES];
+    size_t loaded = 0;
+    int rc = parse_args(argc, argv, &o);
+
+    if (rc >= 0)
+        return rc;
+    rc = load_all(&o, ms, &loaded);
+    if (rc == BL_EXIT_OK)
+        rc = o.ab[0] ? write_ab(ms, loaded, o.ab) : write_cmp(&o, ms, loaded);
     for (size_t i = 0; i < loaded; i++)
         bl_cmp_free(&ms[i]);
     return rc;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/cli_options.h"
 #include "cli/cli_util.h"
 #include "units.h"
 
@@ -79,39 +80,62 @@ static int hog_mem(size_t bytes, int fd, long parent)
     return 0;
 }
 
+typedef struct options {
+    const char *kind;
+    size_t size;
+    long fd, parent;
+} options;
+
+static int set_size(void *opts, const char *v, bl_err *err)
+{
+    return bl_parse_size(v, "--size", &((options *)opts)->size, err);
+}
+
+static int set_ready_fd(void *opts, const char *v, bl_err *err)
+{
+    return bl_parse_long(v, "--ready-fd", 0, 1 << 20, &((options *)opts)->fd,
+                         err);
+}
+
+static int set_parent(void *opts, const char *v, bl_err *err)
+{
+    return bl_parse_long(v, "--parent", 1, 1L << 30,
+                         &((options *)opts)->parent, err);
+}
+
+static int set_kind(void *opts, const char *v, bl_err *err)
+{
+    options *o = opts;
+    if (o->kind || (strcmp(v, "cpu") && strcmp(v, "mem")))
+        return bl_err_set(err, "'%s': give cpu or mem", v);
+    o->kind = v;
+    return 0;
+}
+
+static const bl_cli_opt hog_options[] = {
+    {"--size", BL_OPT_VALUE, "BYTES", "mem: the buffer streamed through",
+     BL_OPT_NO_SLOT, set_size, NULL},
+    {"--ready-fd", BL_OPT_VALUE, "FD", "write one byte to FD once running",
+     BL_OPT_NO_SLOT, set_ready_fd, NULL},
+    {"--parent", BL_OPT_VALUE, "PID", "end when PID is no longer the parent",
+     BL_OPT_NO_SLOT, set_parent, NULL},
+};
+
+static const char *const help_parts[] = {help, NULL};
+
+static const bl_cli_spec spec = {
+    .verb = VERB, .help = help_parts, .opts = hog_options,
+    .nopts = BL_CLI_NOPTS(hog_options), .positional = set_kind};
+
 int bl_cli_hog(int argc, char **argv)
 {
-    const char *kind = NULL;
-    size_t size = (size_t)512 << 20;
-    long fd = -1, parent = 0;
-    bl_err err;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(help, stdout);
-            return BL_EXIT_OK;
-        } else if (next && !strcmp(a, "--size")) {
-            if (bl_parse_size(argv[++i], "--size", &size, &err) < 0)
-                return bl_cli_usage_error(VERB, "%s", err.msg);
-        } else if (next && !strcmp(a, "--ready-fd")) {
-            if (bl_parse_long(argv[++i], "--ready-fd", 0, 1 << 20, &fd,
-                              &err) < 0)
-                return bl_cli_usage_error(VERB, "%s", err.msg);
-        } else if (next && !strcmp(a, "--parent")) {
-            if (bl_parse_long(argv[++i], "--parent", 1, 1L << 30, &parent,
-                              &err) < 0)
-                return bl_cli_usage_error(VERB, "%s", err.msg);
-        } else if (a[0] == '-') {
-            return bl_cli_usage_error(VERB, "unknown option '%s'", a);
-        } else if (!kind && (!strcmp(a, "cpu") || !strcmp(a, "mem"))) {
-            kind = a;
-        } else {
-            return bl_cli_usage_error(VERB, "'%s': give cpu or mem", a);
-        }
-    }
-    if (!kind)
+    options o = {NULL, (size_t)512 << 20, -1, 0};
+    int rc = bl_cli_parse(&spec, argc, argv, &o);
+    if (rc >= 0)
+        return rc;
+    if (!o.kind)
         return bl_cli_usage_error(VERB, "give cpu or mem");
-    if (!strcmp(kind, "cpu"))
-        return hog_cpu((int)fd, parent);
-    return hog_mem(size, (int)fd, parent);
+    if (!strcmp(o.kind, "cpu"))
+        return hog_cpu((int)o.fd, o.parent);
+    return hog_mem(o.size, (int)o.fd, o.parent);
 }

@@ -3,6 +3,7 @@
  * bindlab-app (harness/matrix_run.c), kept in HDF5 and drawn as SVG or
  * PNG heatmaps (matrix.c, matrix_svg.c, matrix_png.c). This file reads the options and
  * prints. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 
 #include "atomic_file.h"
 #include "cli/cli.h"
+#include "cli/cli_options.h"
 #include "cli/cli_util.h"
 #include "matrix/matrix.h"
 #include "sys_util.h"
@@ -75,68 +77,60 @@ typedef struct options {
         *cpus, *runs, *app, *timeout, *show_kind, *input;
 } options;
 
-/* The options that take a value, and where each goes. */
-static const char **value_slot(options *o, const char *name)
+static int set_word(void *opts, const char *v, bl_err *err)
 {
-    static const struct {
-        const char *name;
-        size_t offset;
-    } slots[] = {
-        {"-o", offsetof(options, out)},
-        {"--svg", offsetof(options, svg)},
-        {"--png", offsetof(options, png)},
-        {"--size", offsetof(options, size)},
-        {"--iters", offsetof(options, iters)},
-        {"--warmup", offsetof(options, warmup)},
-        {"--huge-pages", offsetof(options, huge)},
-        {"--round-trips", offsetof(options, trips)},
-        {"--cpus", offsetof(options, cpus)},
-        {"--runs", offsetof(options, runs)},
-        {"--app", offsetof(options, app)},
-        {"--timeout", offsetof(options, timeout)},
-        {"--kind", offsetof(options, show_kind)},
-    };
-    for (size_t k = 0; k < sizeof slots / sizeof slots[0]; k++)
-        if (strcmp(slots[k].name, name) == 0)
-            return (const char **)((char *)o + slots[k].offset);
-    return NULL;
+    options *o = opts;
+    if (!o->kind)
+        o->kind = v;
+    else if (strcmp(o->kind, "show") == 0 && !o->input)
+        o->input = v;
+    else
+        return bl_err_set(err, "unexpected argument '%s'", v);
+    return 0;
 }
 
-static const char *const value_names[] = {
-    "-o", "--svg", "--png", "--size", "--iters", "--warmup", "--huge-pages",
-    "--round-trips", "--cpus", "--runs", "--app", "--timeout", "--kind"};
+/* Every value is kept as text here; check_measure and show read them. */
+#define SLOT(field) offsetof(options, field)
+static const bl_cli_opt matrix_options[] = {
+    {"-o", BL_OPT_VALUE, "FILE.h5", "the matrix file", SLOT(out), NULL,
+     NULL},
+    {"--svg", BL_OPT_VALUE, "PICTURE.svg", "also draw the heatmap",
+     SLOT(svg), NULL, NULL},
+    {"--png", BL_OPT_VALUE, "PICTURE.png", "the heatmap as a PNG",
+     SLOT(png), NULL, NULL},
+    {"--size", BL_OPT_VALUE, "SIZE", "latency, bandwidth: the buffer",
+     SLOT(size), NULL, NULL},
+    {"--iters", BL_OPT_VALUE, "N", "timed iterations per run", SLOT(iters),
+     NULL, NULL},
+    {"--warmup", BL_OPT_VALUE, "N", "untimed iterations before them",
+     SLOT(warmup), NULL, NULL},
+    {"--huge-pages", BL_OPT_VALUE, "off|thp|hugetlb", "latency: the pages",
+     SLOT(huge), NULL, NULL},
+    {"--round-trips", BL_OPT_VALUE, "N", "c2c: per pair and iteration",
+     SLOT(trips), NULL, NULL},
+    {"--cpus", BL_OPT_VALUE, "LIST", "c2c: the PUs to measure", SLOT(cpus),
+     NULL, NULL},
+    {"--runs", BL_OPT_VALUE, "DIR", "the run files", SLOT(runs), NULL, NULL},
+    {"--app", BL_OPT_VALUE, "PATH", "bindlab-app", SLOT(app), NULL, NULL},
+    {"--timeout", BL_OPT_VALUE, "S", "per run, seconds", SLOT(timeout), NULL,
+     NULL},
+    {"--kind", BL_OPT_VALUE, "KIND", "show: which matrix of the file",
+     SLOT(show_kind), NULL, NULL},
+};
+
+static const char *const help_parts[] = {help, NULL};
+
+static const bl_cli_spec spec = {
+    .verb = VERB, .help = help_parts, .opts = matrix_options,
+    .nopts = BL_CLI_NOPTS(matrix_options), .positional = set_word};
 
 /* Returns -1 to go on, or an exit status. */
 static int parse_args(int argc, char **argv, options *o)
 {
+    int rc;
     memset(o, 0, sizeof *o);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        int missing = 0, taken = 0;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(help, stdout);
-            return BL_EXIT_OK;
-        }
-        for (size_t k = 0; !taken && k < sizeof value_names /
-                                             sizeof value_names[0]; k++)
-            if ((v = bl_cli_option_value(value_names[k], argc, argv, &i,
-                                         &missing))) {
-                *value_slot(o, value_names[k]) = v;
-                taken = 1;
-            } else if (missing) {
-                return bl_cli_usage_error(VERB, "%s needs a value", a);
-            }
-        if (taken)
-            continue;
-        if (a[0] == '-' && a[1] != '\0')
-            return bl_cli_usage_error(VERB, "unknown option '%s'", a);
-        if (!o->kind)
-            o->kind = a;
-        else if (strcmp(o->kind, "show") == 0 && !o->input)
-            o->input = a;
-        else
-            return bl_cli_usage_error(VERB, "unexpected argument '%s'", a);
-    }
+    if ((rc = bl_cli_parse(&spec, argc, argv, o)) >= 0)
+        return rc;
     if (!o->kind)
         return bl_cli_usage_error(VERB, "which matrix? latency, bandwidth, "
                                   "c2c (or show FILE.h5)");

@@ -1,6 +1,7 @@
 /* bindlab merge -o OUT.h5 IN.h5|DIR ... : sweep files into one. */
 #include <dirent.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 
 #include "atomic_file.h"
 #include "cli/cli.h"
+#include "cli/cli_options.h"
 #include "cli/cli_util.h"
 #include "grow.h"
 #include "results/results_file.h"
@@ -115,38 +117,48 @@ typedef struct {
     int bad_dirs;
 } options;
 
+static int set_out(void *opts, const char *v, bl_err *err)
+{
+    if (((options *)opts)->out)
+        return bl_err_set(err, "one output only (got a second: '%s')", v);
+    return 0;
+}
+
+/* An input: a file, or a directory standing for its *.h5. */
+static int add_input(void *opts, const char *v, bl_err *err)
+{
+    options *o = opts;
+    struct stat st;
+    if (stat(v, &st) == 0 && S_ISDIR(st.st_mode)) {
+        if (add_dir(&o->inputs, v) < 0) {
+            fprintf(stderr, "bindlab merge: %s: cannot list: %s\n", v,
+                    strerror(errno));
+            o->bad_dirs++;
+        }
+    } else if (push(&o->inputs, v) < 0) {
+        bl_err_set(err, "out of memory");
+        return BL_EXIT_FAILED;
+    }
+    return 0;
+}
+
+static const bl_cli_opt merge_options[] = {
+    {"-o, --output", BL_OPT_VALUE, "OUT.h5", "the merged file",
+     offsetof(options, out), set_out, NULL},
+};
+
+static const char *const help_parts[] = {help, NULL};
+
+static const bl_cli_spec spec = {
+    .verb = VERB, .help = help_parts, .opts = merge_options,
+    .nopts = BL_CLI_NOPTS(merge_options), .positional = add_input};
+
 /* Returns -1 to go on, or an exit status. */
 static int parse_args(int argc, char **argv, options *o)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        struct stat st;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(help, stdout);
-            return BL_EXIT_OK;
-        }
-        if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-            if (i + 1 >= argc)
-                return bl_cli_usage_error(VERB, "%s needs a file name", a);
-            if (o->out)
-                return bl_cli_usage_error(VERB, "one output only (got a "
-                                          "second: '%s')", argv[i + 1]);
-            o->out = argv[++i];
-        } else if (strncmp(a, "--output=", 9) == 0) {
-            o->out = a + 9;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            return bl_cli_usage_error(VERB, "unknown option '%s'", a);
-        } else if (stat(a, &st) == 0 && S_ISDIR(st.st_mode)) {
-            if (add_dir(&o->inputs, a) < 0) {
-                fprintf(stderr, "bindlab merge: %s: cannot list: %s\n", a,
-                        strerror(errno));
-                o->bad_dirs++;
-            }
-        } else if (push(&o->inputs, a) < 0) {
-            fprintf(stderr, "bindlab merge: out of memory\n");
-            return BL_EXIT_FAILED;
-        }
-    }
+    int rc = bl_cli_parse(&spec, argc, argv, o);
+    if (rc >= 0)
+        return rc;
     if (!o->out)
         return bl_cli_usage_error(VERB, "no output: give -o OUT.h5");
     if (o->inputs.n == 0 && o->bad_dirs == 0)

@@ -1,10 +1,12 @@
 /* bindlab report FILE.h5 : a sweep's results ranked by rate. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "cli/cli_options.h"
 #include "cli/cli_util.h"
 #include "results/results_file.h"
 #include "results/results_report.h"
@@ -80,46 +82,42 @@ static int plot_dir_check(const char *dir, bl_err *err)
     return 0;
 }
 
+static int set_sort(void *opts, const char *v, bl_err *err)
+{
+    return bl_report_sort_parse(v, &((options *)opts)->sort, err);
+}
+
+#define SLOT(field) offsetof(options, field)
+static const bl_cli_opt report_options[] = {
+    {"--csv", BL_OPT_FLAG, NULL, "every /summary column as CSV", SLOT(csv),
+     NULL, NULL},
+    {"--kernel", BL_OPT_VALUE, "K", "only kernel K's runs", SLOT(kernel),
+     NULL, NULL},
+    {"--sort", BL_OPT_VALUE, "rate|label|run", "the order of the runs",
+     BL_OPT_NO_SLOT, set_sort, NULL},
+    {"--html", BL_OPT_VALUE, "FILE.html", "the report as one web page",
+     SLOT(html), NULL, NULL},
+    {"--plot", BL_OPT_VALUE, "DIR", "the page's charts as SVG files",
+     SLOT(plot), NULL, NULL},
+};
+
+static const char *const help_parts[] = {help, NULL};
+
+static const bl_cli_spec spec = {
+    .verb = VERB, .help = help_parts, .opts = report_options,
+    .nopts = BL_CLI_NOPTS(report_options), .word_slot = SLOT(input),
+    .one_word = "one file only (got a second: '%s'; 'bindlab merge' "
+                "combines files)"};
+
 /* Returns -1 to go on, or an exit status. */
 static int parse_args(int argc, char **argv, options *o)
 {
     bl_err err;
+    int rc;
     memset(o, 0, sizeof *o);
     o->sort = BL_REPORT_SORT_RATE;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        int missing;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(help, stdout);
-            return BL_EXIT_OK;
-        }
-        if (strcmp(a, "--csv") == 0) {
-            o->csv = 1;
-        } else if ((v = bl_cli_option_value("--kernel", argc, argv, &i,
-                                            &missing))) {
-            o->kernel = v;
-        } else if (!missing && (v = bl_cli_option_value("--html", argc, argv,
-                                                        &i, &missing))) {
-            o->html = v;
-        } else if (!missing && (v = bl_cli_option_value("--plot", argc, argv,
-                                                        &i, &missing))) {
-            o->plot = v;
-        } else if (!missing && (v = bl_cli_option_value("--sort", argc, argv,
-                                                        &i, &missing))) {
-            if (bl_report_sort_parse(v, &o->sort, &err) < 0)
-                return bl_cli_usage_error(VERB, "%s", err.msg);
-        } else if (missing) {
-            return bl_cli_usage_error(VERB, "%s needs a value", a);
-        } else if (a[0] == '-' && a[1] != '\0') {
-            return bl_cli_usage_error(VERB, "unknown option '%s'", a);
-        } else if (o->input) {
-            return bl_cli_usage_error(VERB, "one file only (got a second: "
-                                      "'%s'; 'bindlab merge' combines files)",
-                                      a);
-        } else {
-            o->input = a;
-        }
-    }
+    if ((rc = bl_cli_parse(&spec, argc, argv, o)) >= 0)
+        return rc;
     if (!o->input)
         return bl_cli_usage_error(VERB, "no input: give a sweep file, e.g. "
                                   "results/NAME.h5");

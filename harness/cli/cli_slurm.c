@@ -2,6 +2,7 @@
  * sweep. */
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 
 #include "atomic_file.h"
 #include "cli/cli.h"
+#include "cli/cli_options.h"
 #include "cli/cli_util.h"
 #include "sweep/sweep_file.h"
 #include "cli/datadir.h"
@@ -65,66 +67,88 @@ typedef struct cli {
 
 #define VERB "slurm"
 
+/* The option hooks: each checks its value; 0 to go on, -1 with err. */
+static int set_array(void *opts, const char *v, bl_err *err)
+{
+    cli *c = opts;
+    long k;
+    c->array_given = 1;
+    if (!v)
+        return 0;
+    if (bl_parse_long(v, "--array", 1, 100000, &k, err) < 0)
+        return -1;
+    c->array = (int)k;
+    return 0;
+}
+
+static int set_nodes(void *opts, const char *v, bl_err *err)
+{
+    long n;
+    if (bl_parse_long(v, "--nodes", 1, 100000, &n, err) < 0)
+        return -1;
+    ((cli *)opts)->nodes = (int)n;
+    return 0;
+}
+
+static int add_module(void *opts, const char *v, bl_err *err)
+{
+    cli *c = opts;
+    if (c->nmodules == MAX_MODULES)
+        return bl_err_set(err, "--module: more than %d modules", MAX_MODULES);
+    c->modules[c->nmodules++] = v;
+    return 0;
+}
+
+static int set_launcher(void *opts, const char *v, bl_err *err)
+{
+    (void)opts;
+    if (strcmp(v, "mpirun") && strcmp(v, "srun"))
+        return bl_err_set(err, "--launcher: '%s' is not accepted; use mpirun "
+                          "or srun", v);
+    return 0;
+}
+
+#define SLOT(field) offsetof(cli, field)
+static const bl_cli_opt options[] = {
+    {"-o", BL_OPT_VALUE, "FILE", "the script", SLOT(out), NULL, NULL},
+    {"--array", BL_OPT_OPTIONAL, "K", "K array tasks, each one shard, and a "
+     "merge job", BL_OPT_NO_SLOT, set_array, NULL},
+    {"--nodes", BL_OPT_VALUE, "N", "nodes per job", BL_OPT_NO_SLOT,
+     set_nodes, NULL},
+    {"--partition", BL_OPT_VALUE, "P", "#SBATCH --partition",
+     SLOT(partition), NULL, NULL},
+    {"--account", BL_OPT_VALUE, "A", "#SBATCH --account", SLOT(account),
+     NULL, NULL},
+    {"--time", BL_OPT_VALUE, "T", "#SBATCH --time", SLOT(time_limit), NULL,
+     NULL},
+    {"--module", BL_OPT_VALUE, "M", "add `module load M` (repeatable)",
+     BL_OPT_NO_SLOT, add_module, NULL},
+    {"--results", BL_OPT_VALUE, "DIR", "results directory", SLOT(results),
+     NULL, NULL},
+    {"--app", BL_OPT_VALUE, "PATH", "bindlab-app", SLOT(app), NULL, NULL},
+    {"--launcher", BL_OPT_VALUE, "mpirun|srun", "how the job launches ranks",
+     SLOT(launcher), set_launcher, NULL},
+    {"--topology", BL_OPT_VALUE, "FILE|SYNTH", "check layouts against this "
+     "node", SLOT(topology), NULL, NULL},
+    {"--oversubscribe", BL_OPT_FLAG, NULL, "pass --oversubscribe to bindlab "
+     "sweep", SLOT(oversubscribe), NULL, NULL},
+    {"--submit", BL_OPT_FLAG, NULL, "sbatch the script(s)", SLOT(submit),
+     NULL, NULL},
+};
+
+static const char *const help[] = {usage, NULL};
+
+static const bl_cli_spec spec = {
+    .verb = VERB, .help = help, .opts = options,
+    .nopts = BL_CLI_NOPTS(options), .word_slot = SLOT(file),
+    .one_word = "one sweep file only; '%s' is a second"};
+
 static int parse_args(int argc, char **argv, cli *c)
 {
     bl_err err;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
-        long v;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(usage, stdout);
-            return BL_EXIT_OK;
-        } else if (strcmp(a, "--array") == 0) {
-            c->array_given = 1;
-        } else if (strncmp(a, "--array=", 8) == 0) {
-            if (bl_parse_long(a + 8, "--array", 1, 100000, &v, &err) < 0)
-                return bl_cli_usage_error(VERB, "%s", err.msg);
-            c->array_given = 1;
-            c->array = (int)v;
-        } else if (strcmp(a, "--oversubscribe") == 0) {
-            c->oversubscribe = 1;
-        } else if (strcmp(a, "--submit") == 0) {
-            c->submit = 1;
-        } else if (next && strcmp(a, "-o") == 0) {
-            c->out = argv[++i];
-        } else if (next && strcmp(a, "--nodes") == 0) {
-            if (bl_parse_long(argv[++i], "--nodes", 1, 100000, &v, &err) < 0)
-                return bl_cli_usage_error(VERB, "%s", err.msg);
-            c->nodes = (int)v;
-        } else if (next && strcmp(a, "--partition") == 0) {
-            c->partition = argv[++i];
-        } else if (next && strcmp(a, "--account") == 0) {
-            c->account = argv[++i];
-        } else if (next && strcmp(a, "--time") == 0) {
-            c->time_limit = argv[++i];
-        } else if (next && strcmp(a, "--module") == 0) {
-            if (c->nmodules == MAX_MODULES)
-                return bl_cli_usage_error(VERB, "--module: more than %d "
-                                          "modules", MAX_MODULES);
-            c->modules[c->nmodules++] = argv[++i];
-        } else if (next && strcmp(a, "--results") == 0) {
-            c->results = argv[++i];
-        } else if (next && strcmp(a, "--app") == 0) {
-            c->app = argv[++i];
-        } else if (next && strcmp(a, "--topology") == 0) {
-            c->topology = argv[++i];
-        } else if (next && strcmp(a, "--launcher") == 0) {
-            c->launcher = argv[++i];
-            if (strcmp(c->launcher, "mpirun") && strcmp(c->launcher, "srun"))
-                return bl_cli_usage_error(VERB, "--launcher: '%s' is not "
-                                          "accepted; use mpirun or srun",
-                                          c->launcher);
-        } else if (a[0] == '-') {
-            return bl_cli_usage_error(VERB, "unknown option (or missing "
-                                      "value) '%s'", a);
-        } else if (!c->file) {
-            c->file = a;
-        } else {
-            return bl_cli_usage_error(VERB, "one sweep file only; '%s' is "
-                                      "a second", a);
-        }
-    }
+    int rc = bl_cli_parse(&spec, argc, argv, c);
+    if (rc >= 0)
+        return rc;
     if (!c->file)
         return bl_cli_usage_error(VERB, "no sweep file given");
     {   /* a shipped sweep by short name ("default") */

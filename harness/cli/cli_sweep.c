@@ -1,10 +1,12 @@
 /* bindlab sweep: the command line of the product's main job. */
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cli_options.h"
 #include "cli/cli_util.h"
 #include "cli/datadir.h"
 #include "launcher/launcher_choice.h"
@@ -76,87 +78,106 @@ static const char usage[] =
 "another sweep holds the results, 2 bad input (nothing ran), 130\n"
 "interrupted (finished runs kept).\n";
 
-static int parse_shard(const char *text, int *i, int *k)
+/* The option hooks: each checks its value (and converts what is not kept
+ * as text); 0 to go on, -1 with err. */
+static int set_shard(void *opts, const char *v, bl_err *err)
 {
+    bl_sweep_opts *o = opts;
     char extra;
-    return sscanf(text, "%d/%d%c", i, k, &extra) == 2 && *k >= 1 && *i >= 1 &&
-                   *i <= *k
-               ? 0
-               : -1;
+    int i, k;
+    if (sscanf(v, "%d/%d%c", &i, &k, &extra) != 2 || k < 1 || i < 1 || i > k)
+        return bl_err_set(err, "--shard: '%s' is not I/K with 1 <= I <= K "
+                          "(e.g. 2/8)", v);
+    o->shard = i;
+    o->nshards = k;
+    return 0;
 }
 
-/* Returns -1 to go on, or an exit status. */
-static int parse_args(int argc, char **argv, bl_sweep_opts *o)
+static int set_repetition_order(void *opts, const char *v, bl_err *err)
 {
-    bl_err err;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(usage, stdout);
-            return BL_EXIT_OK;
-        } else if (strcmp(a, "--dry-run") == 0) {
-            o->dry_run = 1;
-        } else if (strcmp(a, "--resume") == 0) {
-            o->resume = 1;
-        } else if (strcmp(a, "--skip-invalid") == 0) {
-            o->skip_invalid = 1;
-        } else if (strcmp(a, "--oversubscribe") == 0) {
-            o->oversubscribe = 1;
-        } else if (next && (strcmp(a, "-o") == 0 || strcmp(a, "--out") == 0)) {
-            o->out = argv[++i];
-        } else if (next && strcmp(a, "--results") == 0) {
-            o->results = argv[++i];
-        } else if (next && strcmp(a, "--app") == 0) {
-            o->app = argv[++i];
-        } else if (next && strcmp(a, "--mpirun") == 0) {
-            o->launcher_path = argv[++i];
-        } else if (next && strcmp(a, "--launcher") == 0) {
-            bl_launcher_want w;
-            o->launcher = argv[++i];
-            if (bl_launcher_want_parse(o->launcher, &w, &err) < 0)
-                return bl_cli_usage_error(VERB, "--launcher: %s", err.msg);
-        } else if (next && strcmp(a, "--shard") == 0) {
-            if (parse_shard(argv[++i], &o->shard, &o->nshards) < 0) {
-                return bl_cli_usage_error(VERB, "--shard: '%s' is not I/K "
-                                          "with 1 <= I <= K (e.g. 2/8)",
-                                          argv[i]);
-            }
-        } else if (next && strcmp(a, "--repetition-order") == 0) {
-            if (bl_rep_order_parse(argv[++i], &o->repetition_order) < 0)
-                return bl_cli_usage_error(VERB, "--repetition-order: '%s' "
-                                          "is not accepted; use interleaved "
-                                          "(A B A B) or consecutive (A A B "
-                                          "B)", argv[i]);
-        } else if (next && strcmp(a, "--noisy") == 0) {
-            bl_noisy n;
-            if (bl_noisy_parse(argv[++i], &n, &err) < 0)
-                return bl_cli_usage_error(VERB, "--noisy: %s", err.msg);
-            o->noisy = argv[i];
-        } else if (next && strcmp(a, "--node-topologies") == 0) {
-            o->node_topologies = argv[++i];
-        } else if (next && strcmp(a, "--retry") == 0) {
-            long v;
-            if (bl_parse_long(argv[++i], "--retry", 0, BL_RETRY_MAX, &v,
-                              &err) < 0)
-                return bl_cli_usage_error(VERB, "%s", err.msg);
-            o->retry_given = 1;
-            o->retry = (int)v;
-        } else if (next && strcmp(a, "--timeout") == 0) {
-            long v;
-            if (bl_parse_long(argv[++i], "--timeout", 1, 86400 * 7, &v,
-                              &err) < 0) {
-                return bl_cli_usage_error(VERB, "%s", err.msg);
-            }
-            o->timeout_s = (double)v;
-        } else if (a[0] == '-') {
-            return bl_cli_usage_error(VERB, "unknown option '%s'", a);
-        } else {
-            o->file = a;
-        }
-    }
-    return -1;
+    bl_sweep_opts *o = opts;
+    if (bl_rep_order_parse(v, &o->repetition_order) < 0)
+        return bl_err_set(err, "--repetition-order: '%s' is not accepted; "
+                          "use interleaved (A B A B) or consecutive (A A B "
+                          "B)", v);
+    return 0;
 }
+
+static int set_noisy(void *opts, const char *v, bl_err *err)
+{
+    bl_noisy n;
+    (void)opts;
+    return bl_noisy_parse(v, &n, err) < 0 ? bl_err_prefix(err, "--noisy")
+                                           : 0;
+}
+
+static int set_retry(void *opts, const char *v, bl_err *err)
+{
+    bl_sweep_opts *o = opts;
+    long n;
+    if (bl_parse_long(v, "--retry", 0, BL_RETRY_MAX, &n, err) < 0)
+        return -1;
+    o->retry_given = 1;
+    o->retry = (int)n;
+    return 0;
+}
+
+static int set_timeout(void *opts, const char *v, bl_err *err)
+{
+    bl_sweep_opts *o = opts;
+    long n;
+    if (bl_parse_long(v, "--timeout", 1, 86400 * 7, &n, err) < 0)
+        return -1;
+    o->timeout_s = (double)n;
+    return 0;
+}
+
+static int set_file(void *opts, const char *v, bl_err *err)
+{
+    (void)err;
+    ((bl_sweep_opts *)opts)->file = v;
+    return 0;
+}
+
+#define SLOT(field) offsetof(bl_sweep_opts, field)
+static const bl_cli_opt options[] = {
+    {"-o, --out", BL_OPT_VALUE, "FILE.h5", "merged results file",
+     SLOT(out), NULL, NULL},
+    {"--results", BL_OPT_VALUE, "DIR", "results directory", SLOT(results),
+     NULL, NULL},
+    {"--app", BL_OPT_VALUE, "PATH", "bindlab-app to run", SLOT(app), NULL,
+     NULL},
+    {"--launcher", BL_OPT_VALUE, "L", "the launcher (family or path)",
+     SLOT(launcher), bl_cli_launcher_check, NULL},
+    {"--mpirun", BL_OPT_VALUE, "PATH", "the launcher program to run",
+     SLOT(launcher_path), NULL, NULL},
+    {"--dry-run", BL_OPT_FLAG, NULL, "print every command line and stop",
+     SLOT(dry_run), NULL, NULL},
+    {"--resume", BL_OPT_FLAG, NULL, "keep finished runs of an earlier sweep",
+     SLOT(resume), NULL, NULL},
+    {"--skip-invalid", BL_OPT_FLAG, NULL, "record layouts that cannot run "
+     "here as invalid", SLOT(skip_invalid), NULL, NULL},
+    {"--oversubscribe", BL_OPT_FLAG, NULL, "allow more ranks than cores",
+     SLOT(oversubscribe), NULL, NULL},
+    {"--shard", BL_OPT_VALUE, "I/K", "run only runs I, I+K, I+2K...",
+     BL_OPT_NO_SLOT, set_shard, NULL},
+    {"--timeout", BL_OPT_VALUE, "SECONDS", "per-run timeout",
+     BL_OPT_NO_SLOT, set_timeout, NULL},
+    {"--retry", BL_OPT_VALUE, "N", "launch a run again when it died before "
+     "the app started", BL_OPT_NO_SLOT, set_retry, NULL},
+    {"--repetition-order", BL_OPT_VALUE, "interleaved|consecutive",
+     "A B A B or A A B B", BL_OPT_NO_SLOT, set_repetition_order, NULL},
+    {"--noisy", BL_OPT_VALUE, "SPEC", "a noisy neighbour beside every run",
+     SLOT(noisy), set_noisy, NULL},
+    {"--node-topologies", BL_OPT_VALUE, "DIR", "each node's topology",
+     SLOT(node_topologies), NULL, NULL},
+};
+
+static const char *const help[] = {usage, NULL};
+
+static const bl_cli_spec spec = {
+    .verb = VERB, .help = help, .opts = options,
+    .nopts = BL_CLI_NOPTS(options), .positional = set_file};
 
 int bl_cli_sweep(int argc, char **argv)
 {
@@ -168,7 +189,7 @@ int bl_cli_sweep(int argc, char **argv)
 
     o.file = BL_DEFAULT_SWEEP;
     o.progress = stdout;
-    if ((rc = parse_args(argc, argv, &o)) >= 0)
+    if ((rc = bl_cli_parse(&spec, argc, argv, &o)) >= 0)
         return rc;
     o.file = bl_data_sweep(o.file, shipped_file, sizeof shipped_file);
 

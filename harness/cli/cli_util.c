@@ -1,9 +1,10 @@
-/* One usage-error wording and one option-value reader for all verbs. */
+/* One usage-error wording for all verbs, and their shared option hooks. */
 #include "cli/cli_util.h"
 
 #include <stdarg.h>
 #include <stdio.h>
-#include <string.h>
+
+#include "launcher/launcher_choice.h"
 
 int bl_cli_usage_error(const char *verb, const char *fmt, ...)
 {
@@ -16,21 +17,11 @@ int bl_cli_usage_error(const char *verb, const char *fmt, ...)
     return BL_EXIT_USAGE;
 }
 
-const char *bl_cli_option_value(const char *opt, int argc, char **argv,
-                                int *i, int *missing)
+int bl_cli_launcher_check(void *opts, const char *value, bl_err *err)
 {
-    size_t n = strlen(opt);
-    const char *a = argv[*i];
-    int dummy;
-    if (!missing)
-        missing = &dummy;
-    *missing = 0;
-    if (strncmp(a, opt, n) != 0 || (a[n] != '\0' && a[n] != '='))
-        return NULL;
-    if (a[n] == '=')
-        return a + n + 1;
-    if (*i + 1 < argc)
-        return argv[++*i];
-    *missing = 1;
-    return NULL;
+    bl_launcher_want w;
+    (void)opts;
+    return bl_launcher_want_parse(value, &w, err) < 0
+               ? bl_err_prefix(err, "--launcher")
+               : 0;
 }

@@ -1,7 +1,9 @@
-/* What every verb's argument parsing shares: the exit statuses by name,
- * the one wording of a usage error, and "--opt VALUE" / "--opt=VALUE". */
+/* What every verb's command line shares: the exit statuses by name and
+ * the one wording of a usage error (options: cli_options.h). */
 #ifndef BL_CLI_UTIL_H
 #define BL_CLI_UTIL_H
+
+#include "err.h"
 
 /* The process exit statuses of bindlab (cli.h says when each is used). */
 enum bl_exit {
@@ -15,10 +17,8 @@ enum bl_exit {
 int bl_cli_usage_error(const char *verb, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* When argv[*i] is opt ("--opt VALUE", or "--opt=VALUE"): the value, with
- * *i moved past it. NULL when argv[*i] is another word, and also when it is
- * opt without a value; *missing (may be NULL) tells the two apart. */
-const char *bl_cli_option_value(const char *opt, int argc, char **argv,
-                                int *i, int *missing);
+/* An option hook (cli_options.h) for --launcher: refuses a value that
+ * launcher_choice.h does not accept, prefixed "--launcher: ". */
+int bl_cli_launcher_check(void *opts, const char *value, bl_err *err);
 
 #endif

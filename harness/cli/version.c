@@ -1,5 +1,5 @@
 /* The report of version.h. The commit and MPI compiler are fixed when
- * CMake configures (cmake/Version.cmake); the MPI library line is asked of
+ * CMake configures (cmake/Install.cmake); the MPI library line is asked of
  * the library actually loaded, which may differ from the one built against. */
 #include "cli/version.h"
 

@@ -1,0 +1,413 @@
+/* bindlab plan, one layout: its ranks planned (by the launcher's own
+ * mapper, or from the cache of a sweep's plans), its threads placed by the
+ * OpenMP places model, then the table, the node map, the warnings and the
+ * picture, node by node for a plan of several nodes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli_plan_priv.h"
+#include "cli/cli_util.h"
+#include "plan/plan_omp.h"
+#include "plan/plan_output.h"
+#include "plan/plan_picture.h"
+
+int bl_plan_cli_nodes_of(const bl_plan_cli *o, const bl_layout *l)
+{
+    return l->nodes > 0 ? l->nodes : o->layout.nodes;
+}
+
+bl_plan_request bl_plan_cli_request_of(const bl_plan_cli *o, const bl_layout *l)
+{
+    bl_plan_request req = {o->topology, l->np, l->map_by, l->bind_to,
+                           l->rank_by, l->threads, l->omp_places,
+                           l->omp_proc_bind,
+                           o->have_launcher ? o->program : NULL,
+                           o->have_launcher ? &o->li : NULL,
+                           bl_plan_cli_nodes_of(o, l)};
+    return req;
+}
+
+/* The topology rank r of plan p runs on: its node's own with
+ * --node-topologies, else the one topology. */
+static hwloc_topology_t topo_of(const bl_plan_cli *o, hwloc_topology_t topo,
+                                const bl_plan *p, int r)
+{
+    return o->nodes && p->split[0] && p->rank_node
+               ? o->nodes[p->rank_node[r]].topo
+               : topo;
+}
+
+/* Over nodes of different shapes (--node-topologies): the first nodes of
+ * the directory, each with its share of the ranks. */
+static int plan_each(const bl_plan_cli *o, const bl_plan_request *req,
+                     bl_plan *plan, bl_err *err)
+{
+    char preload[PATH_MAX];
+    memset(plan, 0, sizeof *plan);
+    if (req->nodes > o->nhosts) {
+        bl_err_set(err, "--node-topologies %s has %d node%s (%s%s%s); the "
+                   "layout asks for %d", o->node_dir, o->nhosts,
+                   o->nhosts == 1 ? "" : "s", o->hosts[0],
+                   o->nhosts > 1 ? " ... " : "",
+                   o->nhosts > 1 ? o->hosts[o->nhosts - 1] : "", req->nodes);
+        return BL_EXIT_USAGE;
+    }
+    if (bl_plan_ranks_preload_path(preload, sizeof preload, err) < 0 ||
+        bl_plan_ranks_each(req, o->nodes, req->nodes, preload, plan,
+                           err) < 0)
+        return BL_EXIT_FAILED;
+    return BL_EXIT_OK;
+}
+
+static int plan_layout(const bl_plan_cli *o, hwloc_topology_t topo,
+                       const bl_layout *l, bl_plan *plan, bl_err *err)
+{
+    bl_plan_request req = bl_plan_cli_request_of(o, l);
+    char preload[PATH_MAX];
+    int each = o->nodes && req.nodes > 1;
+    /* the cache holds plans of one node */
+    int cached = o->rank_cache && req.nodes <= 1
+                     ? bl_plan_ranks_cache_get(o->rank_cache, &req, plan, err)
+                     : 1;
+
+    if (cached < 0)
+        return BL_EXIT_FAILED;
+    if (each) {
+        int rc = plan_each(o, &req, plan, err);
+        if (rc != BL_EXIT_OK)
+            return rc;
+    } else if (cached > 0) {
+        memset(plan, 0, sizeof *plan);
+        /* Without the library mpirun would bind within this machine's
+         * CPUs. */
+        if (bl_plan_ranks_preload_path(preload, sizeof preload, err) < 0 ||
+            bl_plan_ranks(&req, topo, preload, plan, err) < 0)
+            return BL_EXIT_FAILED;
+    }
+    if (plan->refusal[0])
+        return BL_EXIT_USAGE;
+    for (int r = 0; r < plan->nranks; r++) {
+        int t = l->threads == BL_THREADS_FILL
+                    ? hwloc_bitmap_weight(plan->rank_pus[r]) : l->threads;
+        if (bl_omp_assign(topo_of(o, topo, plan, r), r, plan->rank_pus[r],
+                          l->omp_places,
+                          l->omp_proc_bind, t > 0 ? t : 1, plan, err) < 0)
+            return BL_EXIT_USAGE;
+    }
+    return BL_EXIT_OK;
+}
+
+int bl_plan_cli_worst(int a, int b)
+{
+    return a > b ? a : b;
+}
+
+/* Open MPI's refusal on one line: its banner lines of dashes dropped,
+ * blank runs and line breaks squeezed to one space. */
+static void one_line(const char *in, char *out, size_t len)
+{
+    size_t k = 0;
+    while (*in && k + 1 < len) {
+        size_t n = strcspn(in, "\n");
+        int banner = n > 0 && strspn(in, "-=* \t\r") >= n;
+        for (size_t i = 0; !banner && i < n && k + 1 < len; i++) {
+            int sp = in[i] == ' ' || in[i] == '\t' || in[i] == '\r';
+            if (sp && (k == 0 || out[k - 1] == ' '))
+                continue;
+            out[k++] = sp ? ' ' : in[i];
+        }
+        if (!banner && k > 0 && out[k - 1] != ' ' && k + 1 < len)
+            out[k++] = ' ';
+        in += n + (in[n] == '\n');
+    }
+    while (k > 0 && out[k - 1] == ' ')
+        k--;
+    out[k] = '\0';
+}
+
+static void describe(const bl_layout *l, int nodes, char *buf, size_t len)
+{
+    char t[16], n[32] = "";
+    bl_layout_field_text(l, BL_F_THREADS, t, sizeof t);
+    if (nodes > 1)
+        snprintf(n, sizeof n, " on %d nodes", nodes);
+    snprintf(buf, len, "np %d%s --map-by %s --bind-to %s%s%s, threads %s, "
+             "OMP_PLACES=%s OMP_PROC_BIND=%s", l->np, n, l->map_by, l->bind_to,
+             l->rank_by[0] ? " --rank-by " : "", l->rank_by, t,
+             l->omp_places[0] ? l->omp_places : "(unset)",
+             l->omp_proc_bind[0] ? l->omp_proc_bind : "(unset)");
+}
+
+static void print_counts(const char *what, hwloc_topology_t topo)
+{
+    bl_topo_counts c;
+    bl_topo_counts_get(topo, &c);
+    printf("%s: %d package%s, %d NUMA node%s, %d L3, %d cores, %d PUs\n",
+           what, c.packages, c.packages == 1 ? "" : "s", c.numa_nodes,
+           c.numa_nodes == 1 ? "" : "s", c.l3_domains, c.cores, c.pus);
+}
+
+void bl_plan_cli_print_node(const bl_plan_cli *o, hwloc_topology_t topo)
+{
+    char what[PATH_MAX + 64];
+    if (!o->nodes) {
+        snprintf(what, sizeof what, "node: %s",
+                 o->topology && *o->topology ? o->topology : "this machine");
+        print_counts(what, topo);
+        return;
+    }
+    printf("nodes: %d in %s (node 1's alone for a layout of one node)\n",
+           o->nhosts, o->node_dir);
+    for (int k = 0; k < o->nhosts; k++) {
+        snprintf(what, sizeof what, "  node %d: %s (%s)", k + 1,
+                 o->nodes[k].host, o->nodes[k].xml);
+        print_counts(what, o->nodes[k].topo);
+    }
+}
+
+/* node > 0: the warnings of that node of a plan of several nodes (TSV:
+ * said on each line on standard error). */
+static int print_warnings(hwloc_topology_t topo, const bl_plan *p, int tsv,
+                          int node)
+{
+    bl_plan_warning *w;
+    size_t n;
+    bl_err err;
+    if (bl_plan_warnings(topo, p, &w, &n, &err) < 0) {
+        fprintf(stderr, "bindlab plan: %s\n", err.msg);
+        return -1;
+    }
+    if (!tsv)
+        printf(n ? "warnings:\n" : "warnings: none\n");
+    for (size_t i = 0; i < n; i++) {
+        if (tsv)
+            fprintf(stderr, "bindlab plan: warning: %s%.0d%s%s\n",
+                    node ? "node " : "", node, node ? ": " : "", w[i].text);
+        else
+            printf("  - %s\n", w[i].text);
+    }
+    free(w);
+    return 0;
+}
+
+/* The TSV of one plan, each line after the header prefixed by run_id,
+ * and by the node (1-based) when there is a node column. */
+static int print_tsv(hwloc_topology_t topo, const bl_plan *p,
+                     const char *run_id, int node, int header)
+{
+    char *buf = NULL, *line, *save = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    int first = 1;
+
+    if (!f || bl_plan_write_tsv(f, topo, p) < 0) {
+        if (f)
+            fclose(f);
+        free(buf);
+        return -1;
+    }
+    fclose(f);
+    for (line = strtok_r(buf, "\n", &save); line;
+         line = strtok_r(NULL, "\n", &save), first = 0) {
+        if (first && !header)
+            continue;
+        if (run_id)
+            printf("%s\t", first ? "run_id" : run_id);
+        if (node > 0 && first)
+            printf("node\t");
+        else if (node > 0)
+            printf("%d\t", node);
+        printf("%s\n", line);
+    }
+    free(buf);
+    return 0;
+}
+
+/* FILE.png -> FILE-r0003.png for a sweep's layouts, FILE-node2.png (or
+ * FILE-r0003-node2.png) for node 2 of a plan of several nodes. */
+static int picture_name(const char *pic, const char *run_id, int node,
+                        char *buf, size_t len)
+{
+    const char *dot = strrchr(pic, '.');
+    char n[24] = "";
+    if (node > 0)
+        snprintf(n, sizeof n, "-node%d", node);
+    if (!run_id && !node)
+        return bl_textf(buf, len, "%s", pic);
+    return bl_textf(buf, len, "%.*s%s%s%s%s", (int)(dot - pic), pic,
+                    run_id ? "-" : "", run_id ? run_id : "", n, dot);
+}
+
+/* Rank numbers of node k of plan p, as "0,2" or "0-127" (runs of
+ * consecutive ranks as ranges; "..." when it does not fit). */
+static void ranks_on(const bl_plan *p, int k, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int r = 0; r < p->nranks; r++) {
+        int last = r;
+        if (p->rank_node[r] != k)
+            continue;
+        while (last + 1 < p->nranks && p->rank_node[last + 1] == k)
+            last++;
+        if (used + 32 >= len) {
+            snprintf(buf + used, len - used, ",...");
+            return;
+        }
+        used += (size_t)(last > r ? snprintf(buf + used, len - used,
+                                             "%s%d-%d", used ? "," : "", r,
+                                             last)
+                                  : snprintf(buf + used, len - used, "%s%d",
+                                             used ? "," : "", r));
+        r = last;
+    }
+}
+
+/* The table, map, warnings and picture of one node's part of a plan
+ * (node 0: the plan of one node). Returns an exit status class. */
+static int show_part(const bl_plan_cli *o, hwloc_topology_t topo,
+                     const bl_plan *plan, const char *run_id,
+                     const char *what, int node, int first)
+{
+    char line[2048], pic[PATH_MAX];
+    bl_err err;
+    int rc = BL_EXIT_OK;
+
+    if (o->tsv) {
+        if (print_tsv(topo, plan, run_id, o->node_column ? (node ? node : 1)
+                                                         : 0, first) < 0)
+            rc = BL_EXIT_FAILED;
+    } else {
+        if (bl_plan_write_table(stdout, topo, plan) < 0)
+            rc = BL_EXIT_FAILED;
+        printf("\n");
+        if (bl_plan_write_map(stdout, topo, plan, o->width) < 0)
+            rc = BL_EXIT_FAILED;
+        printf("\n");
+    }
+    if (print_warnings(topo, plan, o->tsv, node) < 0)
+        rc = BL_EXIT_FAILED;
+    if (rc == BL_EXIT_OK && o->picture) {
+        char n[24] = "";
+        if (node > 0)
+            snprintf(n, sizeof n, " | node %d", node);
+        snprintf(line, sizeof line, "%s%s%s%s | ranks: %s, threads: %s",
+                 run_id ? run_id : "", run_id ? ": " : "", what, n,
+                 plan->launcher, plan->runtime);
+        int drawn = picture_name(o->picture, run_id, node, pic,
+                                 sizeof pic) < 0
+                        ? bl_err_set(&err, "--picture '%.200s': path too "
+                                     "long", o->picture)
+                        : bl_plan_picture(topo, plan, pic, line, &err);
+        if (drawn < 0) {
+            fprintf(stderr, "bindlab plan: %s\n", err.msg);
+            /* A device or directory at the path is bad input. */
+            rc = drawn == BL_PLAN_PICTURE_REFUSED ? BL_EXIT_USAGE
+                                                  : BL_EXIT_FAILED;
+        } else if (!o->tsv)
+            printf("picture: %s\n", pic);
+    }
+    return rc;
+}
+
+/* Node by node: each node's ranks, then its part of the plan. */
+static int show_nodes(const bl_plan_cli *o, hwloc_topology_t topo,
+                      const bl_plan *plan, const char *run_id,
+                      const char *what, int first)
+{
+    int rc = BL_EXIT_OK;
+    for (int k = 0; k < plan->nnodes; k++) {
+        bl_plan part;
+        char ranks[1024], name[300] = "";
+        hwloc_topology_t t = o->nodes && plan->split[0] ? o->nodes[k].topo
+                                                        : topo;
+        if (o->nodes && plan->split[0]) {
+            name[0] = ',';
+            name[1] = ' ';
+            bl_layout_node_name(t, o->nodes[k].host, name + 2,
+                                sizeof name - 2);
+        }
+        if (bl_plan_node_part(plan, k, &part) < 0) {
+            fprintf(stderr, "bindlab plan: out of memory\n");
+            return BL_EXIT_FAILED;
+        }
+        ranks_on(plan, k, ranks, sizeof ranks);
+        if (!o->tsv)
+            printf("%s-- node %d of %d%s: %s%s\n\n", k ? "\n" : "",
+                   k + 1, plan->nnodes, name,
+                   !ranks[0] ? "no rank" : strpbrk(ranks, ",-") ? "ranks "
+                                                                 : "rank ",
+                   ranks);
+        else if (!ranks[0])
+            fprintf(stderr, "bindlab plan: %s%snode %d: no rank\n",
+                    run_id ? run_id : "", run_id ? ": " : "", k + 1);
+        if (ranks[0])
+            rc = bl_plan_cli_worst(rc, show_part(o, t, &part, run_id, what,
+                                                 k + 1, first && k == 0));
+        else if (!o->tsv && bl_plan_write_map(stdout, t, &part, o->width) < 0)
+            rc = BL_EXIT_FAILED; /* a node with no rank: its map, all idle */
+        bl_plan_free(&part);
+    }
+    return rc;
+}
+
+int bl_plan_cli_show_layout(const bl_plan_cli *o, hwloc_topology_t topo,
+                            const bl_layout *l, const char *run_id, int first)
+{
+    bl_plan plan;
+    bl_err err;
+    char what[512], line[2048];
+    int rc = plan_layout(o, topo, l, &plan, &err);
+
+    describe(l, bl_plan_cli_nodes_of(o, l), what, sizeof what);
+    if (!o->tsv) {
+        printf("\n");
+        if (run_id)
+            printf("== %s: %s\n", run_id, what);
+        else
+            printf("plan: %s\n", what);
+    }
+    if (rc == BL_EXIT_USAGE && plan.refusal[0] && plan.modelled) {
+        one_line(plan.refusal, line, sizeof line);
+        fprintf(stderr, "bindlab plan: %s%s%s\n", run_id ? run_id : "",
+                run_id ? ": " : "", line);
+    } else if (rc == BL_EXIT_USAGE && plan.refusal[0]) {
+        one_line(plan.refusal, line, sizeof line);
+        fprintf(stderr, "bindlab plan: %s%s%s refuses this layout on that "
+                "node: %s\n", run_id ? run_id : "", run_id ? ": " : "",
+                plan.launcher[0] ? plan.launcher : "Open MPI", line);
+    } else if (rc != BL_EXIT_OK)
+        fprintf(stderr, "bindlab plan: %s%s%s\n", run_id ? run_id : "",
+                run_id ? ": " : "", err.msg);
+    if (rc != BL_EXIT_OK) {
+        bl_plan_free(&plan);
+        return rc;
+    }
+    if (plan.split[0]) {
+        if (o->tsv)
+            fprintf(stderr, "bindlab plan: %s%sranks: %s\n",
+                    run_id ? run_id : "", run_id ? ": " : "", plan.how);
+        else
+            printf("ranks: %s\nthreads: the %s OpenMP places model\n\n",
+                   plan.how, plan.runtime[0] ? plan.runtime : "libgomp");
+    } else if (o->tsv) {
+        if (plan.modelled)
+            fprintf(stderr, "bindlab plan: %s%sranks: %s, %s\n",
+                    run_id ? run_id : "", run_id ? ": " : "", plan.launcher,
+                    plan.how);
+    } else if (plan.modelled)
+        printf("ranks: %s, %s\nthreads: the %s OpenMP places model\n\n",
+               plan.launcher, plan.how,
+               plan.runtime[0] ? plan.runtime : "libgomp");
+    else
+        printf("ranks: %s's mapper%s; threads: the %s OpenMP places "
+               "model\n\n", plan.launcher[0] ? plan.launcher : "Open MPI",
+               plan.nnodes > 1 ? " (every node of this topology)" : "",
+               plan.runtime[0] ? plan.runtime : "libgomp");
+    rc = plan.nnodes > 1 && plan.rank_node
+             ? show_nodes(o, topo, &plan, run_id, what, first)
+             : show_part(o, topo, &plan, run_id, what, 0, first);
+    bl_plan_free(&plan);
+    return rc;
+}

@@ -1,0 +1,71 @@
+/* Shared by the cli_plan*.c files only: the command line of bindlab plan
+ * as read (cli_plan.c), planned and shown layout by layout
+ * (cli_plan_layout.c), or for a whole sweep file (cli_plan_sweep.c). */
+#ifndef BL_CLI_PLAN_PRIV_H
+#define BL_CLI_PLAN_PRIV_H
+#ifndef BL_ROOM_CLI
+#error "cli/cli_plan_priv.h is internal to harness/cli/"
+#endif
+
+#include <limits.h>
+
+#include "launcher/launcher_choice.h"
+#include "layout/layout.h"
+#include "plan/plan.h"
+#include "plan/plan_ranks.h"
+#include "plan/plan_ranks_cache.h"
+#include "sweep/sweep_file.h"
+#include "topo.h"
+
+#define VERB "plan"
+
+typedef struct bl_plan_cli {
+    const char *sweep;
+    const char *launcher;   /* --launcher, else the sweep file's */
+    const char *mpirun;     /* --mpirun PATH */
+    bl_launcher_info li;    /* what the chosen launcher answered */
+    char program[PATH_MAX];
+    int have_launcher;
+    const char *topology;
+    const char *picture;
+    int tsv;
+    int width;
+    bl_layout layout;       /* the layout of the command line */
+    int have_np;
+    int node_column;        /* TSV: a node column (plans of several nodes) */
+    const char *node_dir;   /* --node-topologies DIR */
+    char **hosts;           /* its hosts, in name order */
+    int nhosts;
+    bl_plan_node *nodes;    /* [nhosts]: each host's XML and topology */
+    /* the rank plans of a sweep's layouts, made before the layouts are
+     * shown (NULL: each layout plans its ranks itself) */
+    const bl_plan_ranks_cache *rank_cache;
+} bl_plan_cli;
+
+/* Bad input (2) outranks a run-time failure (1) in the exit status. */
+int bl_plan_cli_worst(int a, int b);
+
+/* The nodes a layout is planned on: its own nodes:, else --nodes. */
+int bl_plan_cli_nodes_of(const bl_plan_cli *o, const bl_layout *l);
+
+/* What the planner is asked for layout l. */
+bl_plan_request bl_plan_cli_request_of(const bl_plan_cli *o,
+                                       const bl_layout *l);
+
+/* "node: ..." (or the nodes of --node-topologies) and their counts. */
+void bl_plan_cli_print_node(const bl_plan_cli *o, hwloc_topology_t topo);
+
+/* Plans and prints one layout (run_id: the sweep's run, or NULL; first: the
+ * first shown, which prints the TSV header); returns its exit status. */
+int bl_plan_cli_show_layout(const bl_plan_cli *o, hwloc_topology_t topo,
+                            const bl_layout *l, const char *run_id,
+                            int first);
+
+/* The launcher whose mapper answers (s: the sweep file, or NULL). Returns
+ * -1 to go on, or an exit status. */
+int bl_plan_cli_choose_launcher(bl_plan_cli *o, const bl_sweep *s);
+
+/* Every layout of the sweep file o->sweep; returns an exit status. */
+int bl_plan_cli_sweep(bl_plan_cli *o, hwloc_topology_t topo);
+
+#endif
