@@ -3,7 +3,7 @@
  * time of each timed iteration) over all its usable repetitions, as a box
  * plot on one shared time axis, so two layouts can be compared by their
  * spread and tails and not only by their medians (A/B). */
-#include "report/report_html.h"
+#include "report/report_priv.h"
 
 #include <math.h>
 #include <stdlib.h>

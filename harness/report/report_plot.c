@@ -17,8 +17,9 @@
 
 #include "atomic_file.h"
 #include "matrix/matrix.h"
-#include "report/report_nodemap.h"
 #include "proc/sys_util.h"
+#include "report/report_nodemap.h"
+#include "report/report_priv.h"
 
 /* A file name from a kernel or run id: letters, digits, '.', '-' and '_'
  * kept, everything else '_' (a run id may hold anything). */

@@ -1,5 +1,6 @@
 /* Ranking of a sweep's /summary rows: order, best run and bind_to none
- * baseline per kernel+unit, ratios. Writing the table is report_write.c. */
+ * baseline per kernel+unit, ratios, ties. Writing the table is
+ * report/report_write.c. */
 #include "results/results_report.h"
 
 #include <math.h>
