@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/abstats.h"
+#include "results/abstats.h"
 
 static const char *str(const char *s)
 {

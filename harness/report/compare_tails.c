@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/abstats.h"
+#include "results/abstats.h"
 #include "results/results_file.h"
 
 static const char *str(const char *s)

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/abstats.h"
+#include "results/abstats.h"
 
 /* the plot area ends PAD short of the right edge, so the last tick's
  * label fits */

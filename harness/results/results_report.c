@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "report/abstats.h"
+#include "results/abstats.h"
 #include "keymap.h"
 
 int bl_report_sort_parse(const char *s, bl_report_sort *sort, bl_err *err)

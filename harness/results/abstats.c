@@ -1,5 +1,5 @@
 /* A/B statistics (abstats.h). */
-#include "report/abstats.h"
+#include "results/abstats.h"
 
 #include <math.h>
 #include <stdlib.h>
