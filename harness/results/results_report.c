@@ -92,9 +92,9 @@ static int cmp_keyed(const void *a, const void *b)
 }
 
 /* The lookups that ranking does once per row, each a hash of a composed
- * key, so that a report of n runs costs O(n) lookups (issue 16): kernels
- * in order of their first run, groups, the first group of a kernel (on a
- * machine), baselines. */
+ * key, so that a report of n runs costs O(n) lookups: kernels in order
+ * of their first run, groups, the first group of a kernel (on a machine),
+ * baselines. */
 typedef struct maps {
     bl_keymap kernels;       /* kernel -> order of its first run */
     bl_keymap groups;        /* kernel, unit, node -> group */

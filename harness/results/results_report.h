@@ -33,7 +33,7 @@ typedef struct bl_report_row {
     double ratio_baseline;     /* rate / baseline rate; NAN without a baseline */
     const bl_h5_summary *best;     /* best run of its kernel+unit, or NULL */
     const bl_h5_summary *baseline; /* its bind_to none baseline, or NULL */
-    /* Ties (issue 14): the run's layout (the usable runs of its kernel+unit
+    /* Ties: the run's layout (the usable runs of its kernel+unit
      * with its label) and the 95% interval of that layout's median rate
      * (bl_stats_median_ci: [min, max] below 6 runs; NAN with one run).
      * Layouts are ranked by median; tie_group 1 holds the best layout and
