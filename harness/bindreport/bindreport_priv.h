@@ -57,7 +57,7 @@ int bl_bindreport_prrte_map_line(bl_prrte_map_state *st, const char *line,
 /* After the last line: BAD when a record was left without its Binding:. */
 int bl_bindreport_prrte_map_end(bl_prrte_map_state *st, char *reason);
 
-/* Helpers for the parsers. */
+/* Helpers for the parsers (bindreport_lines.c). */
 
 /* Formats reason and returns BL_LINE_BAD. */
 int bl_line_bad(char *reason, const char *fmt, ...)

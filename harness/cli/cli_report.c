@@ -12,6 +12,7 @@
 #include "results/results_report.h"
 #include "report/report_html.h"
 #include "report/report_retries.h"
+#include "report/report_write.h"
 #include "atomic_file.h"
 
 static const char help[] =

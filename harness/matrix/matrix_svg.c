@@ -13,20 +13,9 @@
 
 #include "atomic_file.h"
 #include "matrix/matrix_draw.h"
+#include "report/html_page.h"
 
 enum { BAND = 16, LABEL_W = 64, TITLE_H = 24, LEGEND_H = 44, PAD = 8 };
-
-static void xml_text(bl_strbuf *b, const char *s)
-{
-    for (; s && *s; s++)
-        switch (*s) {
-        case '<': bl_strbuf_puts(b, "&lt;"); break;
-        case '>': bl_strbuf_puts(b, "&gt;"); break;
-        case '&': bl_strbuf_puts(b, "&amp;"); break;
-        case '"': bl_strbuf_puts(b, "&quot;"); break;
-        default: bl_strbuf_add(b, s, 1);
-        }
-}
 
 /* The scale's colour of t as "#rrggbb" (matrix_draw.c). */
 static void colour(double t, char *buf, size_t len)
@@ -99,9 +88,9 @@ static void cell_rect(bl_strbuf *b, const bl_h5_matrix *m, int i, int j,
     bl_strbuf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
                      "height=\"%.1f\" fill=\"%s\"><title>", x, y, cell, cell,
                      fill);
-    xml_text(b, m->order[i].label);
+    bl_html_escape(b, m->order[i].label);
     bl_strbuf_puts(b, " / ");
-    xml_text(b, m->order[j].label);
+    bl_html_escape(b, m->order[j].label);
     if (isfinite(v))
         bl_strbuf_printf(b, ": %.4g %s (%.4g to %.4g, %.0f samples)", v,
                          m->unit ? m->unit : "", m->spread_lo[c],
@@ -156,12 +145,12 @@ void bl_matrix_svg(bl_strbuf *b, const bl_h5_matrix *m)
                      "class=\"bl-matrix\" width=\"%.0f\" height=\"%.0f\" "
                      "viewBox=\"0 0 %.0f %.0f\" font-family=\"sans-serif\" "
                      "font-size=\"11\" role=\"img\" aria-label=\"", w, h, w, h);
-    xml_text(b, m->kind);
+    bl_html_escape(b, m->kind);
     bl_strbuf_puts(b, " matrix\"><text x=\"8\" y=\"16\" font-size=\"13\" "
                       "font-weight=\"bold\">");
-    xml_text(b, m->kind);
+    bl_html_escape(b, m->kind);
     bl_strbuf_printf(b, " (%s)</text><title>", m->unit ? m->unit : "");
-    xml_text(b, m->method);
+    bl_html_escape(b, m->method);
     bl_strbuf_puts(b, "</title>");
     for (int i = 0; i < m->n; i++)
         for (int j = 0; j < m->n; j++)
@@ -174,18 +163,18 @@ void bl_matrix_svg(bl_strbuf *b, const bl_h5_matrix *m)
     for (int i = 0; cell >= 12 && i < m->n; i++) {
         bl_strbuf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">",
                          x0 - nshown * BAND - 4, y0 + i * cell + cell / 2 + 4);
-        xml_text(b, m->order[i].label);
+        bl_html_escape(b, m->order[i].label);
         bl_strbuf_printf(b, "</text><text x=\"%.1f\" y=\"%.1f\" "
                          "text-anchor=\"middle\" font-size=\"9\">",
                          x0 + i * cell + cell / 2, y0 - 4);
-        xml_text(b, m->order[i].label);
+        bl_html_escape(b, m->order[i].label);
         bl_strbuf_puts(b, "</text>");
     }
     bl_strbuf_printf(b, "<text x=\"8\" y=\"%.1f\" font-size=\"9\">rows: ",
                      y0 + m->n * cell + 12);
-    xml_text(b, m->rows);
+    bl_html_escape(b, m->rows);
     bl_strbuf_puts(b, "; columns: ");
-    xml_text(b, m->cols);
+    bl_html_escape(b, m->cols);
     bl_strbuf_puts(b, "</text>");
     legend(b, m, 8, y0 + m->n * cell + 18, w - 16 > 320 ? 320 : w - 16, lo,
            hi);

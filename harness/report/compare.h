@@ -9,15 +9,16 @@
  * the thread fraction are equal and their ranks per NUMA node are equal;
  * failing that, ranks per package; failing that, ranks per L3. The first
  * machine is the reference: every other machine's layouts are matched to
- * its layouts, and the ratio is other / reference. */
+ * its layouts, and the ratio is other / reference. The matching itself
+ * and the HTML body are internal to harness/report/: compare_priv.h. */
 #ifndef BL_COMPARE_H
 #define BL_COMPARE_H
 
 #include <stdio.h>
 
+#include "err.h"
 #include "h5/h5schema.h"
 #include "results/results_report.h"
-#include "report/report_html.h"
 
 /* A fraction p/q in lowest terms (q > 0). */
 typedef struct bl_frac {
@@ -55,39 +56,9 @@ int bl_cmp_load_node(const char *path, size_t node, bl_cmp_machine *c,
 size_t bl_cmp_count_machines(const char *path);
 void bl_cmp_free(bl_cmp_machine *c);
 
-/* The layout of other matching ref's layout r (NULL when none); *by is
- * set to "numa", "package" or "l3", what matched. */
-const bl_cmp_layout *bl_cmp_match(const bl_cmp_layout *r,
-                                  const bl_cmp_machine *other,
-                                  const char **by);
-
-/* True when layout x of machine ms[j] matches no layout of the others
- * (for j > 0: none of the reference's, which is what the table pairs). */
-int bl_cmp_only_here(const bl_cmp_machine *ms, size_t n, size_t j,
-                     const bl_cmp_layout *x);
-
-/* The meaning of a layout in words, e.g. "triad 1/NUMA 1/pkg threads 1
- * bind=core places=cores proc_bind=close init=parallel". */
-void bl_cmp_meaning(const bl_cmp_layout *c, char *buf, size_t len);
-
-/* With 2 repetitions or more on both sides: the 95% bootstrap interval
- * [lo, hi] of median(o) / median(r), the rank test's p and the run
- * counts; else -1. */
-typedef struct bl_cmp_stat {
-    double lo, hi, p;
-    size_t na, nb;
-} bl_cmp_stat;
-int bl_cmp_stats(const bl_cmp_machine *ref, const bl_cmp_layout *r,
-                 const bl_cmp_machine *om, const bl_cmp_layout *o,
-                 bl_cmp_stat *st);
-
-/* The machines, the matches and the best layouts as HTML elements (the
- * body of the page below, also a section of `report --html` when a file
- * holds several machines). */
-void bl_cmp_html_body(bl_strbuf *b, const bl_cmp_machine *ms, size_t n);
-
-/* The same as one self-contained HTML page (no network; like report
- * --html), written atomically to path. */
+/* The machines, the layouts matched and the best layouts as one
+ * self-contained HTML page (no network; like report --html), written
+ * atomically to path (compare_html.c). */
 int bl_cmp_write_html(const char *path, const bl_cmp_machine *ms, size_t n,
                       bl_err *err);
 
@@ -99,7 +70,8 @@ const bl_cmp_layout *bl_cmp_find(const bl_cmp_machine *m, const char *which);
 int bl_cmp_write_ab(FILE *f, const bl_cmp_machine *m, const bl_cmp_layout *a,
                     const bl_cmp_layout *b);
 
-/* The side-by-side table (text), or CSV (one row per layout and machine). */
+/* The side-by-side table (text), or CSV (one row per layout and
+ * machine); compare_text.c, like --ab's. */
 int bl_cmp_write_text(FILE *f, const bl_cmp_machine *ms, size_t n);
 int bl_cmp_write_csv(FILE *f, const bl_cmp_machine *ms, size_t n);
 

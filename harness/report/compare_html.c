@@ -1,27 +1,12 @@
 /* `bindlab compare --html FILE.html`: the comparison as one self-contained
  * page (inline CSS, no script, no network), like `report --html`. */
-#include "report/compare.h"
+#include "report/compare_priv.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "atomic_file.h"
-
-static const char css[] =
-    "body{font:14px/1.4 system-ui,sans-serif;margin:0 auto;max-width:1280px;"
-    "padding:8px 16px;color:#222;background:#fff}"
-    "h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}"
-    ".wrap{overflow-x:auto}table{border-collapse:collapse;font-size:13px}"
-    "th,td{padding:2px 6px;border-bottom:1px solid #ddd;text-align:left;"
-    "vertical-align:top}th{background:#f0f0f0}"
-    "td.n{text-align:right;font-variant-numeric:tabular-nums}"
-    ".tie{color:#666}"
-    "@media (max-width:640px){body{padding:4px 6px}table{font-size:11px}}";
-
-static char tag(size_t i)
-{
-    return (char)('A' + (i < 26 ? i : 25));
-}
+#include "report/html_page.h"
 
 static void rate_cell(bl_strbuf *b, const bl_cmp_layout *x)
 {
@@ -45,7 +30,7 @@ static void only_part(bl_strbuf *b, const bl_cmp_machine *ms, size_t n)
             bl_strbuf_puts(b, any ? "" : "<ul>\n");
             any = 1;
             bl_cmp_meaning(x, meaning, sizeof meaning);
-            bl_strbuf_printf(b, "<li>%c ", tag(j));
+            bl_strbuf_printf(b, "<li>%c ", bl_cmp_tag(j));
             bl_html_escape(b, x->l->label);
             bl_strbuf_printf(b, ": %.4g %s (", x->l->median, x->unit);
             bl_html_escape(b, meaning);
@@ -63,8 +48,8 @@ void bl_cmp_html_body(bl_strbuf *b, const bl_cmp_machine *ms, size_t n)
     bl_strbuf_puts(b, "<h2>Machines</h2>\n<ul>\n");
     for (size_t j = 0; j < n; j++) {
         const bl_h5_machine *m = &ms[j].m;
-        bl_strbuf_printf(b, "<li id=\"machine-%c\"><b>%c</b>: ", tag(j),
-                         tag(j));
+        bl_strbuf_printf(b, "<li id=\"machine-%c\"><b>%c</b>: ", bl_cmp_tag(j),
+                         bl_cmp_tag(j));
         bl_html_escape(b, m->hostname);
         bl_strbuf_puts(b, " (");
         bl_html_escape(b, m->cpu_model);
@@ -82,9 +67,11 @@ void bl_cmp_html_body(bl_strbuf *b, const bl_cmp_machine *ms, size_t n)
                       "2 runs or more on each side).</p>\n<div class=\"wrap\">"
                       "<table id=\"compare\"><thead><tr><th>meaning</th>"
                       "<th>A rate</th><th>A layout</th>");
-    for (size_t j = 1; j < n; j++)
+    for (size_t j = 1; j < n; j++) {
+        char t = bl_cmp_tag(j);
         bl_strbuf_printf(b, "<th>%c rate</th><th>%c layout</th><th>%c/A</th>"
-                         "<th>interval, p</th>", tag(j), tag(j), tag(j));
+                         "<th>interval, p</th>", t, t, t);
+    }
     bl_strbuf_puts(b, "</tr></thead>\n<tbody>\n");
     for (size_t i = 0; i < ref->nlayouts; i++) {
         const bl_cmp_layout *r = &ref->layouts[i];
@@ -122,7 +109,7 @@ void bl_cmp_html_body(bl_strbuf *b, const bl_cmp_machine *ms, size_t n)
             const bl_report_group *gr = &ms[j].report.groups[g];
             if (!gr->best)
                 continue;
-            bl_strbuf_printf(b, "<li>%c ", tag(j));
+            bl_strbuf_printf(b, "<li>%c ", bl_cmp_tag(j));
             bl_html_escape(b, gr->kernel);
             bl_strbuf_puts(b, ": ");
             bl_html_escape(b, gr->best->label);
@@ -136,13 +123,9 @@ void bl_cmp_html_body(bl_strbuf *b, const bl_cmp_machine *ms, size_t n)
 
 static void page(bl_strbuf *b, const bl_cmp_machine *ms, size_t n)
 {
-    bl_strbuf_printf(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta "
-                     "charset=\"utf-8\">\n<meta name=\"viewport\" content="
-                     "\"width=device-width,initial-scale=1\">\n<title>bindlab "
-                     "compare</title>\n<style>%s</style>\n</head><body>\n"
-                     "<h1>bindlab compare</h1>\n", css);
+    bl_html_page_open(b, "bindlab compare", NULL);
     bl_cmp_html_body(b, ms, n);
-    bl_strbuf_puts(b, "</body></html>\n");
+    bl_html_page_close(b, NULL);
 }
 
 int bl_cmp_write_html(const char *path, const bl_cmp_machine *ms, size_t n,

@@ -3,13 +3,13 @@
  * time of each timed iteration) over all its usable repetitions, as a box
  * plot on one shared time axis, so two layouts can be compared by their
  * spread and tails and not only by their medians (A/B). */
-#include "report/report_html.h"
+#include "report/report_priv.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/abstats.h"
+#include "results/abstats.h"
 
 /* the plot area ends PAD short of the right edge, so the last tick's
  * label fits */
@@ -87,6 +87,49 @@ static void axis(bl_strbuf *b, double lo, double hi, double y, double sc,
     }
 }
 
+/* Where value v is on the time axis [lo, hi]. */
+static double xpos(double v, double lo, double hi)
+{
+    double w = WIDTH - PAD;
+    return 1 + w * (v - lo) / (hi - lo);
+}
+
+/* One layout's row at height y: its label (a link to its first run in
+ * the page), its numbers, and its box plot on the axis [lo, hi]; times
+ * shown in unit u (seconds times sc). */
+static void layout_row(bl_strbuf *b, const bl_report_layout *l,
+                       const dist *s, double y, double lo, double hi,
+                       double sc, const char *u, int standalone)
+{
+#define X(v) xpos((v), lo, hi)
+    if (!standalone) {
+        bl_strbuf_puts(b, "<a href=\"#run-");
+        bl_html_escape(b, l->first->run_id);
+        bl_strbuf_puts(b, "\">");
+    }
+    bl_strbuf_printf(b, "<text x=\"1\" y=\"%g\">", y + 11);
+    bl_html_escape(b, l->label);
+    /* the numbers on a line of their own: a long label and them do
+     * not fit on one */
+    bl_strbuf_printf(b, "</text>%s<text class=\"st\" x=\"1\" y=\"%g\">"
+                     "median %.4g, p90 %.4g, p99 %.4g, max %.4g %s "
+                     "(%zu iterations, %zu run%s)</text>\n",
+                     standalone ? "" : "</a>", y + 23,
+                     s->med * sc, s->p90 * sc, s->p99 * sc, s->max * sc,
+                     u, s->n, s->nruns, s->nruns == 1 ? "" : "s");
+    bl_strbuf_printf(b, "<path class=\"iw\" d=\"M%.1f %gH%.1fM%.1f "
+                     "%gv8M%.1f %gv8\"/><rect class=\"box\" x=\"%.1f\" "
+                     "y=\"%g\" width=\"%.1f\" height=\"14\"/><path "
+                     "class=\"med\" d=\"M%.1f %gv14\"/><circle class=\"ext\""
+                     " cx=\"%.1f\" cy=\"%g\" r=\"2\"/><circle class=\"ext\" "
+                     "cx=\"%.1f\" cy=\"%g\" r=\"2\"/>\n",
+                     X(s->p5), y + BOX + 7, X(s->p95), X(s->p5),
+                     y + BOX + 3, X(s->p95), y + BOX + 3, X(s->q1),
+                     y + BOX, X(s->q3) - X(s->q1), X(s->med), y + BOX,
+                     X(s->min), y + BOX + 7, X(s->max), y + BOX + 7);
+#undef X
+}
+
 int bl_report_svg_iters(bl_strbuf *b, const bl_report *r,
                         const bl_report_detail *d, const bl_report_group *g,
                         int standalone)
@@ -128,46 +171,19 @@ int bl_report_svg_iters(bl_strbuf *b, const bl_report *r,
     lo = lo - pad > 0 ? lo - pad : 0;
     hi += pad;
     sc = unit_of(hi, &u);
-    double height = TOP + (double)drawn * ROW + AXIS, w = WIDTH - PAD;
+    double height = TOP + (double)drawn * ROW + AXIS;
     bl_report_svg_open(b, "iters", WIDTH, height, standalone, NULL);
     bl_strbuf_puts(b, "<title>");
     bl_html_escape(b, g->kernel);
     bl_strbuf_puts(b, ": iteration times per layout, box q1 to q3, whisker "
                       "p5 to p95, dots min and max</title>\n");
     double y = TOP;
-#define X(v) (1 + w * ((v) - lo) / (hi - lo))
     for (long i = 0; i < nl; i++) {
-        const dist *s = &ds[i];
-        if (s->n == 0)
+        if (ds[i].n == 0)
             continue;
-        if (!standalone) {
-            bl_strbuf_puts(b, "<a href=\"#run-");
-            bl_html_escape(b, l[i].first->run_id);
-            bl_strbuf_puts(b, "\">");
-        }
-        bl_strbuf_printf(b, "<text x=\"1\" y=\"%g\">", y + 11);
-        bl_html_escape(b, l[i].label);
-        /* the numbers on a line of their own: a long label and them do
-         * not fit on one */
-        bl_strbuf_printf(b, "</text>%s<text class=\"st\" x=\"1\" y=\"%g\">"
-                         "median %.4g, p90 %.4g, p99 %.4g, max %.4g %s "
-                         "(%zu iterations, %zu run%s)</text>\n",
-                         standalone ? "" : "</a>", y + 23,
-                         s->med * sc, s->p90 * sc, s->p99 * sc, s->max * sc,
-                         u, s->n, s->nruns, s->nruns == 1 ? "" : "s");
-        bl_strbuf_printf(b, "<path class=\"iw\" d=\"M%.1f %gH%.1fM%.1f "
-                         "%gv8M%.1f %gv8\"/><rect class=\"box\" x=\"%.1f\" "
-                         "y=\"%g\" width=\"%.1f\" height=\"14\"/><path "
-                         "class=\"med\" d=\"M%.1f %gv14\"/><circle class=\"ext\""
-                         " cx=\"%.1f\" cy=\"%g\" r=\"2\"/><circle class=\"ext\" "
-                         "cx=\"%.1f\" cy=\"%g\" r=\"2\"/>\n",
-                         X(s->p5), y + BOX + 7, X(s->p95), X(s->p5),
-                         y + BOX + 3, X(s->p95), y + BOX + 3, X(s->q1),
-                         y + BOX, X(s->q3) - X(s->q1), X(s->med), y + BOX,
-                         X(s->min), y + BOX + 7, X(s->max), y + BOX + 7);
+        layout_row(b, &l[i], &ds[i], y, lo, hi, sc, u, standalone);
         y += ROW;
     }
-#undef X
     axis(b, lo, hi, y + 2, sc, u);
     bl_report_svg_close(b, standalone);
     free(ds);

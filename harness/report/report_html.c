@@ -8,90 +8,22 @@
 #include <string.h>
 
 #include "atomic_file.h"
-#include "report/compare.h"
-#include "matrix/matrix.h"
+#include "report/compare_priv.h"
 #include "report/report_nodemap.h"
+#include "report/report_priv.h"
 
 static const char *str(const char *s)
 {
     return s ? s : "";
 }
 
-void bl_html_escape(bl_strbuf *b, const char *s)
-{
-    const char *p = str(s), *run = p;
-    for (; *p; p++) {
-        const char *e = *p == '&' ? "&amp;" : *p == '<' ? "&lt;"
-                      : *p == '>' ? "&gt;" : *p == '"' ? "&quot;"
-                      : *p == '\'' ? "&#39;" : NULL;
-        if (!e)
-            continue;
-        bl_strbuf_add(b, run, (size_t)(p - run));
-        bl_strbuf_puts(b, e);
-        run = p + 1;
-    }
-    bl_strbuf_add(b, run, (size_t)(p - run));
-}
-
-/* One sentence per flag of docs/schema.md. */
-static const struct {
-    const char *flag, *why;
-} flag_text[] = {
-    {"binding-mismatch", "A rank's recorded cpuset differs from the one the "
-                         "launcher reported, so the binding asked for is not "
-                         "the binding that ran."},
-    {"rank-spans-numa", "One rank's threads ran on more than one NUMA node, "
-                        "so some of them reach their memory remotely."},
-    {"pu-shared", "Two threads ended on the same hardware thread (PU) and "
-                  "shared it instead of running side by side."},
-    {"omp-unbound", "OMP_PROC_BIND was unset or false, so the OpenMP threads "
-                    "were free to move between the rank's CPUs."},
-    {"remote-pages", "Less than 90% of the ranks' pages were on their own "
-                     "NUMA node (local_page_fraction < 0.9)."},
-    {"numa-balancing", "The kernel's automatic NUMA balancing was on and may "
-                       "have moved pages or threads during the run."},
-    {"migrated", "A thread moved to another CPU during the timed region."},
-};
-
-const char *bl_report_flag_why(const char *flag)
-{
-    for (size_t i = 0; i < sizeof flag_text / sizeof flag_text[0]; i++)
-        if (strcmp(flag, flag_text[i].flag) == 0)
-            return flag_text[i].why;
-    return "A flag this version of bindlab does not know; see docs/schema.md "
-           "of the version that wrote the file.";
-}
-
-int bl_report_flag_next(const char *s, size_t *pos, char *buf, size_t len)
-{
-    while (s[*pos] == ',' || s[*pos] == ' ')
-        (*pos)++;
-    if (!s[*pos])
-        return 0;
-    size_t n = strcspn(s + *pos, ",");
-    size_t k = n < len - 1 ? n : len - 1;
-    memcpy(buf, s + *pos, k);
-    buf[k] = '\0';
-    while (k > 0 && buf[k - 1] == ' ')
-        buf[--k] = '\0';
-    *pos += n;
-    return 1;
-}
-
+/* The report page's look beyond bl_html_base_css: the sortable table's
+ * headers, targets and failed runs, the charts, the runs' details. */
 static const char css[] =
-    "body{font:14px/1.4 system-ui,sans-serif;margin:0 auto;max-width:1280px;"
-    "padding:8px 16px;color:#222;background:#fff}"
-    "h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em}"
     ".note{background:#fff3cd;border:1px solid #d9b400;padding:6px 10px}"
-    ".wrap{overflow-x:auto}"
-    "table{border-collapse:collapse;font-size:13px}"
-    "th,td{padding:2px 6px;border-bottom:1px solid #ddd;text-align:left;"
-    "vertical-align:top}"
-    "th{cursor:pointer;background:#f0f0f0;position:sticky;top:0;"
-    "white-space:nowrap}"
+    "th{cursor:pointer;position:sticky;top:0;white-space:nowrap}"
     "th[aria-sort=ascending]::after{content:' \\25B2'}"
     "th[aria-sort=descending]::after{content:' \\25BC'}"
-    "td.n{text-align:right;font-variant-numeric:tabular-nums}"
     "tr:target{background:#ffe9a8}"
     "tr.bad td{color:#888}"
     /* on a phone the chart keeps a readable size and scrolls sideways */
@@ -105,9 +37,8 @@ static const char css[] =
     "details.run{border-top:1px solid #ddd;padding:2px 0}"
     "details.run>summary{cursor:pointer}details.run[open]{padding-bottom:8px}"
     "details.run:target>summary{background:#ffe9a8}"
-    "svg.defs{position:absolute;width:0;height:0}td.tie{color:#666}"
-    "@media (max-width:640px){body{padding:4px 6px;font-size:13px}"
-    "table{font-size:11px}}";
+    "svg.defs{position:absolute;width:0;height:0}"
+    "@media (max-width:640px){body{font-size:13px}}";
 
 /* Sorts the table by a header click; `#sort=KEY` or `#sort=-KEY` in the
  * address opens it sorted (descending with '-'). Cells sort by their
@@ -324,7 +255,7 @@ static int flags_part(bl_strbuf *b, const bl_report *r)
 }
 
 /* The file's matrices (`bindlab matrix`: /matrices/<kind>), each as its
- * heatmap (harness/matrix_svg.c). */
+ * heatmap (matrix/matrix_svg.c). */
 static void matrices_part(bl_strbuf *b, const bl_report_detail *d)
 {
     bl_strbuf_puts(b, "<h2 id=\"matrices\">Matrices</h2>\n");
@@ -376,19 +307,18 @@ static void compare_part(bl_strbuf *b, const char *input, size_t n)
 char *bl_report_html_text(const bl_report *r, const char *input,
                           const bl_h5_machine *m, const bl_report_detail *d)
 {
-    bl_strbuf b = {0};
+    static const char *const page_css[] = {css, bl_report_svg_css,
+                                           bl_nodemap_css, NULL};
+    bl_strbuf b = {0}, title = {0};
     int rc = 0;
+    char *t;
 
-    bl_strbuf_puts(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head>"
-                       "<meta charset=\"utf-8\">\n<meta name=\"viewport\" "
-                       "content=\"width=device-width,initial-scale=1\">\n"
-                       "<title>bindlab report: ");
-    bl_html_escape(&b, input);
-    bl_strbuf_printf(&b, "</title>\n<style>%s%s%s</style>\n</head><body>\n"
-                     "<h1>bindlab report: ", css, bl_report_svg_css,
-                     bl_nodemap_css);
-    bl_html_escape(&b, input);
-    bl_strbuf_printf(&b, "</h1>\n<p>%zu run%s. Rates compare only within one "
+    bl_strbuf_printf(&title, "bindlab report: %s", str(input));
+    if (!(t = bl_strbuf_take(&title)))
+        return NULL;
+    bl_html_page_open(&b, t, page_css);
+    free(t);
+    bl_strbuf_printf(&b, "<p>%zu run%s. Rates compare only within one "
                      "kernel and unit; a run counts when it is ok and "
                      "verified.</p>\n", r->nrows, r->nrows == 1 ? "" : "s");
     if (d && d->nmachines > 1)
@@ -445,7 +375,7 @@ char *bl_report_html_text(const bl_report *r, const char *input,
         matrices_part(&b, d);
     if (rc == 0 && d)
         rc = bl_report_html_runs(&b, r, d);
-    bl_strbuf_printf(&b, "<script>%s</script>\n</body></html>\n", script);
+    bl_html_page_close(&b, script);
     if (rc < 0) {
         free(bl_strbuf_take(&b));
         return NULL;

@@ -2,7 +2,7 @@
  * a page of 1,000 runs stays usable, its node map (report_nodemap.c), its
  * pages per NUMA node and its flags explained. Each machine's boxes are
  * written once, in a hidden <svg>, and every run's map refers to them. */
-#include "report/report_html.h"
+#include "report/report_priv.h"
 
 #include <stdlib.h>
 #include <string.h>

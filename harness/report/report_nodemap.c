@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "grow.h"
-#include "report/report_html.h"
+#include "report/html_page.h"
 
 enum { PU_W = 28, PU_H = 20, CP = 2, G = 6, HEAD = 16, MAXCOLS = 8,
        NCOLOURS = 12, NNUMA_COLOURS = 8, ROW = 16 };

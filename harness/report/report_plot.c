@@ -18,6 +18,7 @@
 #include "atomic_file.h"
 #include "matrix/matrix.h"
 #include "report/report_nodemap.h"
+#include "report/report_priv.h"
 #include "sys_util.h"
 
 /* A file name from a kernel or run id: letters, digits, '.', '-' and '_'

@@ -1,5 +1,5 @@
-/* Writing a bl_report: the aligned text table and CSV. */
-#include "results/results_report.h"
+/* Writing a bl_report: the aligned text table and CSV (report_write.h). */
+#include "report/report_write.h"
 
 #include <math.h>
 #include <stdint.h>

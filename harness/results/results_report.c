@@ -1,5 +1,6 @@
 /* Ranking of a sweep's /summary rows: order, best run and bind_to none
- * baseline per kernel+unit, ratios. Writing the table is report_write.c. */
+ * baseline per kernel+unit, ratios, ties. Writing the table is
+ * report/report_write.c. */
 #include "results/results_report.h"
 
 #include <math.h>
@@ -8,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "report/abstats.h"
+#include "results/abstats.h"
 #include "keymap.h"
 
 int bl_report_sort_parse(const char *s, bl_report_sort *sort, bl_err *err)
@@ -91,9 +92,9 @@ static int cmp_keyed(const void *a, const void *b)
 }
 
 /* The lookups that ranking does once per row, each a hash of a composed
- * key, so that a report of n runs costs O(n) lookups (issue 16): kernels
- * in order of their first run, groups, the first group of a kernel (on a
- * machine), baselines. */
+ * key, so that a report of n runs costs O(n) lookups: kernels in order
+ * of their first run, groups, the first group of a kernel (on a machine),
+ * baselines. */
 typedef struct maps {
     bl_keymap kernels;       /* kernel -> order of its first run */
     bl_keymap groups;        /* kernel, unit, node -> group */
@@ -304,29 +305,27 @@ static int overlaps(const tie_layout *a, const tie_layout *b)
     return a->n >= 2 && b->n >= 2 && a->lo <= b->hi && b->lo <= a->hi;
 }
 
-/* Groups the layouts of each kernel+unit into ties (bl_report_row's
- * tie_group in results_report.h). Each usable row finds its layout by a
- * hash of (group, label). -1 when out of memory. */
-static int find_ties(bl_report *r, keyed *k, size_t n)
+/* The layouts of the usable rows of k[0..n) into t (one per kernel+unit
+ * group and label, found by a hash of both), of[i] the layout of row i,
+ * each layout's rates in run order in its block of pool, its median and
+ * the 95% interval of its median. Returns the count, -1 when out of
+ * memory. */
+static long collect_tie_layouts(const keyed *k, size_t n, tie_layout *t,
+                                double *pool, size_t *of)
 {
-    tie_layout *t = calloc(n ? n : 1, sizeof *t);
-    double *pool = calloc(n ? n : 1, sizeof *pool);
-    size_t *of = calloc(n ? n : 1, sizeof *of);   /* row -> layout id */
-    size_t *pos = calloc(n ? n : 1, sizeof *pos); /* layout id -> index */
     bl_keymap layouts = {0};
     size_t nt = 0, used = 0;
     char key[1024];
-    int rc = -1;
-    if (!t || !pool || !of || !pos)
-        goto out;
     for (size_t i = 0; i < n; i++) {   /* the layouts and their sizes */
         const char *label = str(k[i].row.s->label);
         if (!k[i].row.usable)
             continue;
         snprintf(key, sizeof key, "%zu\x1f%s", k[i].group_order, label);
         of[i] = bl_keymap_put_new(&layouts, key, nt);
-        if (of[i] == BL_KEYMAP_NONE)
-            goto out;
+        if (of[i] == BL_KEYMAP_NONE) {
+            bl_keymap_free(&layouts);
+            return -1;
+        }
         if (of[i] == nt) {
             t[nt].label = label;
             t[nt].group = k[i].group_order;
@@ -335,6 +334,7 @@ static int find_ties(bl_report *r, keyed *k, size_t n)
         }
         t[of[i]].n++;
     }
+    bl_keymap_free(&layouts);
     for (size_t j = 0; j < nt; j++) {  /* one block of pool per layout */
         t[j].rates = pool + used;
         used += t[j].n;
@@ -351,6 +351,15 @@ static int find_ties(bl_report *r, keyed *k, size_t n)
                                NULL) < 0)
             t[j].lo = t[j].hi = NAN;
     }
+    return (long)nt;
+}
+
+/* Sorts t[0..nt) by group and median and numbers the tie groups of each
+ * kernel+unit (bl_report_row's tie_group), counting its layouts and those
+ * tied with the best in r's groups; pos[id] is where layout id went. */
+static void rank_tie_layouts(bl_report *r, tie_layout *t, size_t nt,
+                             size_t *pos)
+{
     qsort(t, nt, sizeof *t, cmp_tie_layout);
     for (size_t j = 0; j < nt; j++)
         pos[t[j].id] = j;
@@ -368,7 +377,23 @@ static int find_ties(bl_report *r, keyed *k, size_t n)
         r->groups[t[j].group].nlayouts++;
         r->groups[t[j].group].ntied_best += t[j].tie_group == 1;
     }
-    for (size_t i = 0; i < n; i++) {
+}
+
+/* Groups the layouts of each kernel+unit into ties (bl_report_row's
+ * tie_group in results_report.h) and gives each usable row its layout's
+ * group, size, median and interval. -1 when out of memory. */
+static int find_ties(bl_report *r, keyed *k, size_t n)
+{
+    tie_layout *t = calloc(n ? n : 1, sizeof *t);
+    double *pool = calloc(n ? n : 1, sizeof *pool);
+    size_t *of = calloc(n ? n : 1, sizeof *of);   /* row -> layout id */
+    size_t *pos = calloc(n ? n : 1, sizeof *pos); /* layout id -> index */
+    long nt = -1;
+    if (t && pool && of && pos)
+        nt = collect_tie_layouts(k, n, t, pool, of);
+    if (nt >= 0)
+        rank_tie_layouts(r, t, (size_t)nt, pos);
+    for (size_t i = 0; nt >= 0 && i < n; i++) {
         bl_report_row *row = &k[i].row;
         const tie_layout *l;
         row->ci_lo = row->ci_hi = row->layout_median = NAN;
@@ -382,14 +407,11 @@ static int find_ties(bl_report *r, keyed *k, size_t n)
         row->ci_lo = l->lo;
         row->ci_hi = l->hi;
     }
-    rc = 0;
-out:
-    bl_keymap_free(&layouts);
     free(t);
     free(pool);
     free(of);
     free(pos);
-    return rc;
+    return nt < 0 ? -1 : 0;
 }
 
 /* Closing lines follow the kernels' run order; groups of one kernel keep

@@ -1,19 +1,21 @@
 /* The results table of a sweep: the /summary rows ranked by rate, each with
- * its ratio to the best run and to the `bind_to none` baseline, written as
- * an aligned text table or as CSV (used by `bindlab report`).
+ * its ratio to the best run and to the `bind_to none` baseline, and the
+ * layouts of each kernel (the model `bindlab report` and `bindlab compare`
+ * show; written as text or CSV by report/report_write.h, as HTML by
+ * report/report_html.h).
  *
  * Rates compare only within one kernel and one rate unit (a GB/s triad
  * rate says nothing about an LU GFLOP/s rate), and on one machine: in a
  * merged file of several machines (/nodes), each machine's runs are
- * ranked among themselves (`bindlab compare` puts machines side by side). A run is ranked when it is
+ * ranked among themselves (`bindlab compare` puts machines side by
+ * side). A run is ranked when it is
  * "usable": status ok, verified, and a positive rate; the others (failed,
  * timeout, invalid, wrong answer) sort after the usable runs of their
  * kernel and have no ratios. */
-#ifndef BL_REPORT_H
-#define BL_REPORT_H
+#ifndef BL_RESULTS_REPORT_H
+#define BL_RESULTS_REPORT_H
 
 #include <stddef.h>
-#include <stdio.h>
 
 #include "err.h"
 #include "h5/h5schema.h"
@@ -31,7 +33,7 @@ typedef struct bl_report_row {
     double ratio_baseline;     /* rate / baseline rate; NAN without a baseline */
     const bl_h5_summary *best;     /* best run of its kernel+unit, or NULL */
     const bl_h5_summary *baseline; /* its bind_to none baseline, or NULL */
-    /* Ties (issue 14): the run's layout (the usable runs of its kernel+unit
+    /* Ties: the run's layout (the usable runs of its kernel+unit
      * with its label) and the 95% interval of that layout's median rate
      * (bl_stats_median_ci: [min, max] below 6 runs; NAN with one run).
      * Layouts are ranked by median; tie_group 1 holds the best layout and
@@ -84,18 +86,18 @@ long bl_report_node(const bl_h5_summary *s);
 /* True when a summary row is usable (see above). */
 int bl_report_usable(const bl_h5_summary *s);
 
-/* The aligned table, then one line per kernel naming the best layout and
- * the baseline. */
-int bl_report_write_table(FILE *f, const bl_report *r);
-/* CSV (RFC 4180: CRLF line ends, fields quoted when they hold a comma, a
- * double quote or a line break): every /summary column, then ratio_best,
- * ratio_baseline and baseline_run_id (empty when there is none). Text
- * cells that look like formulas are escaped (bl_report_csv_field). */
-int bl_report_write_csv(FILE *f, const bl_report *r);
-/* One CSV text field, quoted when RFC 4180 requires it. A value starting
- * with '=', '+', '-', '@', a tab or a carriage return gets a leading
- * apostrophe ("'=1+2"), so that a spreadsheet shows it as text instead of
- * running it as a formula (docs/schema.md). */
-int bl_report_csv_field(FILE *f, const char *s);
+/* One layout's rates over its usable repetitions. */
+typedef struct bl_report_layout {
+    const char *label;
+    const bl_h5_summary *first;   /* its first usable run (link target) */
+    double min, median, max;
+    size_t n;
+} bl_report_layout;
+
+/* The layouts (by label) of group g's usable runs, best median first
+ * (results_report_layouts.c). Returns the count (0 when none) and sets
+ * *out (freed by the caller), or -1 when out of memory. */
+long bl_report_layouts(const bl_report *r, const bl_report_group *g,
+                       bl_report_layout **out);
 
 #endif

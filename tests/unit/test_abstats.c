@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "report/abstats.h"
+#include "results/abstats.h"
 
 static void quantiles(void **state)
 {

@@ -15,6 +15,7 @@
 
 #include "results/results_file.h"
 #include "results/results_report.h"
+#include "report/report_write.h"
 
 /* cmocka 1.1 (Debian 12) has no assert_double_equal */
 #define assert_near(a, b, eps) assert_true(fabs((a) - (b)) <= (eps))

@@ -1,5 +1,5 @@
 /* A/B statistics (abstats.h). */
-#include "report/abstats.h"
+#include "results/abstats.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -207,7 +207,7 @@ int bl_stats_median_ci(const double *v, size_t n, double level, double *lo,
     /* the interval [x_(k), x_(n+1-k)] misses the median when k or more of
      * the n values fall on one side of it: 2 P(Bin(n, 1/2) <= k - 1).
      * The cumulative sums grow one term per k (a layout of 10,000 runs
-     * costs 10,000 terms, not 10,000^2 / 8: issue 16). */
+     * costs 10,000 terms, not 10,000^2 / 8). */
     below = binom_half_pmf(n, 0);            /* P(<= k - 1) */
     upto = below + binom_half_pmf(n, 1);     /* P(<= k) */
     while (k + 1 <= n / 2 && 1 - 2 * at_most_one(upto) >= level) {

@@ -1,6 +1,7 @@
 /* Statistics for comparing two samples of rates or times (A/B): medians,
  * quantiles, a bootstrap confidence interval of the ratio of medians and
- * the Mann-Whitney rank test. Used by `bindlab compare`; no I/O. */
+ * the Mann-Whitney rank test. Used by the report's ranking (ties), its
+ * iteration-time charts and `bindlab compare`; no I/O. */
 #ifndef BL_ABSTATS_H
 #define BL_ABSTATS_H
 

@@ -1,0 +1,50 @@
+/* The flags of a run explained (report_priv.h): one sentence per flag of
+ * docs/schema.md, and the flags of a summary row one by one. */
+#include "report/report_priv.h"
+
+#include <string.h>
+
+/* One sentence per flag of docs/schema.md. */
+static const struct {
+    const char *flag, *why;
+} flag_text[] = {
+    {"binding-mismatch", "A rank's recorded cpuset differs from the one the "
+                         "launcher reported, so the binding asked for is not "
+                         "the binding that ran."},
+    {"rank-spans-numa", "One rank's threads ran on more than one NUMA node, "
+                        "so some of them reach their memory remotely."},
+    {"pu-shared", "Two threads ended on the same hardware thread (PU) and "
+                  "shared it instead of running side by side."},
+    {"omp-unbound", "OMP_PROC_BIND was unset or false, so the OpenMP threads "
+                    "were free to move between the rank's CPUs."},
+    {"remote-pages", "Less than 90% of the ranks' pages were on their own "
+                     "NUMA node (local_page_fraction < 0.9)."},
+    {"numa-balancing", "The kernel's automatic NUMA balancing was on and may "
+                       "have moved pages or threads during the run."},
+    {"migrated", "A thread moved to another CPU during the timed region."},
+};
+
+const char *bl_report_flag_why(const char *flag)
+{
+    for (size_t i = 0; i < sizeof flag_text / sizeof flag_text[0]; i++)
+        if (strcmp(flag, flag_text[i].flag) == 0)
+            return flag_text[i].why;
+    return "A flag this version of bindlab does not know; see docs/schema.md "
+           "of the version that wrote the file.";
+}
+
+int bl_report_flag_next(const char *s, size_t *pos, char *buf, size_t len)
+{
+    while (s[*pos] == ',' || s[*pos] == ' ')
+        (*pos)++;
+    if (!s[*pos])
+        return 0;
+    size_t n = strcspn(s + *pos, ",");
+    size_t k = n < len - 1 ? n : len - 1;
+    memcpy(buf, s + *pos, k);
+    buf[k] = '\0';
+    while (k > 0 && buf[k - 1] == ' ')
+        buf[--k] = '\0';
+    *pos += n;
+    return 1;
+}
