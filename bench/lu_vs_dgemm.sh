@@ -5,7 +5,7 @@
 # bindlab-app --kernel lu (then COMPARE_APP, if given), so that the
 # machine's drift hits both alike; it prints every round with the LU's
 # time split (from the run file), then the median of each column and the
-# ratio of the medians, LU / DGEMM. The goal (issue 16: >= 0.88) lives in
+# ratio of the medians, LU / DGEMM. The goal (>= 0.88) lives in
 # bench/all.sh; the last line per layout and N is
 # "bench-result lu.nN.RxT RATIO" for it.
 #

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bindlab merge and report at scale: 100, 1,000 and 10,000 per-run sweep
 # files merged into one, then the 10,000-run file reported. The files are
-# made cheaply (issue 16): one real run of a tiny sweep on this node, then
+# made cheaply: one real run of a tiny sweep on this node, then
 # N copies of its record under other run ids (tests/nodes_fixture copies;
 # each copy is a full 33 KB record with its machine, placement, counters).
 # Rounds are interleaved (100, 1,000, 10,000, 100, ...); medians of wall

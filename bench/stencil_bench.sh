@@ -10,7 +10,7 @@
 #       and write a), not the 24 it reports as GB/s; a triad with streaming
 #       stores would move 24.
 #   old roofline    = stencil MLUP/s x 24 B / triad GB/s at 24 B/element (the
-#       count before issue 16: kept for comparison with older figures)
+#       count of older builds: kept for comparison with older figures)
 #   vs PRK          = stencil LUP/s / PRK MPIOPENMP stencil LUP/s (same grid,
 #       radius, ranks, threads; each program's own timing)
 # BASE_APP (another build of bindlab-app, e.g. the one before a change)

@@ -1,4 +1,4 @@
-# Install rules (issue 19): a relocatable tree
+# Install rules: a relocatable tree
 #   PREFIX/bin/bindlab, bin/bindlab-app
 #   PREFIX/lib/bindlab/libbindlab_preload.so
 #   PREFIX/share/bindlab/{sweeps,topologies}

@@ -35,7 +35,7 @@ static const bl_h5_field placement_fields[] = {
     F(bl_h5_placement, package, BL_H5_I32),
     F(bl_h5_placement, migrations, BL_H5_I64),
     F(bl_h5_placement, pid, BL_H5_I64),
-    /* A/B (issue 14): context switches in the timed region */
+    /* A/B comparisons: context switches in the timed region */
     F(bl_h5_placement, ctx_voluntary, BL_H5_I64),
     F(bl_h5_placement, ctx_involuntary, BL_H5_I64),
 };
@@ -91,7 +91,7 @@ static const bl_h5_field check_fields[] = {
     F(bl_h5_check, seen, BL_H5_STR),
     F(bl_h5_check, source, BL_H5_STR),
     F(bl_h5_check, matches, BL_H5_I8),
-    /* issue 15: the node whose topology read the claim */
+    /* multi-node runs: the node whose topology read the claim */
     F(bl_h5_check, node, BL_H5_I32),
 };
 static const bl_h5_field summary_fields[] = {
@@ -133,7 +133,7 @@ static const bl_h5_field time_split_fields[] = {
     F(bl_h5_time_split, total_s, BL_H5_F64),
 };
 
-/* issue 15: what each rank sent per step inside and between nodes (its own
+/* multi-node runs: what each rank sent per step inside and between nodes (its own
  * block: written only by kernels that count it) */
 static const bl_h5_field traffic_fields[] = {
     F(bl_h5_traffic, rank, BL_H5_I32),
@@ -146,7 +146,7 @@ static const bl_h5_field traffic_fields[] = {
     F(bl_h5_traffic, peers_other_nodes, BL_H5_I32),
 };
 
-/* A/B (issue 14): the noisy neighbours of a run */
+/* A/B comparisons: the noisy neighbours of a run */
 static const bl_h5_field neighbour_fields[] = {
     F(bl_h5_neighbour, kind, BL_H5_STR),
     F(bl_h5_neighbour, pid, BL_H5_I64),
@@ -265,7 +265,7 @@ static const bl_h5_attr harness_attrs[] = {
     A(bl_h5_harness, flags, BL_A_STR, 0),
     A(bl_h5_harness, reason, BL_A_STR, 0),
     A(bl_h5_harness, nodes, BL_A_STR, 0),
-    /* A/B (issue 14) */
+    /* A/B comparisons */
     A(bl_h5_harness, start_time, BL_A_F64, 0),
     A(bl_h5_harness, repetition_order, BL_A_STR, 0),
     A(bl_h5_harness, noisy, BL_A_STR, 0),

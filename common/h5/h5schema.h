@@ -117,7 +117,7 @@ typedef struct bl_h5_time_split {
 
 extern const bl_h5_table_def bl_h5_time_split_def;
 
-/* /run/traffic (issue 15): per rank, what it sent per timed iteration to
+/* /run/traffic: per rank, what it sent per timed iteration to
  * ranks on its own node (host) and to ranks on other nodes; written only
  * by kernels that count it (stencil, LU). Payload bytes; see each
  * kernel's traffic function for how collectives count. */
@@ -249,7 +249,7 @@ typedef struct bl_h5_check {
                                 * written before it */
 } bl_h5_check;
 
-/* A/B (issue 14): one row per noisy-neighbour process the harness ran
+/* A/B comparisons: one row per noisy-neighbour process the harness ran
  * beside the run (harness/noisy.h), in /runs/<id>/neighbours. */
 typedef struct bl_h5_neighbour {
     char *kind;                /* "cpu" or "mem" */
@@ -293,7 +293,7 @@ typedef struct bl_h5_harness {
     char *stderr_tail, *binding_report, *flags, *reason;
     char *nodes;                    /* the /nodes/<k> the run ran on: "0",
                                      * "0,2"; "" none (never ran) */
-    /* issue 14: when the launch began (seconds since the Unix epoch, UTC)
+    /* when the launch began (seconds since the Unix epoch, UTC)
      * and the sweep's repetition order (interleaved | consecutive) */
     double start_time;
     char *repetition_order;

@@ -139,7 +139,7 @@ static void own_strings(const bl_h5_table_def *def, void *rows, size_t n)
 
 /* HDF5 zeroes a type-conversion buffer of 1 MiB (its default) for every
  * read of a table with strings, fresh pages each time; a merge reads
- * thousands of one-row tables (issue 16). The buffer is sized to the rows
+ * thousands of one-row tables (merges of 10,000 runs). The buffer is sized to the rows
  * read instead: four times their memory size (the file's form of a
  * string is larger than the pointer; HDF5 refuses a buffer that cannot
  * hold one row), at least 16 KiB, at most the default. */

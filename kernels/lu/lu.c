@@ -27,7 +27,7 @@ typedef struct lu_state {
  * DGEMM of the update more efficient (its inner dimension is NB) but the
  * panel, which runs on one thread, costs N^2 NB / 2 of the flops: up to
  * N = 2000 the panel dominates sooner, so 128 (the default before sizes
- * were told apart); 192 up to 6000 (issue 16's n = 4000 figure used 192);
+ * were told apart); 192 up to 6000 (the n = 4000 scale figure used 192);
  * 256 beyond (the NB the bench used at N = 10000). A choice from that
  * trade-off, not a sweep measured on a quiet machine: bench/README.md says
  * what could be measured. */

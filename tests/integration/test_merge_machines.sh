@@ -124,7 +124,7 @@ expect_line "$T/all.report" "node 2: vm-old (AMD EPYC 7B13), 1 package, 1 NUMA n
 grep -q '^node ' "$T/old.report" && fail "machine list for one machine"
 head -1 "$T/old.report" | grep -q '^run  *label ' || fail "node column for one machine: $(head -1 "$T/old.report")"
 # Written straight to the disk under a temporary name, renamed at the end
-# (issue 16): none is left beside the outputs, and a merge that writes
+# (merges at scale): none is left beside the outputs, and a merge that writes
 # nothing (no readable input) leaves its output as it was.
 ls "$T" | grep -q '\.tmp\.' && fail "temporary left: $(ls "$T")"
 cp "$T/all.h5" "$T/keep.h5"

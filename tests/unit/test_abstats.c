@@ -106,7 +106,7 @@ static void median_interval(void **state)
     assert_int_equal(bl_stats_median_ci(five, 0, 0.95, &lo, &hi, NULL), -1);
 }
 
-/* Large layouts (issue 16: a merged file of 10,000 copies of one run):
+/* Large layouts (a merged file of 10,000 copies of one run):
  * the interval from exact binomial sums in Python's integers (fractions),
  * k = 40 for n = 100 (coverage 0.96479979978) and k = 4902 for n = 10,000
  * (coverage 0.95116705010); values 1..n shuffled, so x(k) = k. */

@@ -622,7 +622,7 @@ static int teardown(void **st)
 }
 
 /* Many runs of several kernels, units and machines in shuffled order
- * (the ranking hashes its groups and baselines since issue 16): every
+ * (the ranking hashes its groups and baselines): every
  * usable run's best and baseline are those a plain search over all runs
  * finds (same kernel, unit and machine; the baseline a usable bind_to
  * none run with the same np and threads, else the first such run, first
