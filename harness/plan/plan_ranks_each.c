@@ -5,11 +5,13 @@
  * and its node simulator (ras simulator with one topology per node) reads
  * garbage slot counts and binds nothing. See plan_ranks.h. */
 #include "plan/plan_ranks.h"
+#include "plan/plan_ranks_priv.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "launcher/launcher.h"
 #include "layout/layout.h"
 #include "topo.h"
 
@@ -93,7 +95,7 @@ static int plan_node(const bl_plan_request *req, const bl_layout *l,
     one.topology = node->xml;
     one.np = ranks[k];
     one.nodes = 0;
-    if (bl_plan_ranks(&one, node->topo, preload, &part, err) < 0) {
+    if (bl_plan_ranks_one(&one, node->topo, preload, 0, &part, err) < 0) {
         bl_plan_free(&part);
         return bl_err_prefix(err, "node %d (%s)", k + 1, node->host);
     }
@@ -147,6 +149,7 @@ int bl_plan_ranks_each(const bl_plan_request *req, const bl_plan_node *nodes,
                        int n, const char *preload_path, bl_plan *out,
                        bl_err *err)
 {
+    const bl_launcher_ops *ops;
     bl_layout l;
     bl_layout_shares s = {0};
     hwloc_topology_t *topos = NULL;
@@ -157,8 +160,8 @@ int bl_plan_ranks_each(const bl_plan_request *req, const bl_plan_node *nodes,
     if (n < 2 || req->np < 1)
         return bl_err_set(err, "nodes %d, np %d: nothing to spread", n,
                           req->np);
-    if (req->launcher_info &&
-        req->launcher_info->kind != BL_LAUNCHER_OPENMPI) {
+    ops = req->launcher_info ? bl_launcher_ops_of(req->launcher_info) : NULL;
+    if (req->launcher_info && (!ops || !ops->plan_shapes)) {
         snprintf(out->refusal, sizeof out->refusal, "nodes of different "
                  "shapes are planned with Open MPI's mapper only (each "
                  "node's share on its own topology); plan each shape alone "
@@ -270,4 +273,42 @@ int bl_plan_ranks_alike(const bl_plan_request *req, hwloc_topology_t topo,
     free(nodes);
     free(hosts);
     return rc;
+}
+
+/* A plan over several nodes asked node by node when the launcher's dry run
+ * of the whole job would not be what a real launch does (the launcher's
+ * plan_node_by_node); else one call for the whole job. */
+static int plan_ranks(const bl_plan_request *req, hwloc_topology_t topo,
+                      const char *preload_path, int launched, bl_plan *out,
+                      bl_err *err)
+{
+    const bl_launcher_ops *ops;
+    bl_launcher_info li;
+    const char *program;
+    int rc;
+
+    if (req && topo && out && req->nodes > 1 && !launched) {
+        if (bl_plan_ranks_launcher(req, &li, &program, err) < 0)
+            return -1;
+        ops = bl_launcher_ops_of(&li);
+        if (ops && ops->plan_node_by_node &&
+            ops->plan_way(&li) == BL_PLAN_DRY_RUN &&
+            (rc = bl_plan_ranks_alike(req, topo, &li, program, preload_path,
+                                      out, err)) <= 0)
+            return rc;
+    }
+    return bl_plan_ranks_one(req, topo, preload_path, launched, out, err);
+}
+
+int bl_plan_ranks(const bl_plan_request *req, hwloc_topology_t topo,
+                  const char *preload_path, bl_plan *out, bl_err *err)
+{
+    return plan_ranks(req, topo, preload_path, 0, out, err);
+}
+
+int bl_plan_ranks_launched(const bl_plan_request *req, hwloc_topology_t topo,
+                           const char *preload_path, bl_plan *out,
+                           bl_err *err)
+{
+    return plan_ranks(req, topo, preload_path, 1, out, err);
 }

@@ -1,0 +1,50 @@
+/* The launchers bindlab knows, in the order their --version answers are
+ * tried (Intel MPI's mentions Hydra too, so it comes before MPICH's). A
+ * new launcher is one file and one line here. */
+#include "launcher/launcher.h"
+
+#include <string.h>
+
+extern const bl_launcher_ops bl_launcher_ompi4, bl_launcher_ompi5,
+    bl_launcher_impi, bl_launcher_hydra, bl_launcher_srun;
+
+#define MAX_LAUNCHERS 16
+
+static const bl_launcher_ops *table[MAX_LAUNCHERS] = {
+    &bl_launcher_ompi4,
+    &bl_launcher_ompi5,
+    &bl_launcher_impi,
+    &bl_launcher_hydra,
+    &bl_launcher_srun,
+};
+
+const bl_launcher_ops *bl_launcher_ops_at(size_t i)
+{
+    return i < MAX_LAUNCHERS ? table[i] : NULL;
+}
+
+const bl_launcher_ops *bl_launcher_ops_of(const bl_launcher_info *li)
+{
+    for (size_t i = 0; i < MAX_LAUNCHERS && table[i]; i++)
+        if (table[i]->is(li))
+            return table[i];
+    return NULL;
+}
+
+const bl_launcher_ops *bl_launcher_ops_named(const char *name)
+{
+    for (size_t i = 0; name && i < MAX_LAUNCHERS && table[i]; i++)
+        if (strcmp(table[i]->name, name) == 0)
+            return table[i];
+    return NULL;
+}
+
+int bl_launcher_register(const bl_launcher_ops *ops)
+{
+    for (size_t i = 0; i < MAX_LAUNCHERS; i++)
+        if (!table[i]) {
+            table[i] = ops;
+            return 0;
+        }
+    return -1;
+}
