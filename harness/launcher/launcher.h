@@ -76,7 +76,9 @@ typedef enum bl_hosts_form {
 
 typedef struct bl_launcher_ops {
     const char *name;     /* the --launcher word: "ompi4", "mpich" */
-    const char *title;    /* in messages: "Open MPI", "MPICH (Hydra)" */
+    const char *title;    /* its kind in messages: "Open MPI" */
+    const char *family;   /* what --launcher NAME asks for: "Open MPI 5" */
+    int family_major;     /* the major version NAME asks for; 0: any */
     bl_launcher_kind kind;
     const char *program;  /* started as when no path is given */
     const char *record_as;/* the run record's launcher field */

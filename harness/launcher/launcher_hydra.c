@@ -137,6 +137,7 @@ static bl_plan_way plan_way(const bl_launcher_info *li)
 const bl_launcher_ops bl_launcher_hydra = {
     .name = "mpich",
     .title = "MPICH (Hydra)",
+    .family = "MPICH (Hydra)",
     .kind = BL_LAUNCHER_MPICH,
     .program = "mpiexec",
     .record_as = "mpirun",

@@ -153,6 +153,7 @@ static bl_plan_way plan_way(const bl_launcher_info *li)
 const bl_launcher_ops bl_launcher_impi = {
     .name = "impi",
     .title = "Intel MPI",
+    .family = "Intel MPI",
     .kind = BL_LAUNCHER_INTELMPI,
     .program = "mpiexec",
     .record_as = "mpirun",

@@ -39,6 +39,8 @@ static bl_plan_way plan_way(const bl_launcher_info *li)
 const bl_launcher_ops bl_launcher_ompi4 = {
     .name = "ompi4",
     .title = "Open MPI",
+    .family = "Open MPI 4",
+    .family_major = 4,
     .kind = BL_LAUNCHER_OPENMPI,
     .program = "mpirun",
     .record_as = "mpirun",

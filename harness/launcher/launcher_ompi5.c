@@ -35,6 +35,8 @@ static bl_plan_way plan_way(const bl_launcher_info *li)
 const bl_launcher_ops bl_launcher_ompi5 = {
     .name = "ompi5",
     .title = "Open MPI",
+    .family = "Open MPI 5",
+    .family_major = 5,
     .kind = BL_LAUNCHER_OPENMPI,
     .program = "mpirun",
     .record_as = "mpirun",

@@ -149,6 +149,7 @@ static bl_plan_way plan_way(const bl_launcher_info *li)
 const bl_launcher_ops bl_launcher_srun = {
     .name = "srun",
     .title = "Slurm",
+    .family = "Slurm",
     .kind = BL_LAUNCHER_SLURM,
     .program = "srun",
     .record_as = "srun",

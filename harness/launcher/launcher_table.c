@@ -1,6 +1,6 @@
 /* The launchers bindlab knows, in the order their --version answers are
- * tried (Intel MPI's mentions Hydra too, so it comes before MPICH's). A
- * new launcher is one file and one line here. */
+ * tried and --launcher lists them. A new launcher is one file and one
+ * line here. */
 #include "launcher/launcher.h"
 
 #include <string.h>
@@ -13,8 +13,8 @@ extern const bl_launcher_ops bl_launcher_ompi4, bl_launcher_ompi5,
 static const bl_launcher_ops *table[MAX_LAUNCHERS] = {
     &bl_launcher_ompi4,
     &bl_launcher_ompi5,
-    &bl_launcher_impi,
     &bl_launcher_hydra,
+    &bl_launcher_impi,
     &bl_launcher_srun,
 };
 
