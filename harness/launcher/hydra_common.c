@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bindreport/bindreport.h"
 
 const char *bl_hydra_obj(bl_res r)
 {
@@ -112,15 +111,12 @@ void bl_hydra_counts(bl_cmd *c, const bl_layout *l)
     }
 }
 
+static void genv(void *c, const char *name, const char *value)
+{
+    bl_hydra_genv(c, name, value);
+}
+
 void bl_hydra_omp(bl_cmd *c, const bl_layout *l, const bl_layout_argv_opts *o)
 {
-    char threads[16];
-    snprintf(threads, sizeof threads, "%d", o->threads);
-    bl_hydra_genv(c, "OMP_NUM_THREADS", threads);
-    if (l->omp_places[0])
-        bl_hydra_genv(c, "OMP_PLACES", l->omp_places);
-    if (l->omp_proc_bind[0])
-        bl_hydra_genv(c, "OMP_PROC_BIND", l->omp_proc_bind);
-    bl_hydra_genv(c, "OMP_DISPLAY_AFFINITY", "true");
-    bl_hydra_genv(c, "OMP_AFFINITY_FORMAT", BL_OMP_AFFINITY_FORMAT);
+    bl_launcher_omp_env(l, o, genv, c);
 }

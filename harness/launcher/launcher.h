@@ -58,6 +58,15 @@ void bl_cmd_plan_addf(bl_cmd *c, const char *fmt, ...)
 /* NAME=VALUE in the launcher's environment, in a plan only. */
 void bl_cmd_plan_env(bl_cmd *c, const char *name, const char *value);
 
+/* The OpenMP variables every rank of l gets, in order, each handed to
+ * put(ctx, NAME, VALUE): OMP_NUM_THREADS (o->threads), OMP_PLACES and
+ * OMP_PROC_BIND when l sets them, and the affinity display bindreport
+ * reads (OMP_DISPLAY_AFFINITY, OMP_AFFINITY_FORMAT). */
+void bl_launcher_omp_env(const bl_layout *l, const bl_layout_argv_opts *o,
+                         void (*put)(void *ctx, const char *name,
+                                     const char *value),
+                         void *ctx);
+
 /* How `bindlab plan` learns where a launcher puts ranks. */
 typedef enum bl_plan_way {
     BL_PLAN_CANNOT = 0,  /* it cannot be asked about a node it is not on */
@@ -90,7 +99,8 @@ typedef struct bl_launcher_ops {
     /* 0 with out filled when text (its `program --version`) is this
      * launcher's, else -1 (out left dirty) */
     int (*parse_version)(const char *text, bl_launcher_info *out);
-    /* 1 when a detected launcher is this entry (kind and version range) */
+    /* 1 when a detected launcher is this entry (a version range); NULL:
+     * every launcher of its kind is */
     int (*is)(const bl_launcher_info *li);
 
     /* --- a layout in its options -------------------------------------- */
@@ -117,7 +127,9 @@ typedef struct bl_launcher_ops {
     const char *plan_report_format; /* its answer to a plan */
 
     /* --- bindlab plan ------------------------------------------------ */
-    bl_plan_way (*plan_way)(const bl_launcher_info *li);
+    bl_plan_way plan_way;
+    int plan_dry_since;       /* BL_PLAN_DRY_RUN from this major version
+                               * on; before it, /bin/true ranks */
     /* how it answered, in the plan's words: its dry run, and /bin/true
      * ranks started (NULL when it cannot) */
     const char *plan_dry_how, *plan_launched_how;
@@ -133,6 +145,10 @@ typedef struct bl_launcher_ops {
      * names it */
     const char *plan_nodes_program;
 } bl_launcher_ops;
+
+/* How bindlab plan asks li's launcher (ops: its entry). */
+bl_plan_way bl_launcher_plan_way(const bl_launcher_ops *ops,
+                                 const bl_launcher_info *li);
 
 /* The entry for a detected launcher, or NULL when none claims it. */
 const bl_launcher_ops *bl_launcher_ops_of(const bl_launcher_info *li);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bindreport/bindreport.h"
 #include "grow.h"
 
 void bl_cmd_add(bl_cmd *c, const char *word)
@@ -18,49 +19,65 @@ void bl_cmd_add(bl_cmd *c, const char *word)
 
 void bl_cmd_addf(bl_cmd *c, const char *fmt, ...)
 {
-    char buf[BL_ARGV_WORD_MAX + 1];
     va_list ap;
-    int len;
     va_start(ap, fmt);
-    len = vsnprintf(buf, sizeof buf, fmt, ap);
+    bl_argv_addv(&c->argv, fmt, ap);
     va_end(ap);
-    if (len < 0 || (size_t)len >= sizeof buf)
+}
+
+/* Records the next argv word as the plan's: 0, or -1 in a run (the word
+ * is left out) or out of memory. */
+static int mark_planned(bl_cmd *c)
+{
+    if (!c->plan)
+        return -1;
+    if (bl_grow(&c->planned, sizeof *c->planned, c->nplanned + 1, &c->cap,
+                8) < 0) {
         c->failed = 1;
-    else
-        bl_argv_add(&c->argv, buf);
+        return -1;
+    }
+    c->planned[c->nplanned++] = c->argv.n;
+    return 0;
 }
 
 void bl_cmd_plan_add(bl_cmd *c, const char *word)
 {
-    if (!c->plan)
-        return;
-    if (bl_grow(&c->planned, sizeof *c->planned, c->nplanned + 1, &c->cap,
-                8) < 0) {
-        c->failed = 1;
-        return;
-    }
-    c->planned[c->nplanned++] = c->argv.n;
-    bl_argv_add(&c->argv, word);
+    if (mark_planned(c) == 0)
+        bl_argv_add(&c->argv, word);
 }
 
 void bl_cmd_plan_addf(bl_cmd *c, const char *fmt, ...)
 {
-    char buf[BL_ARGV_WORD_MAX + 1];
     va_list ap;
-    int len;
+    if (mark_planned(c) < 0)
+        return;
     va_start(ap, fmt);
-    len = vsnprintf(buf, sizeof buf, fmt, ap);
+    bl_argv_addv(&c->argv, fmt, ap);
     va_end(ap);
-    if (len < 0 || (size_t)len >= sizeof buf)
-        c->failed = 1;
-    else
-        bl_cmd_plan_add(c, buf);
 }
 
 void bl_cmd_plan_env(bl_cmd *c, const char *name, const char *value)
 {
     if (c->plan)
         bl_argv_addf(&c->env, "%s=%s", name, value);
+}
+
+void bl_launcher_omp_env(const bl_layout *l, const bl_layout_argv_opts *o,
+                         void (*put)(void *ctx, const char *name,
+                                     const char *value),
+                         void *ctx)
+{
+    char threads[16];
+    snprintf(threads, sizeof threads, "%d", o->threads);
+    put(ctx, "OMP_NUM_THREADS", threads);
+    if (l->omp_places[0])
+        put(ctx, "OMP_PLACES", l->omp_places);
+    if (l->omp_proc_bind[0])
+        put(ctx, "OMP_PROC_BIND", l->omp_proc_bind);
+    put(ctx, "OMP_DISPLAY_AFFINITY", "true");
+    /* A fixed format that bindreport reads: libgomp's default line names
+     * no thread number. */
+    put(ctx, "OMP_AFFINITY_FORMAT", BL_OMP_AFFINITY_FORMAT);
 }
 
 static int check_opts(const bl_layout *l, const bl_layout_argv_opts *o,

@@ -32,10 +32,6 @@ static int parse_version(const char *text, bl_launcher_info *out)
     return 0;
 }
 
-static int is_mpich(const bl_launcher_info *li)
-{
-    return li->kind == BL_LAUNCHER_MPICH;
-}
 
 /* The spelling of a layout bound to something, PE groups included. */
 static int bound(bl_layout *l, bl_res map, const char *mo, bl_err *err)
@@ -128,11 +124,6 @@ static int command(bl_cmd *c, const bl_layout *l, const bl_launcher_info *li,
     return 0;
 }
 
-static bl_plan_way plan_way(const bl_launcher_info *li)
-{
-    (void)li;
-    return BL_PLAN_TRUE_RANKS;
-}
 
 const bl_launcher_ops bl_launcher_hydra = {
     .name = "mpich",
@@ -142,14 +133,13 @@ const bl_launcher_ops bl_launcher_hydra = {
     .program = "mpiexec",
     .record_as = "mpirun",
     .parse_version = parse_version,
-    .is = is_mpich,
     .translate = translate,
     .translate_refuses = 1,
     .command = command,
     .hosts = BL_HOSTS_NAMES,
     .report_format = "hydra",
     .plan_report_format = "hydra",
-    .plan_way = plan_way,
+    .plan_way = BL_PLAN_TRUE_RANKS,
     .plan_launched_how = "Hydra started /bin/true as each rank on the node "
                          "(HWLOC_XMLFILE) and printed the binding it made "
                          "(HYDRA_TOPO_DEBUG=1); the preload library "

@@ -35,10 +35,6 @@ static int parse_version(const char *text, bl_launcher_info *out)
     return 0;
 }
 
-static int is_impi(const bl_launcher_info *li)
-{
-    return li->kind == BL_LAUNCHER_INTELMPI;
-}
 
 /* Intel MPI's domain for a rank bound to one object of level r. */
 static const char *domain_of(bl_res r)
@@ -144,11 +140,6 @@ static int command(bl_cmd *c, const bl_layout *l, const bl_launcher_info *li,
     return 0;
 }
 
-static bl_plan_way plan_way(const bl_launcher_info *li)
-{
-    (void)li;
-    return BL_PLAN_MODELLED;
-}
 
 const bl_launcher_ops bl_launcher_impi = {
     .name = "impi",
@@ -158,11 +149,10 @@ const bl_launcher_ops bl_launcher_impi = {
     .program = "mpiexec",
     .record_as = "mpirun",
     .parse_version = parse_version,
-    .is = is_impi,
     .translate = translate,
     .translate_refuses = 1,
     .command = command,
     .hosts = BL_HOSTS_NAMES,
     .report_format = "impi",
-    .plan_way = plan_way,
+    .plan_way = BL_PLAN_MODELLED,
 };

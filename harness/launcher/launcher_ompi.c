@@ -5,7 +5,6 @@
 
 #include <string.h>
 
-#include "bindreport/bindreport.h"
 
 /* "mpirun (Open MPI) 4.1.4"; Open MPI 1.x said "(Open RTE)", and 4.x's
  * mpiexec says "mpiexec (OpenRTE) 4.1.4". */
@@ -31,7 +30,7 @@ int bl_ompi_translate(bl_layout *l, const bl_launcher_info *li,
 }
 
 /* -x NAME=VALUE for every rank */
-static void export(bl_cmd *c, const char *name, const char *value)
+static void export(void *c, const char *name, const char *value)
 {
     bl_cmd_add(c, "-x");
     bl_cmd_addf(c, "%s=%s", name, value);
@@ -74,16 +73,7 @@ int bl_ompi_command(bl_cmd *c, const bl_layout *l,
     if (o->oversubscribe)
         bl_cmd_add(c, "--oversubscribe");
     bl_cmd_add(c, "--report-bindings");
-    bl_cmd_add(c, "-x");
-    bl_cmd_addf(c, "OMP_NUM_THREADS=%d", o->threads);
-    if (l->omp_places[0])
-        export(c, "OMP_PLACES", l->omp_places);
-    if (l->omp_proc_bind[0])
-        export(c, "OMP_PROC_BIND", l->omp_proc_bind);
-    export(c, "OMP_DISPLAY_AFFINITY", "true");
-    /* A fixed format that bindreport reads: libgomp's default line names
-     * no thread number. */
-    export(c, "OMP_AFFINITY_FORMAT", BL_OMP_AFFINITY_FORMAT);
+    bl_launcher_omp_env(l, o, export, c);
     /* The caller's MCA defaults belong to this machine, not the node
      * planned for. */
     bl_cmd_plan_env(c, "OMPI_MCA_rmaps_base_oversubscribe", "0");

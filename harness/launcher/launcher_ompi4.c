@@ -30,11 +30,6 @@ static int command(bl_cmd *c, const bl_layout *l, const bl_launcher_info *li,
     return 0;
 }
 
-static bl_plan_way plan_way(const bl_launcher_info *li)
-{
-    /* --do-not-launch's job map is Open MPI 4's (and 5's) */
-    return li->major >= 4 ? BL_PLAN_DRY_RUN : BL_PLAN_TRUE_RANKS;
-}
 
 const bl_launcher_ops bl_launcher_ompi4 = {
     .name = "ompi4",
@@ -52,7 +47,9 @@ const bl_launcher_ops bl_launcher_ompi4 = {
     .root_flag = "--allow-run-as-root",
     .report_format = "ompi4",
     .plan_report_format = "ompi4",
-    .plan_way = plan_way,
+    /* --do-not-launch's job map is Open MPI 4's (and 5's) */
+    .plan_way = BL_PLAN_DRY_RUN,
+    .plan_dry_since = 4,
     .plan_dry_how = "mpirun mapped without launching (--do-not-launch) on "
                     "the node (HWLOC_XMLFILE)",
     .plan_launched_how = BL_OMPI_LAUNCHED_HOW,

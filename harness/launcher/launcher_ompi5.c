@@ -26,11 +26,6 @@ static int command(bl_cmd *c, const bl_layout *l, const bl_launcher_info *li,
     return 0;
 }
 
-static bl_plan_way plan_way(const bl_launcher_info *li)
-{
-    (void)li;
-    return BL_PLAN_DRY_RUN;
-}
 
 const bl_launcher_ops bl_launcher_ompi5 = {
     .name = "ompi5",
@@ -48,7 +43,7 @@ const bl_launcher_ops bl_launcher_ompi5 = {
     .root_flag = "--allow-run-as-root",
     .report_format = "ompi5",
     .plan_report_format = "ompi5-map",
-    .plan_way = plan_way,
+    .plan_way = BL_PLAN_DRY_RUN,
     .plan_dry_how = "mpirun mapped without launching (--do-not-launch "
                     "--display map) on the node (HWLOC_XMLFILE)",
     .plan_launched_how = BL_OMPI_LAUNCHED_HOW,

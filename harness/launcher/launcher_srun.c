@@ -5,9 +5,10 @@
 #include "launcher/launcher_priv.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "bindreport/bindreport.h"
+#include "strbuf.h"
 
 /* "slurm 22.05.8", or Debian's "slurm-wlm 22.05.8". */
 static int parse_version(const char *text, bl_launcher_info *out)
@@ -25,10 +26,6 @@ static int parse_version(const char *text, bl_launcher_info *out)
     return -1;
 }
 
-static int is_srun(const bl_launcher_info *li)
-{
-    return li->kind == BL_LAUNCHER_SLURM;
-}
 
 /* its layout is read from the parsed fields; the spelled ones are kept
  * for the run record */
@@ -90,22 +87,25 @@ static int cannot_express(const bl_layout *l, bl_err *err)
     return 0;
 }
 
+/* ",NAME=VALUE" onto --export's list */
+static void export(void *list, const char *name, const char *value)
+{
+    bl_strbuf_printf(list, ",%s=%s", name, value);
+}
+
 static void export_omp(bl_cmd *c, const bl_layout *l,
                        const bl_layout_argv_opts *o)
 {
-    char env[512];
-    int len = snprintf(env, sizeof env, "--export=ALL,OMP_NUM_THREADS=%d",
-                       o->threads);
-    if (l->omp_places[0])
-        len += snprintf(env + len, sizeof env - (size_t)len,
-                        ",OMP_PLACES=%s", l->omp_places);
-    if (l->omp_proc_bind[0])
-        len += snprintf(env + len, sizeof env - (size_t)len,
-                        ",OMP_PROC_BIND=%s", l->omp_proc_bind);
-    snprintf(env + len, sizeof env - (size_t)len,
-             ",OMP_DISPLAY_AFFINITY=true,OMP_AFFINITY_FORMAT=%s",
-             BL_OMP_AFFINITY_FORMAT);
-    bl_cmd_add(c, env);
+    bl_strbuf list = {0};
+    char *word;
+    bl_strbuf_puts(&list, "--export=ALL");
+    bl_launcher_omp_env(l, o, export, &list);
+    if (!(word = bl_strbuf_take(&list))) {
+        c->failed = 1;
+        return;
+    }
+    bl_cmd_add(c, word);
+    free(word);
 }
 
 static int command(bl_cmd *c, const bl_layout *l, const bl_launcher_info *li,
@@ -140,11 +140,6 @@ static int command(bl_cmd *c, const bl_layout *l, const bl_launcher_info *li,
     return 0;
 }
 
-static bl_plan_way plan_way(const bl_launcher_info *li)
-{
-    (void)li;
-    return BL_PLAN_CANNOT;
-}
 
 const bl_launcher_ops bl_launcher_srun = {
     .name = "srun",
@@ -155,11 +150,9 @@ const bl_launcher_ops bl_launcher_srun = {
     .record_as = "srun",
     .named_only = 1,
     .parse_version = parse_version,
-    .is = is_srun,
     .translate = translate,
     .command = command,
     .hosts = BL_HOSTS_NONE,
     .makes_allocation = 1,
     .report_format = "slurm",
-    .plan_way = plan_way,
 };

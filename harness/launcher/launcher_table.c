@@ -26,7 +26,7 @@ const bl_launcher_ops *bl_launcher_ops_at(size_t i)
 const bl_launcher_ops *bl_launcher_ops_of(const bl_launcher_info *li)
 {
     for (size_t i = 0; i < MAX_LAUNCHERS && table[i]; i++)
-        if (table[i]->is(li))
+        if (table[i]->is ? table[i]->is(li) : table[i]->kind == li->kind)
             return table[i];
     return NULL;
 }
@@ -47,4 +47,14 @@ int bl_launcher_register(const bl_launcher_ops *ops)
             return 0;
         }
     return -1;
+}
+
+bl_plan_way bl_launcher_plan_way(const bl_launcher_ops *ops,
+                                 const bl_launcher_info *li)
+{
+    if (!ops)
+        return BL_PLAN_CANNOT;
+    if (ops->plan_way == BL_PLAN_DRY_RUN && li->major < ops->plan_dry_since)
+        return BL_PLAN_TRUE_RANKS;
+    return ops->plan_way;
 }

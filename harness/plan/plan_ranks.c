@@ -502,7 +502,7 @@ int bl_plan_ranks_one(const bl_plan_request *req, hwloc_topology_t topo,
     snprintf(out->launcher, sizeof out->launcher, "%s %s",
              bl_launcher_kind_name(li.kind), li.version);
     ops = bl_launcher_ops_of(&li);
-    way = ops ? ops->plan_way(&li) : BL_PLAN_CANNOT;
+    way = bl_launcher_plan_way(ops, &li);
     if (way == BL_PLAN_CANNOT)
         return bl_err_set(err, "%s cannot plan for a node it is not on; plan "
                           "with an MPI's launcher (--launcher ompi5, mpich, "

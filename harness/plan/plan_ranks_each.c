@@ -292,7 +292,7 @@ static int plan_ranks(const bl_plan_request *req, hwloc_topology_t topo,
             return -1;
         ops = bl_launcher_ops_of(&li);
         if (ops && ops->plan_node_by_node &&
-            ops->plan_way(&li) == BL_PLAN_DRY_RUN &&
+            bl_launcher_plan_way(ops, &li) == BL_PLAN_DRY_RUN &&
             (rc = bl_plan_ranks_alike(req, topo, &li, program, preload_path,
                                       out, err)) <= 0)
             return rc;

@@ -23,10 +23,6 @@ static int parse_version(const char *text, bl_launcher_info *out)
     return 0;
 }
 
-static int is_fake(const bl_launcher_info *li)
-{
-    return li->kind == BL_LAUNCHER_REGISTERED;
-}
 
 /* fakerun's words for a level, NULL for what it cannot express */
 static const char *obj(bl_res r)
@@ -74,11 +70,6 @@ static int command(bl_cmd *c, const bl_layout *l, const bl_launcher_info *li,
     return 0;
 }
 
-static bl_plan_way plan_way(const bl_launcher_info *li)
-{
-    (void)li;
-    return BL_PLAN_DRY_RUN;
-}
 
 const bl_launcher_ops bl_launcher_fake = {
     .name = "fake",
@@ -88,13 +79,12 @@ const bl_launcher_ops bl_launcher_fake = {
     .program = "fakerun",
     .record_as = "fakerun",
     .parse_version = parse_version,
-    .is = is_fake,
     .translate = translate,
     .translate_refuses = 1,
     .command = command,
     .hosts = BL_HOSTS_NAMES,
     .report_format = "hydra",
     .plan_report_format = "hydra",
-    .plan_way = plan_way,
+    .plan_way = BL_PLAN_DRY_RUN,
     .plan_dry_how = "fakerun mapped without launching (--dry)",
 };
