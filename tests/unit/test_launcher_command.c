@@ -5,12 +5,14 @@
  * replaced and exactly the plan mode's additions, written out here per
  * launcher, so that the two cannot drift apart. */
 #include "bl_test.h"
+#include "bl_test_files.h"
 
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bindreport/bindreport.h"
 #include "launcher/launcher.h"
 #include "layout/layout.h"
 #include "sweep/sweep_file.h"
@@ -308,6 +310,71 @@ static void oversubscribed_plan_allows_overload(void **state)
     hwloc_topology_destroy(t);
 }
 
+/* What each launcher printed, captured: a run's report and its answer to
+ * a plan (Open MPI 4's job map is turned into report lines first). */
+static const char *const captured[][3] = {
+    {"ompi4", "ompi4-vm-core.txt", "ompi4-vm-core.txt"},
+    {"ompi5", "ompi5-vm-core.txt", "ompi5-vm-map.txt"},
+    {"mpich", "hydra-vm-core.txt", "hydra-vm-core.txt"},
+    {"impi", "impi-vm-pin-domain-core.txt", NULL},
+    {"srun", "slurm-docs.txt", NULL},
+};
+
+/* The format bindreport finds in file. */
+static bl_report_format format_in(const char *file, hwloc_topology_t t)
+{
+    char *text = bl_test_fixture("bindreport", file);
+    bl_binding_report rep;
+    bl_report_format f;
+    bl_err err;
+    assert_int_equal(bl_bindreport_parse(text, BL_REPORT_AUTO, t, &rep,
+                                         &err), 0);
+    f = rep.format;
+    bl_bindreport_free(&rep);
+    free(text);
+    return f;
+}
+
+/* The format an entry names for its report (and its plan's answer) is the
+ * one bindreport finds in that launcher's real output. */
+static void report_formats_are_what_the_launchers_print(void **state)
+{
+    hwloc_topology_t t;
+    bl_err err;
+    (void)state;
+    assert_int_equal(bl_topo_load("pack:1 core:2 pu:1", &t, &err), 0);
+    for (size_t i = 0; i < sizeof captured / sizeof captured[0]; i++) {
+        const bl_launcher_ops *ops = bl_launcher_ops_named(captured[i][0]);
+        const char *names[2];
+        assert_non_null(ops);
+        names[0] = ops->report_format;
+        names[1] = ops->plan_report_format;
+        for (int k = 0; k < 2; k++) {
+            bl_report_format want, got;
+            if (!captured[i][k + 1]) {
+                assert_null(names[k]);
+                continue;
+            }
+            assert_int_equal(bl_bindreport_format_parse(names[k], &want,
+                                                        &err), 0);
+            got = format_in(captured[i][k + 1], t);
+            if (got != want)
+                fail_msg("%s: %s reads as %s, not %s", ops->name,
+                         captured[i][k + 1], bl_bindreport_format_name(got),
+                         names[k]);
+        }
+    }
+    /* every built-in launcher has its captured output here */
+    for (size_t i = 0; bl_launcher_ops_at(i); i++) {
+        size_t j = 0;
+        while (j < sizeof captured / sizeof captured[0] &&
+               strcmp(captured[j][0], bl_launcher_ops_at(i)->name))
+            j++;
+        assert_true(j < sizeof captured / sizeof captured[0]);
+    }
+    hwloc_topology_destroy(t);
+}
+
 int main(int argc, char **argv)
 {
     static const struct CMUnitTest sweeps[] = {
@@ -316,6 +383,7 @@ int main(int argc, char **argv)
     static const struct CMUnitTest hand[] = {
         cmocka_unit_test(hand_made_layouts_plan_what_they_run),
         cmocka_unit_test(oversubscribed_plan_allows_overload),
+        cmocka_unit_test(report_formats_are_what_the_launchers_print),
     };
     static const bl_test_group groups[] = {
         BL_GROUP("sweeps", sweeps),
