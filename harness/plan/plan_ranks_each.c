@@ -145,6 +145,35 @@ static int copy_node(const bl_layout *l, int n, const int *ranks, int j,
     return 0;
 }
 
+/* The nodes' topologies and names, as bl_layout_node_shares takes them. */
+static int node_lists(const bl_plan_node *nodes, int n,
+                      hwloc_topology_t **topos, const char ***hosts,
+                      bl_err *err)
+{
+    *topos = calloc((size_t)n, sizeof **topos);
+    *hosts = calloc((size_t)n, sizeof **hosts);
+    if (!*topos || !*hosts)
+        return bl_err_set(err, "out of memory");
+    for (int k = 0; k < n; k++) {
+        (*topos)[k] = nodes[k].topo;
+        (*hosts)[k] = nodes[k].host;
+    }
+    return 0;
+}
+
+/* out emptied but for its refusal, launcher and modelled flag. */
+static void keep_refusal(bl_plan *out)
+{
+    char keep[sizeof out->refusal], who[sizeof out->launcher];
+    int modelled = out->modelled;
+    memcpy(keep, out->refusal, sizeof keep);
+    memcpy(who, out->launcher, sizeof who);
+    bl_plan_free(out);
+    memcpy(out->refusal, keep, sizeof keep);
+    memcpy(out->launcher, who, sizeof who);
+    out->modelled = modelled;
+}
+
 int bl_plan_ranks_each(const bl_plan_request *req, const bl_plan_node *nodes,
                        int n, const char *preload_path, bl_plan *out,
                        bl_err *err)
@@ -171,18 +200,8 @@ int bl_plan_ranks_each(const bl_plan_request *req, const bl_plan_node *nodes,
     }
     if (bl_plan_request_layout(req, n, &l, err) < 0)
         return -1;
-    topos = calloc((size_t)n, sizeof *topos);
-    hosts = calloc((size_t)n, sizeof *hosts);
-    if (!topos || !hosts) {
-        rc = bl_err_set(err, "out of memory");
-        goto done;
-    }
-    for (int k = 0; k < n; k++) {
-        topos[k] = nodes[k].topo;
-        hosts[k] = nodes[k].host;
-    }
-    if (bl_layout_node_shares(&l, topos, n, &s,
-                              err) < 0) {
+    if (node_lists(nodes, n, &topos, &hosts, err) < 0 ||
+        bl_layout_node_shares(&l, topos, n, &s, err) < 0) {
         rc = -1;
         goto done;
     }
@@ -225,16 +244,8 @@ int bl_plan_ranks_each(const bl_plan_request *req, const bl_plan_node *nodes,
                  "modelled by bindlab (%.200s)", out->launcher, out->split);
     }
 done:
-    if (out->refusal[0] || rc < 0) {
-        char keep[sizeof out->refusal], who[sizeof out->launcher];
-        int modelled = out->modelled;
-        memcpy(keep, out->refusal, sizeof keep);
-        memcpy(who, out->launcher, sizeof who);
-        bl_plan_free(out);
-        memcpy(out->refusal, keep, sizeof keep);
-        memcpy(out->launcher, who, sizeof who);
-        out->modelled = modelled;
-    }
+    if (out->refusal[0] || rc < 0)
+        keep_refusal(out);
     bl_layout_shares_free(&s);
     free(topos);
     free(hosts);
