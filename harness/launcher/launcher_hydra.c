@@ -32,7 +32,6 @@ static int parse_version(const char *text, bl_launcher_info *out)
     return 0;
 }
 
-
 /* The spelling of a layout bound to something, PE groups included. */
 static int bound(bl_layout *l, bl_res map, const char *mo, bl_err *err)
 {
@@ -123,7 +122,6 @@ static int command(bl_cmd *c, const bl_layout *l, const bl_launcher_info *li,
     bl_hydra_omp(c, l, o);
     return 0;
 }
-
 
 const bl_launcher_ops bl_launcher_hydra = {
     .name = "mpich",

@@ -35,7 +35,6 @@ static int parse_version(const char *text, bl_launcher_info *out)
     return 0;
 }
 
-
 /* Intel MPI's domain for a rank bound to one object of level r. */
 static const char *domain_of(bl_res r)
 {
@@ -139,7 +138,6 @@ static int command(bl_cmd *c, const bl_layout *l, const bl_launcher_info *li,
     bl_hydra_omp(c, l, o);
     return 0;
 }
-
 
 const bl_launcher_ops bl_launcher_impi = {
     .name = "impi",

@@ -5,7 +5,6 @@
 
 #include <string.h>
 
-
 /* "mpirun (Open MPI) 4.1.4"; Open MPI 1.x said "(Open RTE)", and 4.x's
  * mpiexec says "mpiexec (OpenRTE) 4.1.4". */
 int bl_ompi_parse_version(const char *text, bl_launcher_info *out)
@@ -74,6 +73,9 @@ int bl_ompi_command(bl_cmd *c, const bl_layout *l,
         bl_cmd_add(c, "--oversubscribe");
     bl_cmd_add(c, "--report-bindings");
     bl_launcher_omp_env(l, o, export, c);
+    /* maps and binds exactly as for a real launch, and launches nothing */
+    if (c->plan && !c->plan->launched)
+        bl_cmd_plan_add(c, "--do-not-launch");
     /* The caller's MCA defaults belong to this machine, not the node
      * planned for. */
     bl_cmd_plan_env(c, "OMPI_MCA_rmaps_base_oversubscribe", "0");

@@ -19,8 +19,6 @@ static int command(bl_cmd *c, const bl_layout *l, const bl_launcher_info *li,
 {
     if (bl_ompi_command(c, l, li, o, err) < 0)
         return -1;
-    if (c->plan && !c->plan->launched)
-        bl_cmd_plan_add(c, "--do-not-launch");
     /* Open MPI 4 binds a rank mapped and bound to the same level (core
      * and core) on mpirun's own node only, leaving the other nodes to
      * their daemons, which --do-not-launch never starts; without the
@@ -29,7 +27,6 @@ static int command(bl_cmd *c, const bl_layout *l, const bl_launcher_info *li,
         bl_cmd_plan_env(c, "OMPI_MCA_orte_no_vm", "1");
     return 0;
 }
-
 
 const bl_launcher_ops bl_launcher_ompi4 = {
     .name = "ompi4",

@@ -18,14 +18,13 @@ static int command(bl_cmd *c, const bl_layout *l, const bl_launcher_info *li,
 {
     if (bl_ompi_command(c, l, li, o, err) < 0)
         return -1;
+    /* the job map, with each rank's binding */
     if (c->plan && !c->plan->launched) {
-        bl_cmd_plan_add(c, "--do-not-launch");
         bl_cmd_plan_add(c, "--display");
         bl_cmd_plan_add(c, "map");
     }
     return 0;
 }
-
 
 const bl_launcher_ops bl_launcher_ompi5 = {
     .name = "ompi5",

@@ -28,8 +28,8 @@ int bl_ompi_parse_version(const char *text, bl_launcher_info *out);
 /* bl_layout_translate for li's version. */
 int bl_ompi_translate(bl_layout *l, const bl_launcher_info *li,
                       hwloc_topology_t topo, bl_err *err);
-/* mpirun's words for l, run and plan alike (the dry-run words are the
- * caller's: they differ between 4 and 5). */
+/* mpirun's words for l, run and plan alike, and a plan's --do-not-launch
+ * (what else a dry run needs differs between 4 and 5). */
 int bl_ompi_command(bl_cmd *c, const bl_layout *l,
                     const bl_launcher_info *li, const bl_layout_argv_opts *o,
                     bl_err *err);

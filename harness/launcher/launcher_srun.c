@@ -26,7 +26,6 @@ static int parse_version(const char *text, bl_launcher_info *out)
     return -1;
 }
 
-
 /* its layout is read from the parsed fields; the spelled ones are kept
  * for the run record */
 static int translate(bl_layout *l, const bl_launcher_info *li,
@@ -139,7 +138,6 @@ static int command(bl_cmd *c, const bl_layout *l, const bl_launcher_info *li,
     export_omp(c, l, o);
     return 0;
 }
-
 
 const bl_launcher_ops bl_launcher_srun = {
     .name = "srun",

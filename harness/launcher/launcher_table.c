@@ -1,6 +1,6 @@
 /* The launchers bindlab knows, in the order their --version answers are
- * tried and --launcher lists them. A new launcher is one file and one
- * line here. */
+ * tried and --launcher lists them. A new launcher is one file and its
+ * entry here. */
 #include "launcher/launcher.h"
 
 #include <string.h>

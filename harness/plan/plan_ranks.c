@@ -366,8 +366,7 @@ static int names_a_rank(const char *report)
            strstr(report, "Data for proc: [") || strstr(report, " binding: ");
 }
 
-/* The launcher's answer in text (both streams) made into out: the
- * report's ranks (and nodes), or its refusal. 0, or -1 with err. */
+/* One question to the launcher: what read_answer needs of it. */
 typedef struct asked {
     const bl_plan_request *req;
     hwloc_topology_t topo;
@@ -377,6 +376,8 @@ typedef struct asked {
     int launched;
 } asked;
 
+/* The launcher's answer in text (both streams, taken over) made into out:
+ * the report's ranks (and nodes), or its refusal. 0, or -1 with err. */
 static int read_answer(const asked *a, char *text, const bl_launch_result *res,
                        const bl_launch_opts *o, bl_plan *out, bl_err *err)
 {

@@ -23,7 +23,6 @@ static int parse_version(const char *text, bl_launcher_info *out)
     return 0;
 }
 
-
 /* fakerun's words for a level, NULL for what it cannot express */
 static const char *obj(bl_res r)
 {
@@ -69,7 +68,6 @@ static int command(bl_cmd *c, const bl_layout *l, const bl_launcher_info *li,
     bl_cmd_addf(c, "OMP_NUM_THREADS=%d", o->threads);
     return 0;
 }
-
 
 const bl_launcher_ops bl_launcher_fake = {
     .name = "fake",
