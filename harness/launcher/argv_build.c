@@ -23,18 +23,22 @@ void bl_argv_add(bl_argv_build *b, const char *s)
     b->v[b->n] = NULL;
 }
 
-void bl_argv_addf(bl_argv_build *b, const char *fmt, ...)
+void bl_argv_addv(bl_argv_build *b, const char *fmt, va_list ap)
 {
     char buf[BL_ARGV_WORD_MAX + 1];
-    va_list ap;
-    int len;
-    va_start(ap, fmt);
-    len = vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
+    int len = vsnprintf(buf, sizeof buf, fmt, ap);
     if (len < 0 || (size_t)len >= sizeof buf)
         b->failed = 1;
     else
         bl_argv_add(b, buf);
+}
+
+void bl_argv_addf(bl_argv_build *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    bl_argv_addv(b, fmt, ap);
+    va_end(ap);
 }
 
 char **bl_argv_take(bl_argv_build *b, bl_err *err)

@@ -5,6 +5,7 @@
 #ifndef BL_ARGV_BUILD_H
 #define BL_ARGV_BUILD_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #include "err.h"
@@ -23,6 +24,8 @@ void bl_argv_add(bl_argv_build *b, const char *s);
 /* Appends a printf-formatted word of at most BL_ARGV_WORD_MAX characters. */
 void bl_argv_addf(bl_argv_build *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+void bl_argv_addv(bl_argv_build *b, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 
 /* The argv (malloc'ed with its words; free with bl_argv_free), or NULL
  * with err set when an add failed or nothing was added. */

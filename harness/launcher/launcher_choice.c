@@ -8,41 +8,69 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "launcher/launcher.h"
 #include "sys_util.h"
 
 #define DETECT_TIMEOUT_S 30.0
-#define ACCEPTED "openmpi, ompi4, ompi5, mpich, impi, srun, mpirun (whatever " \
-                 "MPI's mpirun is in PATH), or the path of an mpirun, " \
-                 "mpiexec or srun"
 
-static const struct {
+/* A --launcher word: a table entry's name, or one of the aliases. */
+typedef struct family {
     const char *word;
     bl_launcher_kind kind;
-    int major;
+    int major;              /* 0: any version */
     const char *program;
-    const char *family;     /* for messages */
-} families[] = {
-    {"mpirun", BL_LAUNCHER_UNKNOWN, 0, "mpirun", "an MPI"},
-    {"openmpi", BL_LAUNCHER_OPENMPI, 0, "mpirun", "Open MPI"},
-    {"ompi4", BL_LAUNCHER_OPENMPI, 4, "mpirun", "Open MPI 4"},
-    {"ompi5", BL_LAUNCHER_OPENMPI, 5, "mpirun", "Open MPI 5"},
-    {"mpich", BL_LAUNCHER_MPICH, 0, "mpiexec", "MPICH (Hydra)"},
-    {"impi", BL_LAUNCHER_INTELMPI, 0, "mpiexec", "Intel MPI"},
-    {"srun", BL_LAUNCHER_SLURM, 0, "srun", "Slurm"},
-};
-#define NFAMILIES (sizeof families / sizeof families[0])
+    const char *name;       /* for messages */
+    int named_only;
+} family;
 
-static int family_of(const bl_launcher_want *w)
+/* The words that name no one entry: any MPI, and any Open MPI. */
+static const family aliases[] = {
+    {"mpirun", BL_LAUNCHER_UNKNOWN, 0, "mpirun", "an MPI", 0},
+    {"openmpi", BL_LAUNCHER_OPENMPI, 0, "mpirun", "Open MPI", 0},
+};
+#define NALIASES (sizeof aliases / sizeof aliases[0])
+
+/* Family i: the aliases, then the table's entries; 0 past the last. */
+static int family_at(size_t i, family *f)
 {
-    for (size_t i = 0; i < NFAMILIES; i++)
-        if (strcmp(families[i].word, w->value) == 0)
-            return (int)i;
+    const bl_launcher_ops *ops;
+    if (i < NALIASES) {
+        *f = aliases[i];
+        return 1;
+    }
+    if (!(ops = bl_launcher_ops_at(i - NALIASES)))
+        return 0;
+    *f = (family){ops->name, ops->kind, ops->family_major, ops->program,
+                  ops->family, ops->named_only};
+    return 1;
+}
+
+static int family_of(const char *word, family *f)
+{
+    for (size_t i = 0; word && family_at(i, f); i++)
+        if (strcmp(f->word, word) == 0)
+            return 0;
     return -1;
+}
+
+/* "openmpi, ompi4, ompi5, mpich, impi, srun, mpirun (...), or the path of
+ * an mpirun, mpiexec or srun" */
+static void accepted(char *buf, size_t len)
+{
+    family f;
+    size_t used = (size_t)snprintf(buf, len, "openmpi");
+    for (size_t i = NALIASES; family_at(i, &f) && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, ", %s", f.word);
+    if (used < len)
+        snprintf(buf + used, len - used, ", mpirun (whatever MPI's mpirun "
+                 "is in PATH), or the path of an mpirun, mpiexec or srun");
 }
 
 int bl_launcher_want_parse(const char *text, bl_launcher_want *out,
                            bl_err *err)
 {
+    family f;
+    char list[512];
     memset(out, 0, sizeof *out);
     if (text && strchr(text, '/')) {
         const char *base = strrchr(text, '/') + 1;
@@ -50,55 +78,76 @@ int bl_launcher_want_parse(const char *text, bl_launcher_want *out,
             return bl_err_set(err, "launcher: the path is longer than %zu "
                               "characters", sizeof out->program - 1);
         snprintf(out->value, sizeof out->value, "path");
-        /* srun takes other options than mpirun: known by its name */
-        if (strcmp(base, "srun") == 0)
-            out->kind = BL_LAUNCHER_SLURM;
+        /* a launcher asked only when named takes other options than
+         * mpirun: known by its program's name (srun) */
+        for (size_t i = 0; family_at(i, &f); i++)
+            if (f.named_only && strcmp(base, f.program) == 0)
+                out->kind = f.kind;
         return 0;
     }
-    for (size_t i = 0; text && i < NFAMILIES; i++)
-        if (strcmp(families[i].word, text) == 0) {
-            snprintf(out->value, sizeof out->value, "%s", text);
-            out->kind = families[i].kind;
-            out->major = families[i].major;
-            return 0;
-        }
+    if (family_of(text, &f) == 0) {
+        snprintf(out->value, sizeof out->value, "%s", text);
+        out->kind = f.kind;
+        out->major = f.major;
+        return 0;
+    }
+    accepted(list, sizeof list);
     return bl_err_set(err, "'%.64s' is not a launcher bindlab knows; "
-                      "accepted: " ACCEPTED, text ? text : "");
+                      "accepted: %s", text ? text : "", list);
 }
 
 const char *bl_launcher_want_program(const bl_launcher_want *w)
 {
-    int f = family_of(w);
+    family f;
     if (w->program[0])
         return w->program;
-    return f >= 0 ? families[f].program : "mpirun";
+    return family_of(w->value, &f) == 0 ? f.program : "mpirun";
+}
+
+/* 1 when the launcher w asks for is one asked only when named (srun);
+ * f: its family. */
+static int named_only(const bl_launcher_want *w, family *f)
+{
+    for (size_t i = 0; w->kind != BL_LAUNCHER_UNKNOWN && family_at(i, f);
+         i++)
+        if (f->kind == w->kind && f->named_only)
+            return 1;
+    return 0;
 }
 
 int bl_launcher_want_check(const bl_launcher_want *w,
                            const bl_launcher_info *got, const char *program,
                            bl_err *err)
 {
-    int f = family_of(w);
+    const bl_launcher_ops *ops = bl_launcher_ops_of(got);
+    family f;
     if (w->kind == BL_LAUNCHER_UNKNOWN) {
-        /* mpirun or a path: any MPI's launcher will do, not srun (it takes
-         * other options, and is named as srun) */
-        if (got->kind == BL_LAUNCHER_SLURM)
-            return bl_err_set(err, "%s is Slurm's srun; name it with "
-                              "launcher: srun", program);
+        /* mpirun or a path: any MPI's launcher will do, not one asked only
+         * when named (srun takes other options, and is named as srun) */
+        if (ops && ops->named_only)
+            return bl_err_set(err, "%s is %s's %s; name it with "
+                              "launcher: %s", program, ops->title,
+                              ops->program, ops->name);
         return 0;
     }
     if (got->kind == w->kind && (!w->major || got->major == w->major))
         return 0;
-    if (f < 0)
-        return bl_err_set(err, "%s is %s %s, not Slurm's srun", program,
-                          bl_launcher_kind_name(got->kind), got->version);
+    if (family_of(w->value, &f) < 0) {
+        /* a path named as a launcher asked only when named (srun) */
+        if (!named_only(w, &f))
+            return bl_err_set(err, "%s is %s %s", program,
+                              bl_launcher_kind_name(got->kind), got->version);
+        return bl_err_set(err, "%s is %s %s, not %s's %s", program,
+                          bl_launcher_kind_name(got->kind), got->version,
+                          f.name, f.program);
+    }
     return bl_err_set(err, "%s asks for %s, but %s is %s %s; put "
                       "that MPI's bin directory first in PATH (module load, "
                       "spack load), or give its %s with --mpirun PATH (or "
                       "as launcher: PATH in the sweep file)",
-                      w->value, families[f].family, program,
+                      w->value, f.name, program,
                       bl_launcher_kind_name(got->kind), got->version,
-                      families[f].program);
+                      f.program);
 }
 
 static int executable(const char *path)
@@ -143,6 +192,7 @@ int bl_launcher_choose(const char *value, const char *where,
                        bl_err *err)
 {
     char found[PATH_MAX];
+    family f;
     int rc;
 
     if (bl_launcher_want_parse(value ? value : "mpirun", want, err) < 0)
@@ -163,7 +213,7 @@ int bl_launcher_choose(const char *value, const char *where,
                           value ? " " : "", value ? value : "", program,
                           program);
     }
-    rc = want->kind == BL_LAUNCHER_SLURM
+    rc = named_only(want, &f)
              ? bl_launcher_detect_srun(program, DETECT_TIMEOUT_S, info, err)
              : bl_launcher_detect_mpirun(program, DETECT_TIMEOUT_S, info,
                                          err);

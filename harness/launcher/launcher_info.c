@@ -1,4 +1,5 @@
 #include "launcher/launcher_info.h"
+#include "launcher/launcher_priv.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -12,13 +13,11 @@
 
 const char *bl_launcher_kind_name(bl_launcher_kind kind)
 {
-    switch (kind) {
-    case BL_LAUNCHER_OPENMPI: return "Open MPI";
-    case BL_LAUNCHER_MPICH: return "MPICH (Hydra)";
-    case BL_LAUNCHER_INTELMPI: return "Intel MPI";
-    case BL_LAUNCHER_SLURM: return "Slurm";
-    default: return "unknown";
-    }
+    const bl_launcher_ops *ops;
+    for (size_t i = 0; (ops = bl_launcher_ops_at(i)) != NULL; i++)
+        if (ops->kind == kind)
+            return ops->title;
+    return "unknown";
 }
 
 /* Copies the line starting at p (without its newline) into buf. */
@@ -34,7 +33,7 @@ static void copy_line(const char *p, char *buf, size_t len)
 /* Reads "4.1.4", "5.0.0rc12", "2021.8": up to three dot-separated numbers
  * at p. Stores the printed token (up to white space) in info->version.
  * Returns 0 if at least the major number is there. */
-static int parse_numbers(const char *p, bl_launcher_info *info)
+int bl_launcher_parse_numbers(const char *p, bl_launcher_info *info)
 {
     int v[3] = {0, 0, 0}, k = 0;
     if (!isdigit((unsigned char)*p))
@@ -63,7 +62,7 @@ static int parse_numbers(const char *p, bl_launcher_info *info)
 }
 
 /* The start of the line holding needle, or NULL. */
-static const char *line_with(const char *text, const char *needle)
+const char *bl_launcher_line_with(const char *text, const char *needle)
 {
     const char *p = strstr(text, needle);
     if (!p)
@@ -73,69 +72,15 @@ static const char *line_with(const char *text, const char *needle)
     return p;
 }
 
-/* "mpirun (Open MPI) 4.1.4"; Open MPI 1.x said "(Open RTE)", and 4.x's
- * mpiexec says "mpiexec (OpenRTE) 4.1.4". */
-static int parse_openmpi(const char *text, bl_launcher_info *out)
-{
-    static const char *const tags[] = {"(Open MPI) ", "(Open RTE) ",
-                                       "(OpenRTE) "};
-    for (int i = 0; i < 3; i++) {
-        const char *p = strstr(text, tags[i]);
-        if (p && parse_numbers(p + strlen(tags[i]), out) == 0) {
-            out->kind = BL_LAUNCHER_OPENMPI;
-            return 0;
-        }
-    }
-    return -1;
-}
-
-/* "Intel(R) MPI Library for Linux* OS, Version 2021.8 Build 20221129 ..."
- * or "... Version 2019 Update 2 Build ...". */
-static int parse_intel(const char *text, bl_launcher_info *out)
-{
-    const char *line = line_with(text, "Intel(R) MPI Library");
-    if (!line)
-        return -1;
-    const char *p = strstr(line, "Version ");
-    const char *eol = line + strcspn(line, "\n");
-    if (!p || p > eol || parse_numbers(p + 8, out) != 0)
-        return -1;
-    int update;
-    const char *u = p + 8 + strlen(out->version);
-    if (out->minor == 0 && sscanf(u, " Update %d", &update) == 1) {
-        out->minor = update;
-        snprintf(out->version, sizeof out->version, "%d Update %d",
-                 out->major, update);
-    }
-    out->kind = BL_LAUNCHER_INTELMPI;
-    return 0;
-}
-
-/* "HYDRA build details:" then "    Version:     4.0.2". */
-static int parse_hydra(const char *text, bl_launcher_info *out)
-{
-    const char *h = strstr(text, "HYDRA build details:");
-    if (!h)
-        return -1;
-    const char *p = strstr(h, "Version:");
-    if (!p)
-        return -1;
-    p += strlen("Version:");
-    while (*p == ' ' || *p == '\t')
-        p++;
-    if (parse_numbers(p, out) != 0)
-        return -1;
-    out->kind = BL_LAUNCHER_MPICH;
-    return 0;
-}
-
 int bl_launcher_parse_mpirun_version(const char *text, bl_launcher_info *out,
                                      bl_err *err)
 {
-    memset(out, 0, sizeof *out);
-    if (parse_openmpi(text, out) == 0 || parse_intel(text, out) == 0 ||
-        parse_hydra(text, out) == 0)
-        return 0;
+    const bl_launcher_ops *ops;
+    for (size_t i = 0; (ops = bl_launcher_ops_at(i)) != NULL; i++) {
+        memset(out, 0, sizeof *out);
+        if (!ops->named_only && ops->parse_version(text, out) == 0)
+            return 0;
+    }
     memset(out, 0, sizeof *out);
     char first[120];
     copy_line(text + strspn(text, " \t\r\n"), first, sizeof first);
@@ -148,19 +93,13 @@ int bl_launcher_parse_mpirun_version(const char *text, bl_launcher_info *out,
 int bl_launcher_parse_srun_version(const char *text, bl_launcher_info *out,
                                    bl_err *err)
 {
-    memset(out, 0, sizeof *out);
+    const bl_launcher_ops *srun = bl_launcher_ops_named("srun");
     const char *p = text + strspn(text, " \t\r\n");
-    size_t name = strcspn(p, " \t\r\n");
-    if ((name == 5 && strncmp(p, "slurm", 5) == 0) ||
-        (name == 9 && strncmp(p, "slurm-wlm", 9) == 0)) {
-        const char *v = p + name + strspn(p + name, " \t");
-        if (parse_numbers(v, out) == 0) {
-            out->kind = BL_LAUNCHER_SLURM;
-            return 0;
-        }
-    }
-    memset(out, 0, sizeof *out);
     char first[120];
+    memset(out, 0, sizeof *out);
+    if (srun && srun->parse_version(text, out) == 0)
+        return 0;
+    memset(out, 0, sizeof *out);
     copy_line(p, first, sizeof first);
     return bl_err_set(err, "expected 'slurm 22.05.8' "
                       "(or 'slurm-wlm 22.05.8'), got '%s'", first);
@@ -232,5 +171,6 @@ int bl_launcher_is_root(void) { return geteuid() == 0; }
 int bl_launcher_needs_allow_run_as_root(const bl_launcher_info *info,
                                         int is_root)
 {
-    return is_root && info->kind == BL_LAUNCHER_OPENMPI;
+    const bl_launcher_ops *ops = bl_launcher_ops_of(info);
+    return is_root && ops && ops->root_flag;
 }

@@ -14,6 +14,8 @@ typedef enum bl_launcher_kind {
     BL_LAUNCHER_MPICH,     /* MPICH's Hydra (also MVAPICH's) */
     BL_LAUNCHER_INTELMPI,  /* Intel MPI (Hydra underneath, its own version) */
     BL_LAUNCHER_SLURM,     /* srun */
+    BL_LAUNCHER_REGISTERED /* one added at run time (bl_launcher_register:
+                            * a test's fake launcher) */
 } bl_launcher_kind;
 
 typedef struct bl_launcher_info {

@@ -1,11 +1,9 @@
-/* Layouts for the Hydra launchers: MPICH's mpiexec (-bind-to, -map-by,
- * -ppn) and Intel MPI's (I_MPI_PIN_DOMAIN / I_MPI_PIN_ORDER, with
- * I_MPI_DEBUG=4 for its pinning table). Open MPI's layouts (layout.h) are
- * the user's language; this translates each one into what the detected
- * launcher does the same way, or refuses it with the reason. Nothing is
- * approximated: a layout whose placement the launcher would make
- * differently is refused before anything runs. docs/launchers.md has the
- * table. */
+/* Layouts spelled for the detected launcher, and the Hydra command line,
+ * under the names the sweep's tests know; both go through the launcher
+ * table (launcher.h). Open MPI's layouts (layout.h) are the user's
+ * language: each launcher translates one into what it does the same way,
+ * or refuses it with the reason; nothing is approximated.
+ * docs/launchers.md has the table. */
 #ifndef BL_LAYOUT_HYDRA_H
 #define BL_LAYOUT_HYDRA_H
 
@@ -21,9 +19,6 @@
  * MPI's domain of P cores is P x PUs-per-core logical CPUs). */
 int bl_layout_translate_for(bl_layout *l, const bl_launcher_info *li,
                             hwloc_topology_t topo, bl_err *err);
-
-/* 1 for the launchers whose command line bl_layout_hydra_argv builds. */
-int bl_launcher_is_hydra(const bl_launcher_info *li);
 
 /* MPICH: env HYDRA_TOPO_DEBUG=1 MPIEXEC -np N -bind-to B -map-by M
  *   [-ppn P] -genv OMP_... APP ...

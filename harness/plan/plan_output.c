@@ -36,11 +36,6 @@ static row get_row(const bl_plan *p, size_t i)
     return r;
 }
 
-void bl_plan_thread_label(const bl_plan_thread *t, char *buf, size_t len)
-{
-    snprintf(buf, len, "%d.%d", t->rank, t->thread);
-}
-
 static void row_label(const row *r, char *buf, size_t len)
 {
     if (r->thread >= 0)

@@ -66,7 +66,4 @@ typedef struct bl_plan_warning {
 int bl_plan_warnings(hwloc_topology_t topo, const bl_plan *p,
                      bl_plan_warning **out, size_t *n, bl_err *err);
 
-/* "thread 3 of rank 1" style label "1.3" of a thread row into buf. */
-void bl_plan_thread_label(const bl_plan_thread *t, char *buf, size_t len);
-
 #endif

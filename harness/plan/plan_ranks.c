@@ -14,9 +14,9 @@
 #include "bindreport/bindreport.h"
 #include "cpuset.h"
 #include "proc/launch.h"
-#include "launcher/launcher_info.h"
+#include "launcher/launcher.h"
 #include "layout/layout.h"
-#include "launcher/layout_hydra.h"
+#include "plan/plan_ranks_priv.h"
 #include "cli/datadir.h"
 #include "sys_util.h"
 #include "topo.h"
@@ -129,11 +129,10 @@ int bl_plan_ranks_preload_path(char *buf, size_t len, bl_err *err)
 
 /* ---- the mpirun command -------------------------------------------- */
 
-/* The request's launcher, else `mpirun` in PATH, detected once per process:
- * every plan of a sweep uses the same one, and `mpirun --version` costs as
- * much as a small plan. */
-static int launcher(const bl_plan_request *req, bl_launcher_info *info,
-                    const char **program, bl_err *err)
+/* plan_ranks_priv.h */
+int bl_plan_ranks_launcher(const bl_plan_request *req,
+                           bl_launcher_info *info, const char **program,
+                           bl_err *err)
 {
     static bl_launcher_info cached;
     static int have;
@@ -180,195 +179,80 @@ static int layout_of(const bl_plan_request *req, const bl_launcher_info *li,
                                err) < 0)
         return -1;
     /* -2: the launcher has no spelling for this layout */
-    return bl_layout_translate_for(l, li, topo, err) < 0 ? -2 : 0;
+    return bl_launcher_translate(l, li, topo, err) < 0 ? -2 : 0;
 }
 
-#define MAX_ARGS 24
-#define MAX_ENV 8
-
-typedef struct command {
-    char *argv[MAX_ARGS];
-    char *env[MAX_ENV];
-    int argc, envc;
-    char xml[PATH_MAX];      /* our temporary export, "" when none */
-    char np[16], host[48];
-    char hosts[16384];       /* --host of a plan of several nodes */
-    int failed;
-} command;
-
-static void arg(command *c, const char *s)
-{
-    if (c->argc < MAX_ARGS - 1)
-        c->argv[c->argc++] = (char *)s;
-    else
-        c->failed = 1;
-}
-
-static void envf(command *c, const char *name, const char *value)
-{
-    char *e;
-    if (c->envc >= MAX_ENV - 1 ||
-        !(e = malloc(strlen(name) + strlen(value) + 2))) {
-        c->failed = 1;
-        return;
-    }
-    sprintf(e, "%s=%s", name, value);
-    c->env[c->envc++] = e;
-}
-
-static void command_free(command *c)
-{
-    for (int i = 0; i < c->envc; i++)
-        free(c->env[i]);
-    if (c->xml[0])
-        unlink(c->xml);
-    memset(c, 0, sizeof *c);
-}
-
-/* The XML mpirun reads: the user's file as given, else an export of topo
- * (a synthetic description) into a temporary file. */
+/* The XML the launcher reads: the user's file as given, else an export of
+ * topo (a synthetic description) into a temporary file (*tmp, unlinked by
+ * the caller). */
 static int xml_for(const bl_plan_request *req, hwloc_topology_t topo,
-                   command *c, const char **path, bl_err *err)
+                   char *tmp, size_t len, const char **path, bl_err *err)
 {
     struct stat st;
-    const char *tmp = getenv("TMPDIR");
+    const char *dir = getenv("TMPDIR");
     int fd;
 
+    tmp[0] = '\0';
     if (stat(req->topology, &st) == 0 && S_ISREG(st.st_mode)) {
         *path = req->topology;
         return 0;
     }
-    if (bl_textf(c->xml, sizeof c->xml, "%s/bindlab-plan-XXXXXX.xml",
-                 tmp && *tmp ? tmp : "/tmp") < 0 ||
-        (fd = mkstemps(c->xml, 4)) < 0) {
-        c->xml[0] = '\0';
+    if (bl_textf(tmp, len, "%s/bindlab-plan-XXXXXX.xml",
+                 dir && *dir ? dir : "/tmp") < 0 ||
+        (fd = mkstemps(tmp, 4)) < 0) {
+        tmp[0] = '\0';
         return bl_err_set(err, "cannot create a temporary XML file in %s: "
-                               "%s", tmp && *tmp ? tmp : "/tmp",
+                               "%s", dir && *dir ? dir : "/tmp",
                           strerror(errno));
     }
     close(fd);
-    if (hwloc_topology_export_xml(topo, c->xml, 0) < 0)
+    if (hwloc_topology_export_xml(topo, tmp, 0) < 0)
         return bl_err_set(err, "cannot write topology '%s' as XML to %s",
-                          req->topology, c->xml);
-    *path = c->xml;
+                          req->topology, tmp);
+    *path = tmp;
     return 0;
 }
 
-/* Open MPI's argv: --do-not-launch (4.x: its job map is the report),
- * --do-not-launch --display map (5.x: PRRTE's job map), or, launched, run
- * /bin/true ranks with --report-bindings. */
-static void ompi_args(const bl_layout *l, const bl_launcher_info *li,
-                      int launched, int nodes, command *c)
-{
-    /* One slot per rank: Open MPI then refuses a layout for its mapping
-     * or binding on that node, never because this machine has few cores.
-     * Several nodes: the made-up hosts of bl_plan_ranks_hosts, one slot
-     * per core as bindlab sweep gives each node of an allocation. */
-    snprintf(c->host, sizeof c->host, "localhost:%d", l->np);
-    if (bl_launcher_is_root())
-        arg(c, "--allow-run-as-root");
-    arg(c, "-np");
-    arg(c, c->np);
-    arg(c, "--host");
-    arg(c, nodes > 1 ? c->hosts : c->host);
-    arg(c, "--map-by");
-    arg(c, l->map_by_launcher);
-    arg(c, "--bind-to");
-    arg(c, l->bind_to_launcher);
-    if (l->rank_by_launcher[0]) {
-        arg(c, "--rank-by");
-        arg(c, l->rank_by_launcher);
-    }
-    if (launched) {
-        arg(c, "--report-bindings");
-    } else {
-        arg(c, "--do-not-launch");
-        if (li->major >= 5) {
-            arg(c, "--display");
-            arg(c, "map");
-        }
-    }
-    /* The caller's MCA defaults belong to this machine, not the node
-     * planned for. */
-    envf(c, "OMPI_MCA_rmaps_base_oversubscribe", "0");
-    /* Open MPI 4 binds a rank mapped and bound to the same level (core
-     * and core) on mpirun's own node only, leaving the other nodes to
-     * their daemons, which --do-not-launch never starts; without the
-     * virtual machine mpirun binds every node's ranks itself. */
-    if (nodes > 1 && li->major < 5)
-        envf(c, "OMPI_MCA_orte_no_vm", "1");
-}
-
-/* Hydra has no dry mode: it starts /bin/true as each rank, and with
- * HYDRA_TOPO_DEBUG=1 prints the binding its proxy computed for each
- * (the preload records it instead of applying it). */
-static void hydra_args(const bl_layout *l, int nodes, command *c)
-{
-    /* Several nodes: every proxy started here (fork), each rank labelled
-     * ([R]) and running env, whose PMI_HOSTNAME says its node */
-    if (nodes > 1) {
-        snprintf(c->host, sizeof c->host, "%d", l->ppn_launcher);
-        arg(c, "-launcher");
-        arg(c, "fork");
-        arg(c, "-l");
-        arg(c, "-hosts");
-        arg(c, c->hosts);
-        arg(c, "-ppn");
-        arg(c, c->host);
-    } else if (l->map.ppr) {
-        snprintf(c->host, sizeof c->host, "%d", l->map.ppr);
-        arg(c, "-ppn");
-        arg(c, c->host);
-    }
-    arg(c, "-np");
-    arg(c, c->np);
-    arg(c, "-bind-to");
-    arg(c, l->bind_to_launcher);
-    if (l->bind != BL_RES_NONE) {
-        arg(c, "-map-by");
-        arg(c, l->map_by_launcher);
-    }
-    envf(c, "HYDRA_TOPO_DEBUG", "1");
-}
-
-/* The launcher's argv and environment for one plan. */
+/* The launcher's command for one plan: the command of a real launch of l
+ * (the one builder, launcher.h) in plan mode. xml: the temporary export,
+ * if any, to unlink after the run. */
 static int command_build(const bl_plan_request *req, hwloc_topology_t topo,
                          const char *preload, const bl_layout *l,
                          const bl_launcher_info *li, const char *program,
-                         int launched, command *c, bl_err *err)
+                         int launched, char *xml, size_t len,
+                         bl_command *c, bl_err *err)
 {
-    memset(c, 0, sizeof *c);
-    snprintf(c->np, sizeof c->np, "%d", l->np);
-    arg(c, program);
-    if (req->nodes > 1 &&
-        bl_plan_ranks_hosts(topo, req->nodes, c->hosts, sizeof c->hosts) < 0)
-        return bl_err_set(err, "nodes %d: too many for one --host list",
-                          req->nodes);
-    if (li->kind == BL_LAUNCHER_MPICH)
-        hydra_args(l, req->nodes, c);
-    else
-        ompi_args(l, li, launched, req->nodes, c);
-    arg(c, li->kind == BL_LAUNCHER_MPICH && req->nodes > 1 ? "/usr/bin/env"
-                                                           : "/bin/true");
-    if (req->topology && *req->topology) {
-        const char *xml = NULL;
-        char *all;
-        if (xml_for(req, topo, c, &xml, err) < 0)
-            return -1;
-        envf(c, "HWLOC_XMLFILE", xml);
-        envf(c, "HWLOC_THISSYSTEM", "1");
-        if (preload) {
-            envf(c, "LD_PRELOAD", preload);
-            if (!(all = bl_cpuset_list_strdup(
-                      hwloc_topology_get_topology_cpuset(topo))))
-                return bl_err_set(err, "out of memory");
-            envf(c, "BINDLAB_PRELOAD_CPUS", all);
-            free(all);
-        }
+    const bl_launcher_ops *ops = bl_launcher_ops_of(li);
+    char hosts[16384], *cpus = NULL;
+    bl_layout_argv_opts o = {.launcher = program, .threads = 1,
+                             .is_root = bl_launcher_is_root()};
+    bl_plan_mode m = {.launched = launched, .nodes = req->nodes,
+                      .program = "/bin/true"};
+    int rc;
+
+    xml[0] = '\0';
+    /* Several nodes: the made-up hosts, one slot per core as bindlab
+     * sweep gives each node of an allocation. */
+    if (req->nodes > 1) {
+        if (bl_plan_ranks_hosts(topo, req->nodes, hosts, sizeof hosts) < 0)
+            return bl_err_set(err, "nodes %d: too many for one --host list",
+                              req->nodes);
+        o.hosts = hosts;
+        if (ops->plan_nodes_program)
+            m.program = ops->plan_nodes_program;
     }
-    if (c->failed)
-        return bl_err_set(err, "out of memory building the mpirun command");
-    return 0;
+    if (req->topology && *req->topology) {
+        if (xml_for(req, topo, xml, len, &m.xml, err) < 0)
+            return -1;
+        m.preload = preload;
+        if (preload && !(cpus = bl_cpuset_list_strdup(
+                             hwloc_topology_get_topology_cpuset(topo))))
+            return bl_err_set(err, "out of memory");
+        m.preload_cpus = cpus;
+    }
+    rc = bl_launcher_command(li, l, NULL, &o, &m, c, err);
+    free(cpus);
+    return rc;
 }
 
 /* ---- running it and reading the answer ------------------------------ */
@@ -447,41 +331,165 @@ static char *both_streams(const bl_launch_result *res)
 }
 
 /* How the ranks are placed, in the plan's own words. */
-static void describe_how(const bl_launcher_info *li, const char *program,
+static void describe_how(const bl_launcher_ops *ops, const char *program,
                          int launched, bl_plan *out)
 {
-    const char *how;
-    if (li->kind == BL_LAUNCHER_MPICH)
-        how = "Hydra started /bin/true as each rank on the node "
-              "(HWLOC_XMLFILE) and printed the binding it made "
-              "(HYDRA_TOPO_DEBUG=1); the preload library recorded it "
-              "instead of applying it";
-    else if (launched)
-        how = "mpirun started /bin/true as each rank on the node "
-              "(HWLOC_XMLFILE) and reported the bindings it made "
-              "(--report-bindings); the preload library recorded them";
-    else if (li->major >= 5)
-        how = "mpirun mapped without launching (--do-not-launch --display "
-              "map) on the node (HWLOC_XMLFILE)";
-    else
-        how = "mpirun mapped without launching (--do-not-launch) on the "
-              "node (HWLOC_XMLFILE)";
     snprintf(out->how, sizeof out->how, "%s's own mapper (%s): %s",
-             out->launcher, program, how);
+             out->launcher, program,
+             launched ? ops->plan_launched_how : ops->plan_dry_how);
     out->modelled = 0;
 }
 
-static int run(const bl_plan_request *req, hwloc_topology_t topo,
-               const char *preload, int launched, bl_plan *out, bl_err *err)
+/* Runs the command, asked again when Hydra's mpiexec dies of SIGPIPE: it
+ * now and then does when the /bin/true ranks are gone before it writes to
+ * them (seen a few times in a hundred under load, with no output), its own
+ * failure, not an answer about the layout; twice more at most. */
+static int launch(const bl_launch_opts *o, bl_launch_result *res,
+                  bl_err *err)
 {
-    bl_launcher_info li;
-    bl_layout l;
-    command c;
-    const char *program = "mpirun";
+    for (int attempt = 1;; attempt++) {
+        if (bl_launch_run(o, res, err) < 0) {
+            bl_launch_result_free(res);
+            return -1;
+        }
+        if (res->term_signal != SIGPIPE || res->timed_out || attempt == 3)
+            return 0;
+        bl_launch_result_free(res);
+    }
+}
+
+/* Any rank's binding in the launcher's answer: one of the report forms
+ * bindreport reads. */
+static int names_a_rank(const char *report)
+{
+    return strstr(report, "MCW rank") || strstr(report, "] Rank ") ||
+           strstr(report, "Data for proc: [") || strstr(report, " binding: ");
+}
+
+/* One question to the launcher: what read_answer needs of it. */
+typedef struct asked {
+    const bl_plan_request *req;
+    hwloc_topology_t topo;
+    const bl_launcher_ops *ops;
+    const bl_layout *l;
+    const char *program;
+    int launched;
+} asked;
+
+/* The launcher's answer in text (both streams, taken over) made into out:
+ * the report's ranks (and nodes), or its refusal. 0, or -1 with err. */
+static int read_answer(const asked *a, char *text, const bl_launch_result *res,
+                       const bl_launch_opts *o, bl_plan *out, bl_err *err)
+{
+    const bl_layout *l = a->l;
+    char *report = NULL;
+    int rc = -1, nmapped = 0, nodes = a->req->nodes > 1 ? a->req->nodes : 0;
+
+    if (a->launched || !a->ops->plan_job_map) {
+        report = text;
+        text = NULL;
+        nmapped = names_a_rank(report);
+        /* Nothing reported: unbound ranks (only MPI_Init would speak), if
+         * the launcher was content; a refusal otherwise. */
+        if (!nmapped && res->exited && res->exit_status == 0 &&
+            l->bind == BL_RES_NONE)
+            nmapped = 1;
+        /* each rank's node and binding from its labelled lines */
+        if (nmapped && nodes && a->ops->plan_nodes_program) {
+            char *mine = NULL;
+            if (!(out->rank_node = calloc((size_t)l->np,
+                                          sizeof *out->rank_node)) ||
+                !(mine = bl_plan_ranks_hydra_nodes(report, nodes, l->np,
+                                                   out->rank_node, err))) {
+                if (!out->rank_node)
+                    bl_err_set(err, "out of memory");
+                goto done;
+            }
+            free(report);
+            report = mine;
+        }
+    } else if (!(report = bl_plan_ranks_map_to_report(text, &nmapped))) {
+        bl_err_set(err, "out of memory");
+        goto done;
+    }
+    if (!nmapped) {
+        bl_plan_ranks_trim_refusal(text ? text : report, out->refusal,
+                                   sizeof out->refusal);
+        if (!out->refusal[0]) {
+            char how[160];
+            bl_launch_describe(res, o, how, sizeof how);
+            bl_err_set(err, "%s printed no binding and no message (%s)",
+                       a->program, how);
+            goto done;
+        }
+        rc = 0;
+        goto done;
+    }
+    if ((rc = parse(report, a->topo, l->np, out, err)) == 0 && nodes &&
+        !out->rank_node) {
+        if (!(out->rank_node = calloc((size_t)l->np, sizeof *out->rank_node)))
+            rc = bl_err_set(err, "out of memory");
+        else
+            rc = bl_plan_ranks_nodes_read(text ? text : report, nodes,
+                                          l->np, out->rank_node, err);
+    }
+    if (rc < 0)
+        plan_reset(out);
+done:
+    free(text);
+    free(report);
+    return rc;
+}
+
+/* Asks the launcher: its command in plan mode, run, its answer read. */
+static int ask(const bl_plan_request *req, hwloc_topology_t topo,
+               const char *preload, const bl_launcher_ops *ops,
+               const bl_layout *l, const bl_launcher_info *li,
+               const char *program, int launched, bl_plan *out, bl_err *err)
+{
+    asked a = {req, topo, ops, l, program, launched};
+    bl_command c = {0};
+    char xml[PATH_MAX] = "";
     bl_launch_opts o = {0};
     bl_launch_result res;
-    char *text = NULL, *report = NULL;
-    int rc = -1, nmapped = 0;
+    char *text;
+    int rc = -1;
+
+    if (command_build(req, topo, preload, l, li, program, launched, xml,
+                      sizeof xml, &c, err) < 0)
+        goto done;
+    o.argv = c.argv;
+    o.env = c.env;
+    o.timeout_s = BL_PLAN_RANKS_TIMEOUT_S;
+    o.grace_s = 1.0;
+    if (launch(&o, &res, err) < 0)
+        goto done;
+    if (res.timed_out)
+        bl_err_set(err, "%s did not finish in %.0f s planning -np %d "
+                        "--map-by %s --bind-to %s", program, o.timeout_s,
+                   l->np, l->map_by, l->bind_to);
+    else if (!(text = both_streams(&res)))
+        bl_err_set(err, "out of memory");
+    else
+        rc = read_answer(&a, text, &res, &o, out, err);
+    bl_launch_result_free(&res);
+done:
+    if (xml[0])
+        unlink(xml);
+    bl_command_free(&c);
+    return rc;
+}
+
+int bl_plan_ranks_one(const bl_plan_request *req, hwloc_topology_t topo,
+                      const char *preload, int launched, bl_plan *out,
+                      bl_err *err)
+{
+    const bl_launcher_ops *ops;
+    bl_launcher_info li;
+    bl_layout l;
+    const char *program = "mpirun";
+    bl_plan_way way;
+    int rc;
 
     if (!req || !topo || !out)
         return bl_err_set(err, "bl_plan_ranks: request, topology and plan "
@@ -490,150 +498,36 @@ static int run(const bl_plan_request *req, hwloc_topology_t topo,
     if (launched && !preload)
         return bl_err_set(err, "planning by launch needs the preload "
                                "library (%s)", BL_PLAN_PRELOAD_NAME);
-    if (launcher(req, &li, &program, err) < 0)
+    if (bl_plan_ranks_launcher(req, &li, &program, err) < 0)
         return -1;
     snprintf(out->launcher, sizeof out->launcher, "%s %s",
              bl_launcher_kind_name(li.kind), li.version);
-    if (li.kind == BL_LAUNCHER_SLURM)
+    ops = bl_launcher_ops_of(&li);
+    way = bl_launcher_plan_way(ops, &li);
+    if (way == BL_PLAN_CANNOT)
         return bl_err_set(err, "%s cannot plan for a node it is not on; plan "
                           "with an MPI's launcher (--launcher ompi5, mpich, "
                           "impi, ...)", out->launcher);
     if ((rc = layout_of(req, &li, topo, &l, err)) < 0) {
         /* a layout this launcher cannot express is its answer, given as a
          * refusal; a bad value stays bad input */
-        if (rc == -2 && li.kind != BL_LAUNCHER_OPENMPI) {
+        if (rc == -2 && ops->translate_refuses) {
             snprintf(out->refusal, sizeof out->refusal, "%s", err->msg);
             return 0;
         }
         return -1;
     }
-    if (li.kind == BL_LAUNCHER_OPENMPI && li.major == 4 && req->nodes > 1 &&
-        !launched) {
-        /* its whole-job map carries binding counts across the made-up
-         * hosts: node by node, as a real launch binds (plan_ranks.h) */
-        if ((rc = bl_plan_ranks_alike(req, topo, &li, program, preload, out,
-                                      err)) <= 0)
-            return rc;
-        plan_reset(out);
-        snprintf(out->launcher, sizeof out->launcher, "%s %s",
-                 bl_launcher_kind_name(li.kind), li.version);
-    }
-    rc = -1;
     out->nnodes = req->nodes > 1 ? req->nodes : 1;
-    if (li.kind == BL_LAUNCHER_INTELMPI)
+    if (way == BL_PLAN_MODELLED)
         return req->nodes > 1
                    ? bl_plan_ranks_impi_nodes(&l, topo, &li, req->nodes, out,
                                               err)
                    : bl_plan_ranks_impi_model(&l, topo, &li, out, err);
-    if (li.kind == BL_LAUNCHER_MPICH)
+    if (way == BL_PLAN_TRUE_RANKS)
         launched = 1;
-    else if (!launched && li.major < 4)
-        launched = 1; /* --do-not-launch's map is Open MPI 4's and 5's */
-    if ((launched || li.major >= 5) && !preload)
+    if ((launched || ops->plan_needs_preload) && !preload)
         return bl_err_set(err, "%s: planning needs the preload library (%s)",
                           out->launcher, BL_PLAN_PRELOAD_NAME);
-    describe_how(&li, program, launched, out);
-    if (command_build(req, topo, preload, &l, &li, program, launched, &c,
-                      err) < 0)
-        goto done;
-    o.argv = c.argv;
-    o.env = c.env;
-    o.timeout_s = BL_PLAN_RANKS_TIMEOUT_S;
-    o.grace_s = 1.0;
-    /* Hydra's mpiexec now and then dies of SIGPIPE when the /bin/true
-     * ranks are gone before it writes to them (seen a few times in a
-     * hundred under load, with no output): its own failure, not an
-     * answer about the layout, so it is asked again, twice at most. */
-    for (int attempt = 1;; attempt++) {
-        if (bl_launch_run(&o, &res, err) < 0) {
-            bl_launch_result_free(&res);
-            goto done;
-        }
-        if (res.term_signal != SIGPIPE || res.timed_out || attempt == 3)
-            break;
-        bl_launch_result_free(&res);
-    }
-    if (res.timed_out) {
-        bl_err_set(err, "%s did not finish in %.0f s planning -np %d "
-                        "--map-by %s --bind-to %s", program, o.timeout_s,
-                   l.np, l.map_by, l.bind_to);
-        goto free_res;
-    }
-    if (!(text = both_streams(&res))) {
-        bl_err_set(err, "out of memory");
-        goto free_res;
-    }
-    if (launched || li.major >= 5) {
-        report = text;
-        text = NULL;
-        nmapped = strstr(report, "MCW rank") || strstr(report, "] Rank ") ||
-                  strstr(report, "Data for proc: [") ||
-                  strstr(report, " binding: ");
-        /* Nothing reported: unbound ranks (only MPI_Init would speak), if
-         * mpirun was content; a refusal otherwise. */
-        if (!nmapped && res.exited && res.exit_status == 0 &&
-            l.bind == BL_RES_NONE)
-            nmapped = 1;
-        /* Hydra over several nodes: each rank's node and binding from its
-         * labelled lines */
-        if (nmapped && li.kind == BL_LAUNCHER_MPICH && req->nodes > 1) {
-            char *mine = NULL;
-            if (!(out->rank_node = calloc((size_t)l.np,
-                                          sizeof *out->rank_node)) ||
-                !(mine = bl_plan_ranks_hydra_nodes(report, req->nodes, l.np,
-                                                   out->rank_node, err))) {
-                if (!out->rank_node)
-                    bl_err_set(err, "out of memory");
-                goto free_res;
-            }
-            free(report);
-            report = mine;
-        }
-    } else if (!(report = bl_plan_ranks_map_to_report(text, &nmapped))) {
-        bl_err_set(err, "out of memory");
-        goto free_res;
-    }
-    if (!nmapped) {
-        bl_plan_ranks_trim_refusal(text ? text : report, out->refusal,
-                                   sizeof out->refusal);
-        if (!out->refusal[0]) {
-            char how[160];
-            bl_launch_describe(&res, &o, how, sizeof how);
-            bl_err_set(err, "%s printed no binding and no message (%s)",
-                       program, how);
-            goto free_res;
-        }
-        rc = 0;
-        goto free_res;
-    }
-    if ((rc = parse(report, topo, l.np, out, err)) == 0 && req->nodes > 1 &&
-        !out->rank_node) {
-        if (!(out->rank_node = calloc((size_t)l.np, sizeof *out->rank_node)))
-            rc = bl_err_set(err, "out of memory");
-        else
-            rc = bl_plan_ranks_nodes_read(text ? text : report, req->nodes,
-                                          l.np, out->rank_node, err);
-    }
-    if (rc < 0)
-        plan_reset(out);
-free_res:
-    bl_launch_result_free(&res);
-done:
-    free(text);
-    free(report);
-    command_free(&c);
-    return rc;
-}
-
-int bl_plan_ranks(const bl_plan_request *req, hwloc_topology_t topo,
-                  const char *preload_path, bl_plan *out, bl_err *err)
-{
-    return run(req, topo, preload_path, 0, out, err);
-}
-
-int bl_plan_ranks_launched(const bl_plan_request *req, hwloc_topology_t topo,
-                           const char *preload_path, bl_plan *out,
-                           bl_err *err)
-{
-    return run(req, topo, preload_path, 1, out, err);
+    describe_how(ops, program, launched, out);
+    return ask(req, topo, preload, ops, &l, &li, program, launched, out, err);
 }

@@ -52,7 +52,10 @@ int bl_plan_request_layout(const bl_plan_request *req, int nodes,
  * When Open MPI refuses the layout, out->refusal holds its message without
  * banners and boilerplate, out->nranks is 0 and 0 is returned. Returns -1
  * with err on bad input or when mpirun cannot be run or answers nothing
- * readable. The OpenMP fields of out are left alone. */
+ * readable. The OpenMP fields of out are left alone. Over several nodes
+ * the launcher may be asked node by node (bl_plan_ranks_alike; these two
+ * entry points are in plan_ranks_each.c). The launcher gets the command
+ * bindlab sweep would run, in plan mode (launcher/launcher.h). */
 int bl_plan_ranks(const bl_plan_request *req, hwloc_topology_t topo,
                   const char *preload_path, bl_plan *out, bl_err *err);
 

@@ -5,11 +5,13 @@
  * and its node simulator (ras simulator with one topology per node) reads
  * garbage slot counts and binds nothing. See plan_ranks.h. */
 #include "plan/plan_ranks.h"
+#include "plan/plan_ranks_priv.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "launcher/launcher.h"
 #include "layout/layout.h"
 #include "topo.h"
 
@@ -93,7 +95,7 @@ static int plan_node(const bl_plan_request *req, const bl_layout *l,
     one.topology = node->xml;
     one.np = ranks[k];
     one.nodes = 0;
-    if (bl_plan_ranks(&one, node->topo, preload, &part, err) < 0) {
+    if (bl_plan_ranks_one(&one, node->topo, preload, 0, &part, err) < 0) {
         bl_plan_free(&part);
         return bl_err_prefix(err, "node %d (%s)", k + 1, node->host);
     }
@@ -143,10 +145,40 @@ static int copy_node(const bl_layout *l, int n, const int *ranks, int j,
     return 0;
 }
 
+/* The nodes' topologies and names, as bl_layout_node_shares takes them. */
+static int node_lists(const bl_plan_node *nodes, int n,
+                      hwloc_topology_t **topos, const char ***hosts,
+                      bl_err *err)
+{
+    *topos = calloc((size_t)n, sizeof **topos);
+    *hosts = calloc((size_t)n, sizeof **hosts);
+    if (!*topos || !*hosts)
+        return bl_err_set(err, "out of memory");
+    for (int k = 0; k < n; k++) {
+        (*topos)[k] = nodes[k].topo;
+        (*hosts)[k] = nodes[k].host;
+    }
+    return 0;
+}
+
+/* out emptied but for its refusal, launcher and modelled flag. */
+static void keep_refusal(bl_plan *out)
+{
+    char keep[sizeof out->refusal], who[sizeof out->launcher];
+    int modelled = out->modelled;
+    memcpy(keep, out->refusal, sizeof keep);
+    memcpy(who, out->launcher, sizeof who);
+    bl_plan_free(out);
+    memcpy(out->refusal, keep, sizeof keep);
+    memcpy(out->launcher, who, sizeof who);
+    out->modelled = modelled;
+}
+
 int bl_plan_ranks_each(const bl_plan_request *req, const bl_plan_node *nodes,
                        int n, const char *preload_path, bl_plan *out,
                        bl_err *err)
 {
+    const bl_launcher_ops *ops;
     bl_layout l;
     bl_layout_shares s = {0};
     hwloc_topology_t *topos = NULL;
@@ -157,8 +189,8 @@ int bl_plan_ranks_each(const bl_plan_request *req, const bl_plan_node *nodes,
     if (n < 2 || req->np < 1)
         return bl_err_set(err, "nodes %d, np %d: nothing to spread", n,
                           req->np);
-    if (req->launcher_info &&
-        req->launcher_info->kind != BL_LAUNCHER_OPENMPI) {
+    ops = req->launcher_info ? bl_launcher_ops_of(req->launcher_info) : NULL;
+    if (req->launcher_info && (!ops || !ops->plan_shapes)) {
         snprintf(out->refusal, sizeof out->refusal, "nodes of different "
                  "shapes are planned with Open MPI's mapper only (each "
                  "node's share on its own topology); plan each shape alone "
@@ -168,18 +200,8 @@ int bl_plan_ranks_each(const bl_plan_request *req, const bl_plan_node *nodes,
     }
     if (bl_plan_request_layout(req, n, &l, err) < 0)
         return -1;
-    topos = calloc((size_t)n, sizeof *topos);
-    hosts = calloc((size_t)n, sizeof *hosts);
-    if (!topos || !hosts) {
-        rc = bl_err_set(err, "out of memory");
-        goto done;
-    }
-    for (int k = 0; k < n; k++) {
-        topos[k] = nodes[k].topo;
-        hosts[k] = nodes[k].host;
-    }
-    if (bl_layout_node_shares(&l, topos, n, &s,
-                              err) < 0) {
+    if (node_lists(nodes, n, &topos, &hosts, err) < 0 ||
+        bl_layout_node_shares(&l, topos, n, &s, err) < 0) {
         rc = -1;
         goto done;
     }
@@ -222,16 +244,8 @@ int bl_plan_ranks_each(const bl_plan_request *req, const bl_plan_node *nodes,
                  "modelled by bindlab (%.200s)", out->launcher, out->split);
     }
 done:
-    if (out->refusal[0] || rc < 0) {
-        char keep[sizeof out->refusal], who[sizeof out->launcher];
-        int modelled = out->modelled;
-        memcpy(keep, out->refusal, sizeof keep);
-        memcpy(who, out->launcher, sizeof who);
-        bl_plan_free(out);
-        memcpy(out->refusal, keep, sizeof keep);
-        memcpy(out->launcher, who, sizeof who);
-        out->modelled = modelled;
-    }
+    if (out->refusal[0] || rc < 0)
+        keep_refusal(out);
     bl_layout_shares_free(&s);
     free(topos);
     free(hosts);
@@ -270,4 +284,42 @@ int bl_plan_ranks_alike(const bl_plan_request *req, hwloc_topology_t topo,
     free(nodes);
     free(hosts);
     return rc;
+}
+
+/* A plan over several nodes asked node by node when the launcher's dry run
+ * of the whole job would not be what a real launch does (the launcher's
+ * plan_node_by_node); else one call for the whole job. */
+static int plan_ranks(const bl_plan_request *req, hwloc_topology_t topo,
+                      const char *preload_path, int launched, bl_plan *out,
+                      bl_err *err)
+{
+    const bl_launcher_ops *ops;
+    bl_launcher_info li;
+    const char *program;
+    int rc;
+
+    if (req && topo && out && req->nodes > 1 && !launched) {
+        if (bl_plan_ranks_launcher(req, &li, &program, err) < 0)
+            return -1;
+        ops = bl_launcher_ops_of(&li);
+        if (ops && ops->plan_node_by_node &&
+            bl_launcher_plan_way(ops, &li) == BL_PLAN_DRY_RUN &&
+            (rc = bl_plan_ranks_alike(req, topo, &li, program, preload_path,
+                                      out, err)) <= 0)
+            return rc;
+    }
+    return bl_plan_ranks_one(req, topo, preload_path, launched, out, err);
+}
+
+int bl_plan_ranks(const bl_plan_request *req, hwloc_topology_t topo,
+                  const char *preload_path, bl_plan *out, bl_err *err)
+{
+    return plan_ranks(req, topo, preload_path, 0, out, err);
+}
+
+int bl_plan_ranks_launched(const bl_plan_request *req, hwloc_topology_t topo,
+                           const char *preload_path, bl_plan *out,
+                           bl_err *err)
+{
+    return plan_ranks(req, topo, preload_path, 1, out, err);
 }

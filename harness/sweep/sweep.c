@@ -12,7 +12,7 @@
 #include "results/results_file.h"
 #include "launcher/launcher_choice.h"
 #include "launcher/launcher_info.h"
-#include "launcher/layout_hydra.h"
+#include "launcher/launcher.h"
 #include "sweep/noisy.h"
 #include "proc/shellquote.h"
 #include "sweep/sweep_lock.h"
@@ -89,18 +89,17 @@ static int check_nodes(const bl_sweep_ctx *c, const bl_layout *l,
                        bl_err *err)
 {
     char scratch[4096];
-    int srun = c->launcher.kind == BL_LAUNCHER_SLURM;
+    const bl_launcher_ops *ops = bl_launcher_ops_of(&c->launcher);
     if (l->nodes <= 0)
         return 0;
     if (c->alloc.n == 0) {
-        if (srun || l->nodes == 1)
+        if ((ops && ops->makes_allocation) || l->nodes == 1)
             return 0;
         return bl_err_set(err, "nodes %d: %s reaches other nodes through "
                           "a Slurm allocation, and SLURM_JOB_NODELIST is not "
                           "set; run the sweep inside one (salloc -N %d, or "
                           "bindlab slurm --nodes %d)", l->nodes,
-                          bl_launcher_is_hydra(&c->launcher) ? "mpiexec"
-                                                             : "mpirun",
+                          ops ? ops->program : "mpirun",
                           l->nodes, l->nodes);
     }
     return bl_slurm_alloc_host_list(&c->alloc, l->nodes, 1, scratch,
@@ -138,8 +137,8 @@ static int plan_runs(bl_sweep_ctx *c, bl_err *err)
         bl_layout *l = &s->layouts[i];
         int reps = l->repetitions > 0 ? l->repetitions : 1;
         bl_err e;
-        int valid = bl_layout_translate_for(l, &c->launcher, c->topo,
-                                            &e) == 0;
+        int valid = bl_launcher_translate(l, &c->launcher, c->topo,
+                                          &e) == 0;
         bl_layout_check chk = {0, 0};
         if (valid)
             valid = bl_sweep_nodes_validate(c, l, &chk, &e) == 0;

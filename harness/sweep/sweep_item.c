@@ -13,7 +13,7 @@
 #include "bindreport/crosscheck.h"
 #include "sweep/fail_reason.h"
 #include "grow.h"
-#include "launcher/layout_hydra.h"
+#include "launcher/launcher.h"
 #include "sweep/noisy.h"
 #include "results/results_file.h"
 #include "proc/shellquote.h"
@@ -46,12 +46,45 @@ static void app_path(const bl_sweep_ctx *c, const bl_sweep_item *it,
     bl_textf(buf, len, "%s/app/%s.h5", c->dir, it->run_id);
 }
 
+/* The hosts of a layout with nodes: the allocation's first nodes, as the
+ * launcher names them (with one slot per core, each node's own cores with
+ * --node-topologies). 0 with *hosts NULL when the command names none. */
+static int item_hosts(const bl_sweep_ctx *c, const bl_layout *l,
+                      bl_hosts_form form, char *buf, size_t len,
+                      const char **hosts, bl_err *err)
+{
+    int *slots, rc;
+    *hosts = NULL;
+    if (l->nodes <= 0 || c->alloc.n == 0 || form == BL_HOSTS_NONE)
+        return 0;
+    if (form == BL_HOSTS_NAMES)
+        rc = bl_slurm_alloc_host_list(&c->alloc, l->nodes, 0, buf, len, err);
+    else if (!(slots = calloc((size_t)l->nodes, sizeof *slots)))
+        return bl_err_set(err, "out of memory");
+    else {
+        for (int k = 0; k < l->nodes; k++) {
+            bl_topo_counts n;
+            bl_topo_counts_get(bl_sweep_node_topo(c, k), &n);
+            slots[k] = n.cores > 0 ? n.cores : n.pus;
+        }
+        rc = bl_slurm_alloc_host_slots(&c->alloc, l->nodes, slots, buf, len,
+                                       err);
+        free(slots);
+    }
+    if (rc == 0)
+        *hosts = buf;
+    return rc;
+}
+
 char **bl_sweep_item_argv(const bl_sweep_ctx *c, const bl_sweep_item *it,
                           bl_err *err)
 {
     char out[PATH_MAX], hosts[4096];
     const bl_layout *l = it->layout;
+    const bl_launcher_ops *ops = bl_launcher_ops_of(&c->launcher);
     bl_layout_argv_opts o = {0};
+    bl_command cmd;
+    char **argv;
     app_path(c, it, out, sizeof out);
     o.launcher = c->program;
     o.app = c->app;
@@ -60,42 +93,15 @@ char **bl_sweep_item_argv(const bl_sweep_ctx *c, const bl_sweep_item *it,
     o.oversubscribe = c->o->oversubscribe;
     o.threads = it->check.threads;
     o.pus_per_rank = it->check.pus_per_rank;
-    if (c->launcher.kind == BL_LAUNCHER_SLURM)
-        return bl_layout_srun_argv(l, &c->sweep.kernels[l->kernel], &o, err);
-    if (bl_launcher_is_hydra(&c->launcher)) {
-        /* -hosts: the allocation's first nodes (-ppn says how many ranks
-         * each gets) */
-        if (l->nodes > 0 && c->alloc.n > 0) {
-            if (bl_slurm_alloc_host_list(&c->alloc, l->nodes, 0, hosts,
-                                         sizeof hosts, err) < 0)
-                return NULL;
-            o.hosts = hosts;
-        }
-        return bl_layout_hydra_argv(l, &c->sweep.kernels[l->kernel], &o,
-                                    &c->launcher, err);
-    }
-    /* A layout that names its nodes runs on the allocation's first ones,
-     * each with one slot per core (as validated; each node's own cores
-     * with --node-topologies). */
-    if (l->nodes > 0 && c->alloc.n > 0) {
-        int *slots = calloc((size_t)l->nodes, sizeof *slots), rc;
-        if (!slots) {
-            bl_err_set(err, "out of memory");
-            return NULL;
-        }
-        for (int k = 0; k < l->nodes; k++) {
-            bl_topo_counts n;
-            bl_topo_counts_get(bl_sweep_node_topo(c, k), &n);
-            slots[k] = n.cores > 0 ? n.cores : n.pus;
-        }
-        rc = bl_slurm_alloc_host_slots(&c->alloc, l->nodes, slots, hosts,
-                                       sizeof hosts, err);
-        free(slots);
-        if (rc < 0)
-            return NULL;
-        o.hosts = hosts;
-    }
-    return bl_layout_mpirun_argv(l, &c->sweep.kernels[l->kernel], &o, err);
+    if (item_hosts(c, l, ops ? ops->hosts : BL_HOSTS_NONE, hosts,
+                   sizeof hosts, &o.hosts, err) < 0 ||
+        bl_launcher_command(&c->launcher, l, &c->sweep.kernels[l->kernel], &o,
+                            NULL, &cmd, err) < 0)
+        return NULL;
+    argv = cmd.argv;
+    cmd.argv = NULL;
+    bl_command_free(&cmd);
+    return argv;
 }
 
 int bl_sweep_item_done(const bl_sweep_ctx *c, const bl_sweep_item *it,
@@ -141,6 +147,7 @@ static void describe_layout(const bl_sweep_ctx *c, const bl_sweep_item *it,
 {
     const bl_layout *l = it->layout;
     const bl_kernel_spec *k = &c->sweep.kernels[l->kernel];
+    const bl_launcher_ops *ops = bl_launcher_ops_of(&c->launcher);
     memset(h, 0, sizeof *h);
     h->run_id = strdup(it->run_id);
     h->label = strdup(l->label);
@@ -160,8 +167,7 @@ static void describe_layout(const bl_sweep_ctx *c, const bl_sweep_item *it,
     h->omp_proc_bind = strdup(l->omp_proc_bind);
     h->init = strdup(l->serial_init ? "serial" : "parallel");
     h->mem_policy = strdup(l->mem_policy[0] ? l->mem_policy : "firsttouch");
-    h->launcher = strdup(c->launcher.kind == BL_LAUNCHER_SLURM ? "srun"
-                                                               : "mpirun");
+    h->launcher = strdup(ops ? ops->record_as : "mpirun");
     /* which MPI ran it: the app records its library, this the launcher */
     char v[96];
     snprintf(v, sizeof v, "%s %s", bl_launcher_kind_name(c->launcher.kind),
