@@ -18,7 +18,7 @@
 #include <hwloc.h>
 
 #include "err.h"
-#include "launcher/argv_build.h"
+#include "proc/argv_build.h"
 #include "launcher/launcher_info.h"
 #include "layout/layout.h"
 

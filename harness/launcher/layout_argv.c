@@ -6,15 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void bl_argv_free(char **argv)
-{
-    if (!argv)
-        return;
-    for (char **p = argv; *p; p++)
-        free(*p);
-    free(argv);
-}
-
 static char **run_argv(const bl_launcher_info *li, const bl_layout *l,
                        const bl_kernel_spec *k, const bl_layout_argv_opts *o,
                        bl_err *err)

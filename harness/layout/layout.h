@@ -14,6 +14,7 @@
 
 #include "err.h"
 #include "topo.h"
+#include "proc/argv_build.h" /* bl_argv_free, for the argvs below */
 
 /* The fields of a layout, in the order the cross product nests them (the
  * first one varies slowest) and the order the label names them. */
@@ -278,8 +279,6 @@ char **bl_layout_mpirun_argv(const bl_layout *l, const bl_kernel_spec *k,
  * socket level). Fails for what srun cannot express (l3cache binding). */
 char **bl_layout_srun_argv(const bl_layout *l, const bl_kernel_spec *k,
                            const bl_layout_argv_opts *o, bl_err *err);
-
-void bl_argv_free(char **argv);
 
 /* Frees the args of a kernel entry. */
 void bl_kernel_spec_clear(bl_kernel_spec *k);

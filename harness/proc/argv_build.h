@@ -1,5 +1,5 @@
-/* Building a NULL-terminated argv word by word, for the launcher command
- * lines (layout_argv.c, layout_hydra.c): no shell ever reads them. Adds
+/* Building a NULL-terminated argv word by word, for launcher command
+ * lines and every other program bindlab starts: no shell reads them. Adds
  * never fail loudly; a failure is remembered and reported once by
  * bl_argv_take. */
 #ifndef BL_ARGV_BUILD_H
@@ -30,5 +30,9 @@ void bl_argv_addv(bl_argv_build *b, const char *fmt, va_list ap)
 /* The argv (malloc'ed with its words; free with bl_argv_free), or NULL
  * with err set when an add failed or nothing was added. */
 char **bl_argv_take(bl_argv_build *b, bl_err *err);
+
+/* Frees an argv of bl_argv_take (each word, then the array); NULL is a
+ * no-op. */
+void bl_argv_free(char **argv);
 
 #endif

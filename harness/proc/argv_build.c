@@ -1,5 +1,5 @@
 /* The argv builder of argv_build.h. */
-#include "launcher/argv_build.h"
+#include "proc/argv_build.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -54,4 +54,13 @@ char **bl_argv_take(bl_argv_build *b, bl_err *err)
     }
     memset(b, 0, sizeof *b);
     return v;
+}
+
+void bl_argv_free(char **argv)
+{
+    if (!argv)
+        return;
+    for (char **p = argv; *p; p++)
+        free(*p);
+    free(argv);
 }
