@@ -48,6 +48,10 @@ typedef struct bl_h5_table_def {
 } bl_h5_table_def;
 
 /* One field of a table def: BL_H5_COLUMN(bl_h5_rank, rank, BL_H5_I32). */
+/* The variable-length UTF-8 string type of every string the schema
+ * writes (a new type: the caller closes it with H5Tclose). */
+hid_t bl_h5_string_type(void);
+
 #define BL_H5_COLUMN(type, member, kind) {#member, offsetof(type, member), kind}
 #define BL_H5_TABLE(dset, type, fields) \
     {dset, sizeof(type), fields, sizeof fields / sizeof fields[0]}

@@ -1,0 +1,192 @@
+/* Machine records of h5schema.h: /nodes/<k> (one per machine of a file),
+ * /machine as a link to /nodes/0, and the key that tells two machines
+ * apart. */
+#include "h5/h5schema.h"
+
+#include "atomic_file.h"
+#include "h5/h5guard.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- machine and nodes ------------------------------------------------- */
+
+void bl_h5_node_path(size_t k, char *buf, size_t len)
+{
+    snprintf(buf, len, "nodes/%zu", k);
+}
+
+int bl_h5_write_node(hid_t file, size_t k, const bl_h5_machine *m,
+                     bl_err *err)
+{
+    char path[64];
+    hid_t g;
+    int rc = 0;
+    bl_h5_node_path(k, path, sizeof path);
+    g = bl_h5_group_open_or_create(file, path);
+    if (g < 0)
+        return bl_err_set(err, "HDF5: cannot create /%s", path);
+    rc |= bl_h5_attrs_write(g, &bl_h5_machine_attrs, m);
+    if (H5Lexists(g, "topology_xml", H5P_DEFAULT) <= 0)
+        rc |= bl_h5_string_write(g, "topology_xml", m->topology_xml);
+    H5Gclose(g);
+    /* old readers (and h5py users) read /machine: the first node */
+    if (rc == 0 && k == 0 && H5Lexists(file, "machine", H5P_DEFAULT) <= 0 &&
+        H5Lcreate_hard(file, path, file, "machine", H5P_DEFAULT,
+                       H5P_DEFAULT) < 0)
+        rc = -1;
+    return rc ? bl_err_set(err, "HDF5: cannot write /%s", path) : 0;
+}
+
+int bl_h5_write_nodes(hid_t file, const bl_h5_machine *m, size_t n,
+                      bl_err *err)
+{
+    for (size_t k = 0; k < n; k++)
+        if (bl_h5_write_node(file, k, &m[k], err) < 0)
+            return -1;
+    return 0;
+}
+
+int bl_h5_write_machine(hid_t file, const bl_h5_machine *m, bl_err *err)
+{
+    return bl_h5_write_node(file, 0, m, err);
+}
+
+const char *bl_h5_node_object(hid_t file, size_t k, char *buf, size_t len)
+{
+    bl_h5_node_path(k, buf, len);
+    if (H5Lexists(file, "nodes", H5P_DEFAULT) > 0) {
+        if (H5Lexists(file, buf, H5P_DEFAULT) > 0)
+            return buf;
+        return NULL;
+    }
+    if (k == 0 && H5Lexists(file, "machine", H5P_DEFAULT) > 0)
+        return "machine";
+    return NULL;
+}
+
+size_t bl_h5_count_nodes(hid_t file)
+{
+    char buf[64];
+    size_t n = 0;
+    while (bl_h5_node_object(file, n, buf, sizeof buf))
+        n++;
+    return n;
+}
+
+static void read_machine_at(hid_t file, const char *path, bl_h5_machine *m)
+{
+    hid_t g = H5Gopen2(file, path, H5P_DEFAULT);
+    memset(m, 0, sizeof *m);
+    if (g < 0)
+        return;
+    bl_h5_attrs_read(g, &bl_h5_machine_attrs, m);
+    m->topology_xml = bl_h5_string_read(g, "topology_xml");
+    H5Gclose(g);
+}
+
+int bl_h5_read_node(hid_t file, size_t k, bl_h5_machine *m, bl_err *err)
+{
+    char buf[64];
+    const char *path = bl_h5_node_object(file, k, buf, sizeof buf);
+    memset(m, 0, sizeof *m);
+    if (!path)
+        return bl_err_set(err, "no machine record /nodes/%zu", k);
+    read_machine_at(file, path, m);
+    return 0;
+}
+
+int bl_h5_read_nodes(hid_t file, bl_h5_machine **m, size_t *n, bl_err *err)
+{
+    size_t count = bl_h5_count_nodes(file);
+    *n = 0;
+    if (!(*m = calloc(count + 1, sizeof **m)))
+        return bl_err_set(err, "out of memory reading /nodes");
+    for (size_t k = 0; k < count; k++)
+        if (bl_h5_read_node(file, k, &(*m)[k], err) < 0) {
+            bl_h5_nodes_free(*m, k);
+            *m = NULL;
+            return -1;
+        }
+    *n = count;
+    return 0;
+}
+
+void bl_h5_nodes_free(bl_h5_machine *m, size_t n)
+{
+    for (size_t k = 0; m && k < n; k++)
+        bl_h5_machine_free(&m[k]);
+    free(m);
+}
+
+int bl_h5_read_machine(hid_t file, bl_h5_machine *m, bl_err *err)
+{
+    memset(m, 0, sizeof *m);
+    if (H5Lexists(file, "machine", H5P_DEFAULT) <= 0)
+        return bl_err_set(err, "no /machine group (not a bindlab file?)");
+    read_machine_at(file, "machine", m);
+    return 0;
+}
+
+void bl_h5_machine_free(bl_h5_machine *m)
+{
+    bl_h5_attrs_free(&bl_h5_machine_attrs, m);
+    free(m->topology_xml);
+    memset(m, 0, sizeof *m);
+}
+
+/* FNV-1a, 64 bits: not cryptographic, only to tell topologies apart
+ * without comparing kilobytes of XML for every input of a merge. */
+uint64_t bl_h5_topology_digest(const char *xml)
+{
+    uint64_t h = 14695981039346656037ULL;
+    for (const unsigned char *p = (const unsigned char *)(xml ? xml : "");
+         *p; p++) {
+        h ^= *p;
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+static char *dup0(const char *s)
+{
+    return strdup(s ? s : "");
+}
+
+int bl_h5_node_key_of(const bl_h5_machine *m, bl_h5_node_key *k)
+{
+    k->hostname = dup0(m->hostname);
+    k->cpu_model = dup0(m->cpu_model);
+    k->mpi_library_version = dup0(m->mpi_library_version);
+    k->kernel_release = dup0(m->kernel_release);
+    k->topology_digest = bl_h5_topology_digest(m->topology_xml);
+    if (!k->hostname || !k->cpu_model || !k->mpi_library_version ||
+        !k->kernel_release) {
+        bl_h5_node_key_free(k);
+        return -1;
+    }
+    return 0;
+}
+
+int bl_h5_node_key_eq(const bl_h5_node_key *a, const bl_h5_node_key *b)
+{
+    return a->topology_digest == b->topology_digest &&
+           strcmp(a->hostname, b->hostname) == 0 &&
+           strcmp(a->cpu_model, b->cpu_model) == 0 &&
+           strcmp(a->mpi_library_version, b->mpi_library_version) == 0 &&
+           strcmp(a->kernel_release, b->kernel_release) == 0;
+}
+
+void bl_h5_node_key_free(bl_h5_node_key *k)
+{
+    free(k->hostname);
+    free(k->cpu_model);
+    free(k->mpi_library_version);
+    free(k->kernel_release);
+    memset(k, 0, sizeof *k);
+}
