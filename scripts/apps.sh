@@ -62,8 +62,8 @@ print(MPI.Get_library_version().split("\0")[0].splitlines()[0])' >"$venv/mpi-lib
         tail -30 "$log" >&2
         echo "bindlab: could not build mpi4py with $mpicc into $venv" \
              "(full log: $log). It needs a C compiler and Python's headers" \
-             "(python3-dev, scripts/deps.sh) and PyPI; remove $venv and run" \
-             "scripts/apps.sh again" >&2
+             "(python3-dev, scripts/deps.sh) and PyPI; fix what the log" \
+             "names and run scripts/apps.sh again" >&2
         return 1
     fi
     echo "$BL_APPS_PY_PACKAGES $mpicc" >"$venv/.bindlab-apps"

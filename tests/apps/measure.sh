@@ -106,19 +106,32 @@ measure lammps "grep -h '^Performance:' out" ":" \
 RANK_PATTERN='^hpcc$'
 measure hpcc "grep -hE '^(HPL_Tflops|StarSTREAM_Triad|MPIFFT_Gflops)=' hpccoutf.txt" \
     "cp '$here/hpcc/hpccinf.txt' ." "${MPIRUN[@]}" hpcc
+# Unbound, OpenBLAS (libgomp in Debian's, pthreads in numpy's) sees both
+# CPUs and starts a second thread per rank.
+measure hpcc-unbound "grep -hE '^HPL_Tflops=' hpccoutf.txt" \
+    "cp '$here/hpcc/hpccinf.txt' ." mpirun -np 2 --bind-to none hpcc
 RANK_PATTERN='^[^ ]*/python[0-9.]* [^ ]*matmul\.py'
-while read -r name venv; do
+# Read first: mpirun reads standard input.
+mapfile -t pyenvs < <(bash "$src/scripts/apps.sh" --list "$apps")
+for line in "${pyenvs[@]}"; do
+    read -r name venv <<<"$line"
+    (
     case $name in
     debian) launcher=(mpirun) ;;
-    *) bl_mpi_installed "$mpis/$name" || continue
+    *) bl_mpi_installed "$mpis/$name" || exit 0
        eval "$(bl_mpi_env "$name" "$mpis/$name")"
        launcher=("$(bl_mpi_launcher "$mpis/$name")") ;;
     esac
     case $name in
-    debian|ompi5) bind=(-np 2 --bind-to core) ;;
+    debian) bind=(-np 2 --bind-to core) ;;
+    ompi5) bind=(-np 2 --bind-to core --allow-run-as-root) ;;
     mpich) bind=(-np 2 -bind-to core) ;;
-    impi) bind=(-np 2 -genv I_MPI_PIN_DOMAIN=core) ;;
+    impi) bind=(-np 2 -genv I_MPI_PIN_DOMAIN core) ;;
     esac
     measure "python-$name" "grep -h '^rate:' out" ":" \
         "${launcher[@]}" "${bind[@]}" "$venv/bin/python" "$here/python/matmul.py"
-done < <(bash "$src/scripts/apps.sh" --list "$apps")
+    [ "$name" = debian ] || exit 0
+    measure "python-$name-unbound" "grep -h '^rate:' out" ":" \
+        "${launcher[@]}" -np 2 --bind-to none "$venv/bin/python" "$here/python/matmul.py"
+    )
+done

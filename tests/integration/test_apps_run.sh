@@ -108,9 +108,9 @@ py_launcher() {
     return 0
 }
 
-# The MPI library each venv's mpi4py must report.
-declare -A PY_LIBRARY=([debian]="Open MPI v4." [ompi5]="Open MPI v5." \
-                       [mpich]="MPICH Version:" [impi]="Intel(R) MPI Library")
+# The MPI library each venv's mpi4py must report (extended regexes).
+declare -A PY_LIBRARY=([debian]="Open MPI v4\\." [ompi5]="Open MPI v5\\." \
+                       [mpich]="MPICH Version:" [impi]="Intel\(R\) MPI Library")
 for name in debian "${BL_MPIS[@]}"; do
     prefix=
     if [ "$name" != debian ]; then
