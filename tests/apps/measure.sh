@@ -100,6 +100,10 @@ measure gromacs "grep -h '^Performance:' md.log" "$here/gromacs/prepare.sh ." \
     "${MPIRUN[@]}" gmx_mpi -quiet mdrun -s topol.tpr -ntomp 1 -nb cpu
 measure gromacs-pin "grep -h '^Performance:' md.log" "$here/gromacs/prepare.sh ." \
     mpirun -np 2 --bind-to none gmx_mpi -quiet mdrun -s topol.tpr -ntomp 1 -nb cpu -pin on
+# One rank of 2 OpenMP threads that GROMACS pins itself (2 ranks x 2
+# spinning threads would oversubscribe 2 CPUs).
+measure gromacs-omp2-pin "grep -h '^Performance:' md.log" "$here/gromacs/prepare.sh ." \
+    mpirun -np 1 --bind-to none gmx_mpi -quiet mdrun -s topol.tpr -ntomp 2 -nb cpu -pin on
 RANK_PATTERN='^lmp -in'
 measure lammps "grep -h '^Performance:' out" ":" \
     "${MPIRUN[@]}" lmp -in "$here/lammps/in.lj" -log none
