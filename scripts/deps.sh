@@ -22,6 +22,7 @@ BINDLAB_PACKAGES=(
     python3-venv # scripts/mpis.sh: Open MPI 5, MPICH, Intel MPI from PyPI, one venv each
     chromium # test_report_html.sh: the HTML report in a real headless browser
     likwid # bench/triad.sh, bench/latency.sh: likwid-bench, the reference beside the app
+    gromacs lammps hpcc python3-dev # test_apps_run.sh: programs we did not write (scripts/apps.sh builds mpi4py)
     man-db lmod tcl # test_install.sh, test_modules.sh (environment-modules conflicts with lmod: that test unpacks its .deb)
 )
 
@@ -51,6 +52,9 @@ bl_install_deps() {
 # bl_install_mpis DIR / bl_list_mpis DIR: the extra MPIs (scripts/mpis.sh).
 # shellcheck source=scripts/mpis.sh
 source "$(dirname "${BASH_SOURCE[0]}")/mpis.sh"
+# bl_install_apps DIR MPIDIR: mpi4py per MPI, the Debian programs (scripts/apps.sh).
+# shellcheck source=scripts/apps.sh
+source "$(dirname "${BASH_SOURCE[0]}")/apps.sh"
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
     bl_install_deps

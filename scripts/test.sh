@@ -30,6 +30,11 @@ for name in "${BL_MPIS[@]}"; do
     ) || status=1
 done
 
+# Programs this project did not write, for test_apps_run.sh: GROMACS, LAMMPS,
+# HPC Challenge (Debian) and mpi4py + numpy built for Debian's Open MPI and
+# each MPI above, one venv each under build-apps/ (scripts/apps.sh).
+bl_install_apps build-apps build-mpi || status=1
+
 for variant in build build-asan; do
     if [ "$variant" = build-asan ]; then
         scripts/build.sh build-asan -DBINDLAB_SANITIZE=ON -DBINDLAB_NATIVE=OFF
