@@ -111,7 +111,7 @@ static int recv_entry(FILE *f, bl_plan_ranks_cache *c)
  * 0.9 s of CPU for -np 384 on the 2x EPYC 9654, 0.01 s for -np 2), so
  * the layouts go largest first, each to the job with the fewest ranks so
  * far: a sweep with one -np 384 layout no longer waits for the job that
- * also drew the -np 192 ones (dealt round-robin, issue 16). */
+ * also drew the -np 192 ones (dealt round-robin). */
 static int *share_out(const bl_plan_request *const *first, size_t n, int jobs)
 {
     int *owner = calloc(n + 1, sizeof *owner);
@@ -142,19 +142,12 @@ static int *share_out(const bl_plan_request *const *first, size_t n, int jobs)
     return owner;
 }
 
-int bl_plan_ranks_cache_fill(bl_plan_ranks_cache *c,
+/* The distinct layouts of reqs into c->e (their keys), first[j] the
+ * first request of entry j. */
+static void distinct_layouts(bl_plan_ranks_cache *c,
                              const bl_plan_request *reqs, size_t n,
-                             hwloc_topology_t topo, const char *preload,
-                             int jobs, bl_err *err)
+                             const bl_plan_request **first)
 {
-    const bl_plan_request **first;
-    memset(c, 0, sizeof *c);
-    if (!(c->e = calloc(n + 1, sizeof *c->e)) ||
-        !(first = calloc(n + 1, sizeof *first))) {
-        free(c->e);
-        c->e = NULL;
-        return bl_err_set(err, "out of memory");
-    }
     for (size_t i = 0; i < n; i++) {
         char key[sizeof c->e->key];
         size_t j = 0;
@@ -166,67 +159,90 @@ int bl_plan_ranks_cache_fill(bl_plan_ranks_cache *c,
             first[c->n++] = &reqs[i];
         }
     }
+}
+
+/* Plans the entries in `jobs` forked processes (each its share, sent back
+ * through a pipe); 0, or -1 with err set. */
+static int plan_in_workers(bl_plan_ranks_cache *c,
+                           const bl_plan_request **first, int jobs,
+                           hwloc_topology_t topo, const char *preload,
+                           bl_err *err)
+{
+    FILE *from[64];
+    pid_t pids[64];
+    int started = 0, rc = 0, *owner;
+    if (jobs > 64)
+        jobs = 64;
+    if (!(owner = share_out(first, c->n, jobs)))
+        return bl_err_set(err, "out of memory");
+    fflush(NULL);
+    for (int w = 0; w < jobs; w++) {
+        int fds[2];
+        if (pipe(fds) < 0 || (pids[w] = fork()) < 0) {
+            rc = bl_err_set(err, "cannot start a planning process");
+            break;
+        }
+        if (pids[w] == 0) {
+            FILE *to = fdopen(fds[1], "w");
+            close(fds[0]);
+            for (size_t j = 0; to && j < c->n; j++) {
+                if (owner[j] != w)
+                    continue;
+                plan_one(&c->e[j], first[j], topo, preload);
+                send_entry(to, j, &c->e[j]);
+            }
+            _exit(to && fclose(to) == 0 ? 0 : 1);
+        }
+        close(fds[1]);
+        from[w] = fdopen(fds[0], "r");
+        started++;
+    }
+    for (int w = 0; w < started; w++) {
+        int status;
+        while (from[w] && rc == 0) {
+            int ch = fgetc(from[w]);
+            if (ch == EOF)
+                break;
+            ungetc(ch, from[w]);
+            if (recv_entry(from[w], c) < 0)
+                rc = bl_err_set(err, "a planning process sent a damaged "
+                                "plan");
+        }
+        if (from[w])
+            fclose(from[w]);
+        waitpid(pids[w], &status, 0);
+        if (rc == 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+            rc = bl_err_set(err, "a planning process failed");
+    }
+    free(owner);
+    return rc;
+}
+
+int bl_plan_ranks_cache_fill(bl_plan_ranks_cache *c,
+                             const bl_plan_request *reqs, size_t n,
+                             hwloc_topology_t topo, const char *preload,
+                             int jobs, bl_err *err)
+{
+    const bl_plan_request **first;
+    int rc = 0;
+    memset(c, 0, sizeof *c);
+    if (!(c->e = calloc(n + 1, sizeof *c->e)) ||
+        !(first = calloc(n + 1, sizeof *first))) {
+        free(c->e);
+        c->e = NULL;
+        return bl_err_set(err, "out of memory");
+    }
+    distinct_layouts(c, reqs, n, first);
     if (jobs > (int)c->n)
         jobs = (int)c->n;
     if (jobs <= 1) {
         for (size_t j = 0; j < c->n; j++)
             plan_one(&c->e[j], first[j], topo, preload);
-        free(first);
-        return 0;
+    } else {
+        rc = plan_in_workers(c, first, jobs, topo, preload, err);
     }
-    {
-        FILE *from[64];
-        pid_t pids[64];
-        int started = 0, rc = 0, *owner;
-        if (jobs > 64)
-            jobs = 64;
-        if (!(owner = share_out(first, c->n, jobs))) {
-            free(first);
-            return bl_err_set(err, "out of memory");
-        }
-        fflush(NULL);
-        for (int w = 0; w < jobs; w++) {
-            int fds[2];
-            if (pipe(fds) < 0 || (pids[w] = fork()) < 0) {
-                rc = bl_err_set(err, "cannot start a planning process");
-                break;
-            }
-            if (pids[w] == 0) {
-                FILE *to = fdopen(fds[1], "w");
-                close(fds[0]);
-                for (size_t j = 0; to && j < c->n; j++) {
-                    if (owner[j] != w)
-                        continue;
-                    plan_one(&c->e[j], first[j], topo, preload);
-                    send_entry(to, j, &c->e[j]);
-                }
-                _exit(to && fclose(to) == 0 ? 0 : 1);
-            }
-            close(fds[1]);
-            from[w] = fdopen(fds[0], "r");
-            started++;
-        }
-        for (int w = 0; w < started; w++) {
-            int status;
-            while (from[w] && rc == 0) {
-                int ch = fgetc(from[w]);
-                if (ch == EOF)
-                    break;
-                ungetc(ch, from[w]);
-                if (recv_entry(from[w], c) < 0)
-                    rc = bl_err_set(err, "a planning process sent a damaged "
-                                    "plan");
-            }
-            if (from[w])
-                fclose(from[w]);
-            waitpid(pids[w], &status, 0);
-            if (rc == 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0))
-                rc = bl_err_set(err, "a planning process failed");
-        }
-        free(owner);
-        free(first);
-        return rc;
-    }
+    free(first);
+    return rc;
 }
 
 static int copy_plan(const bl_plan *from, bl_plan *to)

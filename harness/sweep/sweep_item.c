@@ -331,87 +331,46 @@ static int another_attempt(bl_sweep_ctx *c, const bl_sweep_item *it,
     return rc < 0 ? -1 : 1;
 }
 
-int bl_sweep_item_run(bl_sweep_ctx *c, const bl_sweep_item *it,
-                      bl_h5_harness *h, double *rate, char *unit,
-                      size_t unit_len, bl_err *err)
+/* A run that never launched (an invalid layout, a neighbour that could
+ * not start): its record says why. */
+static int record_not_run(bl_sweep_ctx *c, const char *record,
+                          const char *status, const char *reason,
+                          bl_h5_harness *h, bl_err *err)
 {
-    char record[PATH_MAX], appfile[PATH_MAX], log[PATH_MAX];
+    h->status = strdup(status);
+    h->reason = strdup(reason);
+    h->exit_status = -1;
+    return bl_h5_write_sweep_run(record, c->sweep.file, NULL, 0, NULL, h,
+                                 err);
+}
+
+/* What the launch left: the app's run file (when it wrote one), the
+ * status, the launcher's binding report and its cross-check, then the
+ * record. The app's file is removed once the record holds it. */
+static int record_outcome(bl_sweep_ctx *c, const char *record,
+                          const char *appfile, bl_launch_result *res,
+                          const bl_launch_opts *lo, bl_h5_harness *h,
+                          double *rate, char *unit, size_t unit_len,
+                          bl_err *err)
+{
     char flags[256] = "";
-    bl_launch_opts lo = {0};
-    bl_launch_result res;
     bl_h5_machine *mp = NULL;
     size_t nm = 0;
     bl_h5_run app, *ap = NULL;
     bl_binding_report rep = {0};
-    bl_noisy_run nr;
-    bl_err nerr;
-    char **argv;
     char *text;
     int rc;
-
-    *rate = 0.0;
-    unit[0] = '\0';
-    describe_layout(c, it, h);
-    bl_sweep_item_path(c, it, record, sizeof record);
-    if (!it->valid) {
-        h->status = strdup("invalid");
-        h->reason = strdup(it->reason);
-        h->exit_status = -1;
-        return bl_h5_write_sweep_run(record, c->sweep.file, NULL, 0, NULL, h,
-                                     err);
-    }
-    argv = bl_sweep_item_argv(c, it, err);
-    if (!argv)
-        return -1;
-    h->argv = bl_shell_join(argv);
-    app_path(c, it, appfile, sizeof appfile);
-    unlink(appfile);
-    bl_textf(log, sizeof log, "%s/%s.log", c->dir, it->run_id);
-    lo.argv = argv;
-    lo.timeout_s = c->o->timeout_s > 0 ? c->o->timeout_s : it->layout->timeout_s;
-    lo.stdout_path = log;
-    lo.stderr_path = log;
-    rc = start_neighbours(it->layout, &nr, &nerr);
-    if (rc == -2) {
-        bl_argv_free(argv);
-        return -2;
-    }
-    if (rc < 0) {
-        /* a run-time failure of this run, recorded as such */
-        bl_argv_free(argv);
-        h->status = strdup("failed");
-        h->reason = strdup(nerr.msg);
-        h->exit_status = -1;
-        h->start_time = wall_clock_s();
-        return bl_h5_write_sweep_run(record, c->sweep.file, NULL, 0, NULL, h,
-                                     err);
-    }
-    h->start_time = wall_clock_s();
-    while ((rc = bl_launch_run(&lo, &res, err)) == 0 && !res.interrupted &&
-           (rc = another_attempt(c, it, &lo, &res, appfile, log, h,
-                                 err)) == 1) {
-        bl_launch_result_free(&res);
-        h->start_time = wall_clock_s();
-    }
-    /* the neighbour ends with the run, however the run ended */
-    bl_noisy_stop(&nr);
-    record_neighbours(&nr, h);
-    bl_argv_free(argv);
-    if (rc < 0 || res.interrupted) {
-        bl_launch_result_free(&res);
-        return rc < 0 ? -1 : -2;
-    }
 
     if (access(appfile, F_OK) == 0) {
         bl_err e;
         if (bl_h5_read_run_file_nodes(appfile, &mp, &nm, &app, &e) == 0)
             ap = &app;
     }
-    judge(&res, &lo, ap, h);
+    judge(res, lo, ap, h);
     {
         /* Open MPI reports on stderr, OpenMP runtimes too; read both. */
-        char *errs = bl_launch_output_text(&res.errs);
-        char *outs = bl_launch_output_text(&res.out);
+        char *errs = bl_launch_output_text(&res->errs);
+        char *outs = bl_launch_output_text(&res->out);
         text = concat(errs, outs);
         h->binding_report = errs ? errs : strdup("");
         free(outs);
@@ -436,6 +395,64 @@ int bl_sweep_item_run(bl_sweep_ctx *c, const bl_sweep_item *it,
     if (ap)
         bl_h5_run_free(&app);
     bl_h5_nodes_free(mp, nm);
+    return rc;
+}
+
+int bl_sweep_item_run(bl_sweep_ctx *c, const bl_sweep_item *it,
+                      bl_h5_harness *h, double *rate, char *unit,
+                      size_t unit_len, bl_err *err)
+{
+    char record[PATH_MAX], appfile[PATH_MAX], log[PATH_MAX];
+    bl_launch_opts lo = {0};
+    bl_launch_result res;
+    bl_noisy_run nr;
+    bl_err nerr;
+    char **argv;
+    int rc;
+
+    *rate = 0.0;
+    unit[0] = '\0';
+    describe_layout(c, it, h);
+    bl_sweep_item_path(c, it, record, sizeof record);
+    if (!it->valid)
+        return record_not_run(c, record, "invalid", it->reason, h, err);
+    argv = bl_sweep_item_argv(c, it, err);
+    if (!argv)
+        return -1;
+    h->argv = bl_shell_join(argv);
+    app_path(c, it, appfile, sizeof appfile);
+    unlink(appfile);
+    bl_textf(log, sizeof log, "%s/%s.log", c->dir, it->run_id);
+    lo.argv = argv;
+    lo.timeout_s = c->o->timeout_s > 0 ? c->o->timeout_s : it->layout->timeout_s;
+    lo.stdout_path = log;
+    lo.stderr_path = log;
+    rc = start_neighbours(it->layout, &nr, &nerr);
+    if (rc < 0) {
+        bl_argv_free(argv);
+        if (rc == -2)
+            return -2;
+        /* a run-time failure of this run, recorded as such */
+        h->start_time = wall_clock_s();
+        return record_not_run(c, record, "failed", nerr.msg, h, err);
+    }
+    h->start_time = wall_clock_s();
+    while ((rc = bl_launch_run(&lo, &res, err)) == 0 && !res.interrupted &&
+           (rc = another_attempt(c, it, &lo, &res, appfile, log, h,
+                                 err)) == 1) {
+        bl_launch_result_free(&res);
+        h->start_time = wall_clock_s();
+    }
+    /* the neighbour ends with the run, however the run ended */
+    bl_noisy_stop(&nr);
+    record_neighbours(&nr, h);
+    bl_argv_free(argv);
+    if (rc < 0 || res.interrupted) {
+        bl_launch_result_free(&res);
+        return rc < 0 ? -1 : -2;
+    }
+    rc = record_outcome(c, record, appfile, &res, &lo, h, rate, unit,
+                        unit_len, err);
     bl_launch_result_free(&res);
     return rc;
 }
