@@ -119,8 +119,6 @@ typedef struct bl_launcher_ops {
     bl_hosts_form hosts;
     /* 1: it starts its own allocation for a layout with nodes (srun) */
     int makes_allocation;
-    /* what it needs as root to run at all ("--allow-run-as-root"), or NULL */
-    const char *root_flag;
 
     /* --- its binding report (bindreport format names) ----------------- */
     const char *report_format;      /* a run's */

@@ -108,27 +108,4 @@ int bl_launcher_detect_srun(const char *program, double timeout_s,
                   bl_launcher_parse_srun_version, out, err);
 }
 
-int bl_launcher_version_at_least(const bl_launcher_info *info, int major,
-                                 int minor, int patch)
-{
-    if (info->major != major)
-        return info->major > major;
-    if (info->minor != minor)
-        return info->minor > minor;
-    return info->patch >= patch;
-}
-
-int bl_launcher_in_slurm_allocation(void)
-{
-    const char *id = getenv("SLURM_JOB_ID");
-    return id && id[0];
-}
-
 int bl_launcher_is_root(void) { return geteuid() == 0; }
-
-int bl_launcher_needs_allow_run_as_root(const bl_launcher_info *info,
-                                        int is_root)
-{
-    const bl_launcher_ops *ops = bl_launcher_ops_of(info);
-    return is_root && ops && ops->root_flag;
-}

@@ -47,20 +47,7 @@ int bl_launcher_detect_mpirun(const char *program, double timeout_s,
 int bl_launcher_detect_srun(const char *program, double timeout_s,
                             bl_launcher_info *out, bl_err *err);
 
-/* 1 when info's version is >= major.minor.patch. */
-int bl_launcher_version_at_least(const bl_launcher_info *info, int major,
-                                 int minor, int patch);
-
-/* 1 inside a Slurm allocation (SLURM_JOB_ID set and not empty). */
-int bl_launcher_in_slurm_allocation(void);
-
 /* 1 when running as root (effective uid 0). */
 int bl_launcher_is_root(void);
-
-/* 1 when a command line for this launcher needs --allow-run-as-root:
- * Open MPI refuses root without it (or without OMPI_ALLOW_RUN_AS_ROOT=1 and
- * OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1, which the harness cannot rely on). */
-int bl_launcher_needs_allow_run_as_root(const bl_launcher_info *info,
-                                        int is_root);
 
 #endif

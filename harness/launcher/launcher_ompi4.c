@@ -41,7 +41,6 @@ const bl_launcher_ops bl_launcher_ompi4 = {
     .translate = bl_ompi_translate,
     .command = command,
     .hosts = BL_HOSTS_SLOTS,
-    .root_flag = "--allow-run-as-root",
     .report_format = "ompi4",
     .plan_report_format = "ompi4",
     /* --do-not-launch's job map is Open MPI 4's (and 5's) */

@@ -39,7 +39,6 @@ const bl_launcher_ops bl_launcher_ompi5 = {
     .translate = bl_ompi_translate,
     .command = command,
     .hosts = BL_HOSTS_SLOTS,
-    .root_flag = "--allow-run-as-root",
     .report_format = "ompi5",
     .plan_report_format = "ompi5-map",
     .plan_way = BL_PLAN_DRY_RUN,

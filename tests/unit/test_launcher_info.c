@@ -142,18 +142,6 @@ static void launcher_rejects_unrecognised_srun_output(void **state)
                         "4.1.4'");
 }
 
-static void launcher_version_comparison(void **state)
-{
-    (void)state;
-    bl_launcher_info li = {.kind = BL_LAUNCHER_OPENMPI, .major = 4,
-                           .minor = 1, .patch = 4};
-    assert_true(bl_launcher_version_at_least(&li, 4, 1, 4));
-    assert_true(bl_launcher_version_at_least(&li, 4, 0, 9));
-    assert_true(bl_launcher_version_at_least(&li, 3, 9, 9));
-    assert_false(bl_launcher_version_at_least(&li, 4, 1, 5));
-    assert_false(bl_launcher_version_at_least(&li, 5, 0, 0));
-}
-
 /* The mpirun on PATH must be the MPI this program is linked with: the
  * library's own version string (MPI_Get_library_version, callable before
  * MPI_Init) is the independent answer. Skips only when PATH has no mpirun. */
@@ -228,24 +216,6 @@ static void launcher_detect_names_missing_or_wrong_program(void **state)
     rmdir(dir);
 }
 
-static void launcher_slurm_allocation_follows_slurm_job_id(void **state)
-{
-    (void)state;
-    const char *saved = getenv("SLURM_JOB_ID");
-    char *copy = saved ? strdup(saved) : NULL;
-    unsetenv("SLURM_JOB_ID");
-    assert_false(bl_launcher_in_slurm_allocation());
-    setenv("SLURM_JOB_ID", "", 1);
-    assert_false(bl_launcher_in_slurm_allocation());
-    setenv("SLURM_JOB_ID", "4242", 1);
-    assert_true(bl_launcher_in_slurm_allocation());
-    if (copy)
-        setenv("SLURM_JOB_ID", copy, 1);
-    else
-        unsetenv("SLURM_JOB_ID");
-    free(copy);
-}
-
 /* Root as /proc says, not as geteuid() says. */
 static void launcher_root_matches_proc_status(void **state)
 {
@@ -262,16 +232,6 @@ static void launcher_root_matches_proc_status(void **state)
     assert_int_equal(bl_launcher_is_root(), eff == 0);
 }
 
-static void launcher_allow_run_as_root_only_for_open_mpi_as_root(void **state)
-{
-    (void)state;
-    bl_launcher_info ompi = {.kind = BL_LAUNCHER_OPENMPI, .major = 5};
-    bl_launcher_info mpich = {.kind = BL_LAUNCHER_MPICH, .major = 4};
-    assert_true(bl_launcher_needs_allow_run_as_root(&ompi, 1));
-    assert_false(bl_launcher_needs_allow_run_as_root(&ompi, 0));
-    assert_false(bl_launcher_needs_allow_run_as_root(&mpich, 1));
-}
-
 int main(int argc, char **argv)
 {
     static const struct CMUnitTest parsing[] = {
@@ -282,11 +242,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(launcher_rejects_unrecognised_mpirun_output),
         cmocka_unit_test(launcher_parses_srun_upstream_and_debian),
         cmocka_unit_test(launcher_rejects_unrecognised_srun_output),
-        cmocka_unit_test(launcher_version_comparison),
         cmocka_unit_test(launcher_detect_names_missing_or_wrong_program),
-        cmocka_unit_test(launcher_slurm_allocation_follows_slurm_job_id),
         cmocka_unit_test(launcher_root_matches_proc_status),
-        cmocka_unit_test(launcher_allow_run_as_root_only_for_open_mpi_as_root),
     };
     static const struct CMUnitTest this_machine[] = {
         cmocka_unit_test(launcher_detects_this_machines_mpirun),
