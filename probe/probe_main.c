@@ -155,7 +155,7 @@ static void start(void)
     bp.enabled = 1;
     bp_emit("bindlab-probe %d", BP_FORMAT_VERSION);
     if (bp.period_ms < 0) {
-        bp_emit("note bad_period_ms default=%d", BP_DEFAULT_PERIOD_MS);
+        bp_emit("note what=bad_period_ms default=%d", BP_DEFAULT_PERIOD_MS);
         bp.period_ms = BP_DEFAULT_PERIOD_MS;
     }
     process_line(host, argv0, exe);
@@ -165,7 +165,7 @@ static void start(void)
     bp_register_main();
     pthread_atfork(NULL, NULL, forked_child);
     if (bp_sampler_start() != 0)
-        bp_emit("note no_sampler");
+        bp_emit("note what=no_sampler");
     errno = saved;
 }
 

@@ -80,7 +80,7 @@ void bp_emit(const char *fmt, ...)
     n = vsnprintf(line, sizeof line - 1, fmt, ap);
     va_end(ap);
     if (n < 0 || n >= (int)sizeof line - 1)
-        n = snprintf(line, sizeof line - 1, "note line_too_long");
+        n = snprintf(line, sizeof line - 1, "note what=line_too_long");
     line[n++] = '\n';
     if (write(out_fd, line, (size_t)n) != n)
         bp.enabled = 0; /* disk full, closed: stop rather than write halves */

@@ -134,7 +134,7 @@ static void count_line(char *line, page_count *counts, int *n)
 }
 
 /* "pages node=N n=PAGES kernelpagesize_kB=K at=AT" per node and page size,
- * or "pages unavailable at=AT" without numa_maps (a kernel without NUMA). */
+ * or "pages unavailable=1 at=AT" without numa_maps (a kernel without NUMA). */
 void bp_pages_record(const char *at)
 {
     static page_count counts[BP_PAGE_SLOTS];
@@ -143,7 +143,7 @@ void bp_pages_record(const char *at)
     size_t cap = 0;
     FILE *f = fopen("/proc/self/numa_maps", "re");
     if (!f) {
-        bp_emit("pages unavailable at=%s", at);
+        bp_emit("pages unavailable=1 at=%s", at);
         errno = saved;
         return;
     }
@@ -155,7 +155,7 @@ void bp_pages_record(const char *at)
         bp_emit("pages node=%ld n=%lld kernelpagesize_kB=%ld at=%s",
                 counts[i].node, counts[i].pages, counts[i].kb, at);
     if (n == 0)
-        bp_emit("pages unavailable at=%s", at);
+        bp_emit("pages unavailable=1 at=%s", at);
     errno = saved;
 }
 

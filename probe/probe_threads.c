@@ -38,7 +38,6 @@ static void end_thread(void *unused);
 void bp_threads_init(void)
 {
     pthread_condattr_t ca;
-    real_create = (create_fn)bp_next("pthread_create");
     pthread_key_create(&end_key, end_thread);
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -78,7 +77,7 @@ static bp_thread *add_locked(pid_t tid, const char *label, const char *object,
         if (!bp.threads[i].used)
             t = &bp.threads[i];
     if (!t) {
-        bp_emit("note thread_table_full tid=%ld", (long)tid);
+        bp_emit("note what=thread_table_full tid=%ld", (long)tid);
         return NULL;
     }
     memset(t, 0, sizeof *t);
@@ -200,6 +199,8 @@ pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 {
     start_args *a;
     int rc;
+    if (!real_create) /* also when the probe is off: a launcher, a forked child */
+        real_create = (create_fn)bp_next("pthread_create");
     bp_ensure();
     if (!real_create)
         return EAGAIN;
@@ -291,6 +292,8 @@ int bp_sampler_start(void)
     int rc;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
+    if (!real_create)
+        real_create = (create_fn)bp_next("pthread_create");
     rc = real_create ? real_create(&sampler, NULL, sampler_main, NULL) : -1;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     sampler_running = rc == 0;
