@@ -28,14 +28,22 @@ static int enter(void)
     return depth++ == 0 && bp.enabled;
 }
 
+/* The phase changes after a sample of every thread, which closes the
+ * previous phase for changes made behind the interposers. */
+static void set_phase(int phase)
+{
+    bp_sample_all();
+    bp.phase = phase;
+}
+
 static void init_enter(void)
 {
-    bp.phase = BP_IN_INIT;
+    set_phase(BP_IN_INIT);
 }
 
 static void init_leave(const char *call, int rc)
 {
-    bp.phase = BP_AFTER_INIT;
+    set_phase(BP_AFTER_INIT);
     bp_emit("mpi call=%s t=%.6f rc=%d", call, bp_now(), rc);
     bp_record_moment("init");
 }
@@ -46,12 +54,12 @@ static void finalize_enter(const char *call)
     bp_record_moment("finalize");
     bp_pages_record("finalize");
     bp.finalize_seen = 1;
-    bp.phase = BP_IN_FINALIZE;
+    set_phase(BP_IN_FINALIZE);
 }
 
 static void finalize_leave(void)
 {
-    bp.phase = BP_AFTER_FINALIZE;
+    set_phase(BP_AFTER_FINALIZE);
 }
 
 EXPORT int MPI_Init(int *argc, char ***argv)

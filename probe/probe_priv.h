@@ -103,6 +103,9 @@ void bp_label_init(void);
 void bp_threads_init(void);
 void bp_register_main(void);            /* tid = pid, label "main" */
 int bp_sampler_start(void);
+/* Samples every thread now: at each MPI phase boundary, so that a change
+ * behind the interposers is recorded in the phase it happened in. */
+void bp_sample_all(void);
 void bp_threads_finish(void);          /* stops the sampler, ends every thread */
 bp_thread *bp_thread_by_tid(pid_t tid);          /* locked */
 bp_thread *bp_thread_by_handle(pthread_t handle); /* locked */

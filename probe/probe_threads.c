@@ -178,10 +178,12 @@ static void end_thread(void *unused)
 static void *trampoline(void *p)
 {
     start_args a = *(start_args *)p;
+    int saved = errno; /* the start routine finds errno as the thread began */
     free(p);
     register_tid(bp_gettid(), a.label, a.object, 1);
     __atomic_sub_fetch(&bp.pending_creates, 1, __ATOMIC_SEQ_CST);
     pthread_setspecific(end_key, &end_key); /* any non-NULL value */
+    errno = saved;
     return a.fn(a.arg);
 }
 
@@ -198,7 +200,7 @@ pthread_create(pthread_t *thread, const pthread_attr_t *attr,
                void *(*fn)(void *), void *arg)
 {
     start_args *a;
-    int rc;
+    int rc, saved = errno;
     if (!real_create) /* also when the probe is off: a launcher, a forked child */
         real_create = (create_fn)bp_next("pthread_create");
     bp_ensure();
@@ -211,10 +213,13 @@ pthread_create(pthread_t *thread, const pthread_attr_t *attr,
     bp_object_of(fn_address(fn), a->object, sizeof a->object, a->label,
                  sizeof a->label);
     __atomic_add_fetch(&bp.pending_creates, 1, __ATOMIC_SEQ_CST);
+    errno = saved;
     rc = real_create(thread, attr, trampoline, a);
     if (rc != 0) {
+        saved = errno;
         __atomic_sub_fetch(&bp.pending_creates, 1, __ATOMIC_SEQ_CST);
         free(a);
+        errno = saved;
     }
     return rc;
 }
@@ -244,7 +249,7 @@ static void find_unknown_threads(void)
     closedir(d);
 }
 
-static void sample_all(void)
+void bp_sample_all(void)
 {
     for (int i = 0; i < BP_MAX_THREADS; i++) {
         bp_task_sample s;
@@ -277,7 +282,7 @@ static void *sampler_main(void *unused)
             continue;
         pthread_mutex_unlock(&stop_lock);
         find_unknown_threads();
-        sample_all();
+        bp_sample_all();
         pthread_mutex_lock(&stop_lock);
     }
     pthread_mutex_unlock(&stop_lock);

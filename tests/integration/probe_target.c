@@ -3,15 +3,23 @@
  *   --setter LIB  after MPI_Init, dlopen LIB and call its
  *                 bl_probe_setter() (an affinity change made by a library
  *                 the probe must name as the caller)
+ *   --raw         after MPI_Init, widen the affinity to every CPU by the
+ *                 raw system call (behind the probe's interposers)
+ *   --fork        after MPI_Init, fork a child that changes its affinity,
+ *                 starts a thread and exits without exec
  *   --ready DIR   after the parallel region, create DIR/ready.RANK
  *   --wait        then block until killed
  *   --exit N      exit status after MPI_Finalize (default 0)
  * Rank 0 prints one line that does not depend on timing or placement. */
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <mpi.h>
@@ -30,16 +38,51 @@ static int call_setter(const char *lib)
     return setter();
 }
 
+static void all_cpus(cpu_set_t *all)
+{
+    CPU_ZERO(all);
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        CPU_SET(c, all);
+}
+
+static void *nothing(void *arg)
+{
+    return arg;
+}
+
+/* A child that uses what the probe interposes, then exits (destructors
+ * run) without exec. 0 when it exited 0. */
+static int fork_child(void)
+{
+    int status;
+    pid_t pid = fork();
+    if (pid == 0) {
+        cpu_set_t all;
+        pthread_t th;
+        all_cpus(&all);
+        sched_setaffinity(0, sizeof all, &all);
+        if (pthread_create(&th, NULL, nothing, NULL) == 0)
+            pthread_join(th, NULL);
+        exit(0);
+    }
+    return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+                   WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
 int main(int argc, char **argv)
 {
     const char *setter = NULL, *ready = NULL;
-    int wait = 0, status = 0, rank, size, provided;
+    int wait = 0, status = 0, raw = 0, forks = 0, rank, size, provided;
     double sum = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--setter") == 0 && i + 1 < argc)
             setter = argv[++i];
         else if (strcmp(argv[i], "--ready") == 0 && i + 1 < argc)
             ready = argv[++i];
+        else if (strcmp(argv[i], "--raw") == 0)
+            raw = 1;
+        else if (strcmp(argv[i], "--fork") == 0)
+            forks = 1;
         else if (strcmp(argv[i], "--wait") == 0)
             wait = 1;
         else if (strcmp(argv[i], "--exit") == 0 && i + 1 < argc)
@@ -50,6 +93,16 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (setter && call_setter(setter) != 0)
         MPI_Abort(MPI_COMM_WORLD, 1);
+    if (raw) {
+        cpu_set_t all;
+        all_cpus(&all);
+        if (syscall(SYS_sched_setaffinity, 0, sizeof all, &all) != 0)
+            MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    if (forks && fork_child() != 0) {
+        fprintf(stderr, "probe_target: the forked child failed\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
 #pragma omp parallel reduction(+ : sum)
     sum += omp_get_thread_num() + 1;
     if (ready) {

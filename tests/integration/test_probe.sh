@@ -114,6 +114,24 @@ for f in "$WORK"/b3/bindlab-probe.*; do
 done
 echo "ok (b): the setter library named after init, libgomp's binding, nothing when nothing changes"
 
+# --- a change behind the interposers (raw system call), and fork ---------------
+OMP_NUM_THREADS=2 OMP_PROC_BIND=false probe_run "$WORK/r" -x OMP_NUM_THREADS -x OMP_PROC_BIND \
+    "$TARGET" --raw --fork
+[ "$rc" = 0 ] || fail "--raw --fork: exit $rc: $(cat "$WORK/r.out")"
+# the forked children (no exec) write nothing: two files, the ranks'
+complete_files "$WORK/r"
+for f in "$WORK"/r/bindlab-probe.*; do
+    pid=$(val "$f" process pid)
+    line=$(grep '^affinity .* call=unknown ' "$f") || fail "raw system call not seen: $(grep '^affinity' "$f")"
+    grep -q "target=$pid phase=after-init call=unknown " <<<"$line" || fail "raw change: $line"
+    [ "$(expand "$(val - affinity new <<<"$line")")" = "$all" ] || fail "raw change: new set not $all: $line"
+    # the child's own sched_setaffinity is in no file
+    if grep '^affinity .* call=sched_setaffinity ' "$f" | grep -v ' phase=init '; then
+        fail "a forked child's affinity call went into its parent's file"
+    fi
+done
+echo "ok: a raw change recorded as unknown after init; a forked child writes nothing"
+
 # --- (c) killed mid-run ---------------------------------------------------------
 mkdir -p "$WORK/c" "$WORK/c.ready"
 BINDLAB_PROBE_DIR=$WORK/c LD_PRELOAD=$PROBE OMP_NUM_THREADS=2 "$TARGET" --ready "$WORK/c.ready" --wait \
