@@ -41,7 +41,6 @@ typedef struct bp_task_sample {
 
 /* One thread of the process the probe follows. */
 typedef struct bp_thread {
-    int used;
     pid_t tid;
     int has_handle;
     pthread_t handle;
@@ -61,6 +60,10 @@ typedef struct bp_state {
     volatile int phase;                /* enum bp_phase */
     int finalize_seen;
     pthread_mutex_t lock;              /* the thread table */
+    /* Which slots are in use (their tid, 0 free), apart from the slots
+     * themselves: a scan then touches one page, not every slot's, and the
+     * probe's own pages stay few in the program's numa_maps. */
+    pid_t slot_tid[BP_MAX_THREADS];
     bp_thread threads[BP_MAX_THREADS];
     volatile int pending_creates;      /* pthread_create calls not yet registered */
     pid_t sampler_tid;

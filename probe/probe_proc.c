@@ -62,7 +62,9 @@ static int stat_cpu(const char *stat)
 
 int bp_task_read(pid_t tid, bp_task_sample *s)
 {
-    char path[96], buf[8192];
+    /* status and sched are under 3 KiB; kept small, since this runs on
+     * the program's thread stacks (the trampoline, the end of a thread) */
+    char path[96], buf[4096];
     const char *allowed;
     int saved = errno;
     s->cpu = -1;

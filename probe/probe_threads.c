@@ -48,7 +48,7 @@ void bp_threads_init(void)
 bp_thread *bp_thread_by_tid(pid_t tid)
 {
     for (int i = 0; i < BP_MAX_THREADS; i++)
-        if (bp.threads[i].used && bp.threads[i].tid == tid)
+        if (bp.slot_tid[i] == tid && tid != 0)
             return &bp.threads[i];
     return NULL;
 }
@@ -56,7 +56,7 @@ bp_thread *bp_thread_by_tid(pid_t tid)
 bp_thread *bp_thread_by_handle(pthread_t handle)
 {
     for (int i = 0; i < BP_MAX_THREADS; i++)
-        if (bp.threads[i].used && bp.threads[i].has_handle &&
+        if (bp.slot_tid[i] && bp.threads[i].has_handle &&
             pthread_equal(bp.threads[i].handle, handle))
             return &bp.threads[i];
     return NULL;
@@ -73,15 +73,17 @@ static bp_thread *add_locked(pid_t tid, const char *label, const char *object,
                              const bp_task_sample *s)
 {
     bp_thread *t = NULL;
-    for (int i = 0; i < BP_MAX_THREADS && !t; i++)
-        if (!bp.threads[i].used)
-            t = &bp.threads[i];
+    int i = 0;
+    while (i < BP_MAX_THREADS && bp.slot_tid[i])
+        i++;
+    if (i < BP_MAX_THREADS && tid > 0)
+        t = &bp.threads[i];
     if (!t) {
         bp_emit("note what=thread_table_full tid=%ld", (long)tid);
         return NULL;
     }
     memset(t, 0, sizeof *t);
-    t->used = 1;
+    bp.slot_tid[i] = tid;
     t->tid = tid;
     snprintf(t->label, sizeof t->label, "%s", label);
     snprintf(t->object, sizeof t->object, "%s", object);
@@ -151,7 +153,7 @@ static void end_locked(bp_thread *t)
             "migrations=%lld vcsw=%lld ivcsw=%lld",
             (long)t->tid, bp_now(), t->last_cpus, seen[0] ? seen : "-",
             t->samples, mig, t->vcsw, t->ivcsw);
-    t->used = 0;
+    bp.slot_tid[t - bp.threads] = 0;
 }
 
 /* A thread's own last sample (a live thread: its files are there), then
@@ -255,7 +257,7 @@ void bp_sample_all(void)
         bp_task_sample s;
         pthread_mutex_lock(&bp.lock);
         bp_thread *t = &bp.threads[i];
-        if (t->used) {
+        if (bp.slot_tid[i]) {
             if (bp_task_read(t->tid, &s) == 0)
                 apply_locked(t, &s);
             else
@@ -319,7 +321,7 @@ void bp_threads_finish(void)
     for (int i = 0; i < BP_MAX_THREADS; i++) {
         bp_task_sample s;
         bp_thread *t = &bp.threads[i];
-        if (!t->used)
+        if (!bp.slot_tid[i])
             continue;
         if (bp_task_read(t->tid, &s) == 0)
             apply_locked(t, &s);
