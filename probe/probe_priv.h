@@ -36,7 +36,7 @@ typedef struct bp_task_sample {
     int cpu;                           /* stat field 39: last CPU */
     long long migrations;              /* sched: se.nr_migrations */
     long long vcsw, ivcsw;             /* status: (non)voluntary_ctxt_switches */
-    char allowed[BP_CPUS_TEXT];        /* status: Cpus_allowed_list ("" unread) */
+    char allowed[BP_CPUS_TEXT];        /* sched_getaffinity as a list ("" unread) */
 } bp_task_sample;
 
 /* One thread of the process the probe follows. */
@@ -88,7 +88,10 @@ void bp_mask_text(const unsigned char *mask, size_t bytes, char *out, size_t len
 int bp_get_mask_text(pid_t tid, char *out, size_t len);
 
 /* probe_proc.c: /proc readers */
-int bp_task_read(pid_t tid, bp_task_sample *s);
+/* CPU and allowed set of thread tid; with counters, also its migrations
+ * and context switches (two more files: at a thread's start and end only).
+ * -1 when the thread is gone. */
+int bp_task_read(pid_t tid, bp_task_sample *s, int counters);
 void bp_pages_record(const char *at);
 int bp_self_argv0(char *out, size_t len);
 

@@ -1,8 +1,11 @@
-/* What the probe reads from /proc: one thread's last CPU, allowed CPUs,
- * migrations and context switches (/proc/self/task/TID/{stat,status,
- * sched}), the process's pages per NUMA node (/proc/self/numa_maps) and
- * its argv[0] (/proc/self/cmdline). open/read/close only, no stdio, except
- * numa_maps, whose lines can be long and which is read once or twice. */
+/* What the probe reads from /proc: one thread's last CPU (stat), its
+ * migrations and context switches (sched, status), the process's pages per
+ * NUMA node (/proc/self/numa_maps) and its argv[0] (/proc/self/cmdline);
+ * open/read/close only, no stdio, except numa_maps, whose lines can be
+ * long and which is read once or twice. A thread's allowed set comes from
+ * sched_getaffinity(tid), the mask Cpus_allowed_list shows (less the CPUs
+ * that are offline), as the interposers read it: the same source for both,
+ * one system call instead of parsing status every period. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -60,12 +63,11 @@ static int stat_cpu(const char *stat)
     return atoi(p + 1);
 }
 
-int bp_task_read(pid_t tid, bp_task_sample *s)
+int bp_task_read(pid_t tid, bp_task_sample *s, int counters)
 {
     /* status and sched are under 3 KiB; kept small, since this runs on
      * the program's thread stacks (the trampoline, the end of a thread) */
     char path[96], buf[4096];
-    const char *allowed;
     int saved = errno;
     s->cpu = -1;
     s->migrations = s->vcsw = s->ivcsw = -1;
@@ -76,23 +78,18 @@ int bp_task_read(pid_t tid, bp_task_sample *s)
         return -1; /* gone */
     }
     s->cpu = stat_cpu(buf);
-    snprintf(path, sizeof path, "/proc/self/task/%ld/status", (long)tid);
-    if (read_small(path, buf, sizeof buf) > 0) {
-        s->vcsw = field_after(buf, "\nvoluntary_ctxt_switches");
-        s->ivcsw = field_after(buf, "\nnonvoluntary_ctxt_switches");
-        if ((allowed = strstr(buf, "\nCpus_allowed_list:"))) {
-            allowed += strlen("\nCpus_allowed_list:");
-            allowed += strspn(allowed, " \t");
-            size_t n = strcspn(allowed, "\n");
-            if (n >= sizeof s->allowed)
-                n = sizeof s->allowed - 1;
-            memcpy(s->allowed, allowed, n);
-            s->allowed[n] = '\0';
+    if (bp_get_mask_text(tid, s->allowed, sizeof s->allowed) != 0)
+        s->allowed[0] = '\0';
+    if (counters) {
+        snprintf(path, sizeof path, "/proc/self/task/%ld/status", (long)tid);
+        if (read_small(path, buf, sizeof buf) > 0) {
+            s->vcsw = field_after(buf, "\nvoluntary_ctxt_switches");
+            s->ivcsw = field_after(buf, "\nnonvoluntary_ctxt_switches");
         }
+        snprintf(path, sizeof path, "/proc/self/task/%ld/sched", (long)tid);
+        if (read_small(path, buf, sizeof buf) > 0)
+            s->migrations = field_after(buf, "se.nr_migrations");
     }
-    snprintf(path, sizeof path, "/proc/self/task/%ld/sched", (long)tid);
-    if (read_small(path, buf, sizeof buf) > 0)
-        s->migrations = field_after(buf, "se.nr_migrations");
     errno = saved;
     return 0;
 }

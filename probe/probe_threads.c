@@ -83,7 +83,7 @@ static bp_thread *add_locked(pid_t tid, const char *label, const char *object,
         return NULL;
     }
     memset(t, 0, sizeof *t);
-    bp.slot_tid[i] = tid;
+    __atomic_store_n(&bp.slot_tid[i], tid, __ATOMIC_RELAXED);
     t->tid = tid;
     snprintf(t->label, sizeof t->label, "%s", label);
     snprintf(t->object, sizeof t->object, "%s", object);
@@ -106,7 +106,7 @@ static void register_tid(pid_t tid, const char *label, const char *object,
                          int self)
 {
     bp_task_sample s;
-    bp_task_read(tid, &s);
+    bp_task_read(tid, &s, 1);
     pthread_mutex_lock(&bp.lock);
     bp_thread *t = add_locked(tid, label, object, &s);
     if (t && self) {
@@ -142,18 +142,22 @@ static void apply_locked(bp_thread *t, const bp_task_sample *s)
     }
 }
 
-/* The "thread_end" line of t, and its slot freed. Locked. */
-static void end_locked(bp_thread *t)
+/* The "thread_end" line of t, and its slot freed; counters -1 when the
+ * thread was gone before its last read (a thread not made by
+ * pthread_create, ended between samples). Locked. */
+static void end_locked(bp_thread *t, int last_read)
 {
     char seen[BP_CPUS_TEXT];
     long long mig = t->mig_start >= 0 && t->mig_last >= 0
                         ? t->mig_last - t->mig_start : -1;
+    if (!last_read)
+        mig = t->vcsw = t->ivcsw = -1;
     bp_mask_text(t->seen, sizeof t->seen, seen, sizeof seen);
     bp_emit("thread_end tid=%ld t=%.6f cpus=%s seen=%s samples=%lld "
             "migrations=%lld vcsw=%lld ivcsw=%lld",
             (long)t->tid, bp_now(), t->last_cpus, seen[0] ? seen : "-",
             t->samples, mig, t->vcsw, t->ivcsw);
-    bp.slot_tid[t - bp.threads] = 0;
+    __atomic_store_n(&bp.slot_tid[t - bp.threads], 0, __ATOMIC_RELAXED);
 }
 
 /* A thread's own last sample (a live thread: its files are there), then
@@ -166,13 +170,13 @@ static void end_thread(void *unused)
     (void)unused;
     if (!bp.enabled) /* after the end, or in a forked child */
         return;
-    int ok = bp_task_read(tid, &s) == 0;
+    int ok = bp_task_read(tid, &s, 1) == 0;
     pthread_mutex_lock(&bp.lock);
     bp_thread *t = bp_thread_by_tid(tid);
     if (t) {
         if (ok)
             apply_locked(t, &s);
-        end_locked(t);
+        end_locked(t, ok);
     }
     pthread_mutex_unlock(&bp.lock);
 }
@@ -244,7 +248,7 @@ static void find_unknown_threads(void)
         if (__atomic_load_n(&bp.pending_creates, __ATOMIC_SEQ_CST) > 0)
             break;
         pthread_mutex_lock(&bp.lock);
-        if (!bp_thread_by_tid((pid_t)tid) && bp_task_read((pid_t)tid, &s) == 0)
+        if (!bp_thread_by_tid((pid_t)tid) && bp_task_read((pid_t)tid, &s, 1) == 0)
             add_locked((pid_t)tid, "unknown", "-", &s);
         pthread_mutex_unlock(&bp.lock);
     }
@@ -255,13 +259,15 @@ void bp_sample_all(void)
 {
     for (int i = 0; i < BP_MAX_THREADS; i++) {
         bp_task_sample s;
+        if (!__atomic_load_n(&bp.slot_tid[i], __ATOMIC_RELAXED))
+            continue; /* checked again under the lock */
         pthread_mutex_lock(&bp.lock);
         bp_thread *t = &bp.threads[i];
         if (bp.slot_tid[i]) {
-            if (bp_task_read(t->tid, &s) == 0)
+            if (bp_task_read(t->tid, &s, 0) == 0)
                 apply_locked(t, &s);
             else
-                end_locked(t); /* ended without its destructor (clone) */
+                end_locked(t, 0); /* ended without its destructor (clone) */
         }
         pthread_mutex_unlock(&bp.lock);
     }
@@ -323,9 +329,10 @@ void bp_threads_finish(void)
         bp_thread *t = &bp.threads[i];
         if (!bp.slot_tid[i])
             continue;
-        if (bp_task_read(t->tid, &s) == 0)
+        int ok = bp_task_read(t->tid, &s, 1) == 0;
+        if (ok)
             apply_locked(t, &s);
-        end_locked(t);
+        end_locked(t, ok);
     }
     pthread_mutex_unlock(&bp.lock);
 }
