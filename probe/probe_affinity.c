@@ -5,7 +5,9 @@
  * after (read back from the kernel: it may narrow what was asked), and the
  * shared object that made the call (the return address, through dladdr).
  * The thread table stays locked across the call so that the sampler never
- * takes the change for one made behind the interposers. */
+ * takes the change for one made behind the interposers; the caller's
+ * object is found before (dladdr takes the loader's lock, which a library
+ * constructor calling these functions holds: never take it under ours). */
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
@@ -18,7 +20,7 @@ typedef int (*pthread_set_fn)(pthread_t, size_t, const cpu_set_t *);
 
 typedef struct change {
     const char *call;
-    const void *caller;
+    char caller[BP_PATH_TEXT], by[BP_LABEL_MAX];
     long tid;                          /* the target: -1 when not known */
     char old_cpus[BP_CPUS_TEXT], new_cpus[BP_CPUS_TEXT], asked[BP_CPUS_TEXT];
     int ok;
@@ -36,14 +38,12 @@ static void pthread_mask_text(pthread_t th, char *out, size_t len)
 /* The "affinity" line of c, and the target's last known set. Locked. */
 static void record_locked(const change *c)
 {
-    char caller[BP_PATH_TEXT], by[BP_LABEL_MAX];
     bp_thread *t = c->tid > 0 ? bp_thread_by_tid((pid_t)c->tid) : NULL;
-    bp_object_of(c->caller, caller, sizeof caller, by, sizeof by);
     bp_emit("affinity t=%.6f tid=%ld target=%ld phase=%s call=%s old=%s "
             "new=%s asked=%s changed=%d ok=%d caller=%s by=%s",
             bp_now(), (long)bp_gettid(), c->tid, bp_phase_name(bp.phase),
             c->call, c->old_cpus, c->new_cpus, c->asked[0] ? c->asked : "-",
-            strcmp(c->old_cpus, c->new_cpus) != 0, c->ok, caller, by);
+            strcmp(c->old_cpus, c->new_cpus) != 0, c->ok, c->caller, c->by);
     if (t && strcmp(c->new_cpus, "-") != 0)
         snprintf(t->last_cpus, sizeof t->last_cpus, "%s", c->new_cpus);
 }
@@ -53,7 +53,8 @@ sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *set)
 {
     static sched_set_fn real;
     const void *ret = __builtin_return_address(0);
-    change c = {.call = "sched_setaffinity", .caller = ret};
+    change c = {.call = "sched_setaffinity"};
+    sigset_t mask;
     int rc, err;
     if (!real)
         real = (sched_set_fn)bp_next("sched_setaffinity");
@@ -65,7 +66,8 @@ sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *set)
     if (!bp.enabled)
         return real(pid, size, set);
     c.tid = pid ? pid : bp_gettid();
-    pthread_mutex_lock(&bp.lock);
+    bp_object_of(ret, c.caller, sizeof c.caller, c.by, sizeof c.by);
+    bp_lock_blocked(&mask);
     bp_get_mask_text((pid_t)c.tid, c.old_cpus, sizeof c.old_cpus);
     rc = real(pid, size, set);
     err = errno;
@@ -73,7 +75,7 @@ sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *set)
     bp_get_mask_text((pid_t)c.tid, c.new_cpus, sizeof c.new_cpus);
     bp_mask_text((const unsigned char *)set, size, c.asked, sizeof c.asked);
     record_locked(&c);
-    pthread_mutex_unlock(&bp.lock);
+    bp_unlock_blocked(&mask);
     errno = err;
     return rc;
 }
@@ -83,7 +85,8 @@ pthread_setaffinity_np(pthread_t thread, size_t size, const cpu_set_t *set)
 {
     static pthread_set_fn real;
     const void *ret = __builtin_return_address(0);
-    change c = {.call = "pthread_setaffinity_np", .caller = ret};
+    change c = {.call = "pthread_setaffinity_np"};
+    sigset_t mask;
     int rc, err;
     if (!real)
         real = (pthread_set_fn)bp_next("pthread_setaffinity_np");
@@ -92,7 +95,8 @@ pthread_setaffinity_np(pthread_t thread, size_t size, const cpu_set_t *set)
     bp_ensure();
     if (!bp.enabled)
         return real(thread, size, set);
-    pthread_mutex_lock(&bp.lock);
+    bp_object_of(ret, c.caller, sizeof c.caller, c.by, sizeof c.by);
+    bp_lock_blocked(&mask);
     if (pthread_equal(thread, pthread_self())) {
         c.tid = bp_gettid();
     } else {
@@ -106,7 +110,7 @@ pthread_setaffinity_np(pthread_t thread, size_t size, const cpu_set_t *set)
     pthread_mask_text(thread, c.new_cpus, sizeof c.new_cpus);
     bp_mask_text((const unsigned char *)set, size, c.asked, sizeof c.asked);
     record_locked(&c);
-    pthread_mutex_unlock(&bp.lock);
+    bp_unlock_blocked(&mask);
     errno = err;
     return rc;
 }

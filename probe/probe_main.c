@@ -37,6 +37,20 @@ static const char *const launchers[] = {
     "mpirun", "mpiexec", "orterun", "orted", "prte", "prted", "prterun",
     "hydra_pmi_proxy", "mpiexec.hydra", "pmi_proxy", "srun", "slurmstepd"};
 
+void bp_lock_blocked(sigset_t *saved)
+{
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, saved);
+    pthread_mutex_lock(&bp.lock);
+}
+
+void bp_unlock_blocked(const sigset_t *saved)
+{
+    pthread_mutex_unlock(&bp.lock);
+    pthread_sigmask(SIG_SETMASK, saved, NULL);
+}
+
 pid_t bp_gettid(void)
 {
     return (pid_t)syscall(SYS_gettid);
@@ -184,12 +198,16 @@ __attribute__((constructor)) static void probe_loaded(void)
 __attribute__((destructor)) static void probe_unloaded(void)
 {
     int saved = errno;
+    sigset_t mask, all;
     if (!bp.enabled || getpid() != bp.pid)
         return;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &mask); /* see bp_lock_blocked */
     bp_threads_finish();
     bp_record_moment("exit");
     if (!bp.finalize_seen)
         bp_pages_record("exit");
     bp_out_finish();
+    pthread_sigmask(SIG_SETMASK, &mask, NULL);
     errno = saved;
 }

@@ -32,7 +32,11 @@ static int enter(void)
  * previous phase for changes made behind the interposers. */
 static void set_phase(int phase)
 {
+    sigset_t all, mask;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &mask); /* see bp_lock_blocked */
     bp_sample_all();
+    pthread_sigmask(SIG_SETMASK, &mask, NULL);
     bp.phase = phase;
 }
 

@@ -8,6 +8,7 @@
 #define BP_PROBE_PRIV_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -70,6 +71,12 @@ typedef struct bp_state {
 } bp_state;
 
 extern bp_state bp;
+
+/* The thread table's lock, taken on a program's thread with every signal
+ * blocked: a signal handler that calls an interposed function while its
+ * thread holds the lock would otherwise wait for itself. */
+void bp_lock_blocked(sigset_t *saved);
+void bp_unlock_blocked(const sigset_t *saved);
 
 /* probe_main.c */
 void bp_ensure(void);                  /* initialises once, from any first hook */

@@ -106,14 +106,15 @@ static void register_tid(pid_t tid, const char *label, const char *object,
                          int self)
 {
     bp_task_sample s;
+    sigset_t mask;
     bp_task_read(tid, &s, 1);
-    pthread_mutex_lock(&bp.lock);
+    bp_lock_blocked(&mask);
     bp_thread *t = add_locked(tid, label, object, &s);
     if (t && self) {
         t->has_handle = 1;
         t->handle = pthread_self();
     }
-    pthread_mutex_unlock(&bp.lock);
+    bp_unlock_blocked(&mask);
 }
 
 void bp_register_main(void)
@@ -166,19 +167,20 @@ static void end_locked(bp_thread *t, int last_read)
 static void end_thread(void *unused)
 {
     bp_task_sample s;
+    sigset_t mask;
     pid_t tid = bp_gettid();
     (void)unused;
     if (!bp.enabled) /* after the end, or in a forked child */
         return;
     int ok = bp_task_read(tid, &s, 1) == 0;
-    pthread_mutex_lock(&bp.lock);
+    bp_lock_blocked(&mask);
     bp_thread *t = bp_thread_by_tid(tid);
     if (t) {
         if (ok)
             apply_locked(t, &s);
         end_locked(t, ok);
     }
-    pthread_mutex_unlock(&bp.lock);
+    bp_unlock_blocked(&mask);
 }
 
 static void *trampoline(void *p)
@@ -255,6 +257,8 @@ static void find_unknown_threads(void)
     closedir(d);
 }
 
+/* Locks slot by slot without touching the signal mask: the sampler
+ * blocks every signal for good, other callers block them around the call. */
 void bp_sample_all(void)
 {
     for (int i = 0; i < BP_MAX_THREADS; i++) {

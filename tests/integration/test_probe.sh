@@ -15,6 +15,11 @@ TARGET=$B/tests/probe_target
 SETTER=$B/tests/libbl_probe_setter.so
 [ -f "$PROBE" ] && [ -x "$TARGET" ] && [ -f "$SETTER" ] || fail "probe or its test programs not built"
 command -v mpirun >/dev/null || { echo "SKIP: no mpirun in PATH"; exit 77; }
+# A sanitized build's programs need the ASan runtime first in the preload
+# list (ASan refuses to start otherwise).
+PRELOAD=$PROBE
+asan=$(ldd "$TARGET" | awk '$1 ~ /^libasan/ {print $3}')
+[ -z "$asan" ] || PRELOAD=$asan:$PROBE
 NC=$(hwloc-calc -N core all)
 [ "$NC" -ge 2 ] || { echo "SKIP: two ranks bound one per core need 2 cores, this machine has $NC"; exit 77; }
 
@@ -34,7 +39,7 @@ probe_run() {
     mkdir -p "$dir"
     rc=0
     BINDLAB_PROBE_DIR=$dir timeout 300 "${MPIRUN[@]}" -np 2 --bind-to core --report-bindings \
-        -x BINDLAB_PROBE_DIR -x LD_PRELOAD="$PROBE" "$@" >"$dir.out" 2>&1 || rc=$?
+        -x BINDLAB_PROBE_DIR -x LD_PRELOAD="$PRELOAD" "$@" >"$dir.out" 2>&1 || rc=$?
 }
 
 # complete_files DIR: the two finished files, one per rank, no .part left.
@@ -134,7 +139,7 @@ echo "ok: a raw change recorded as unknown after init; a forked child writes not
 
 # --- (c) killed mid-run ---------------------------------------------------------
 mkdir -p "$WORK/c" "$WORK/c.ready"
-BINDLAB_PROBE_DIR=$WORK/c LD_PRELOAD=$PROBE OMP_NUM_THREADS=2 "$TARGET" --ready "$WORK/c.ready" --wait \
+BINDLAB_PROBE_DIR=$WORK/c LD_PRELOAD=$PRELOAD OMP_NUM_THREADS=2 "$TARGET" --ready "$WORK/c.ready" --wait \
     >"$WORK/c.out" 2>&1 &
 pid=$!
 for _ in $(seq 600); do [ -e "$WORK/c.ready/ready.0" ] && break; sleep 0.1; done
@@ -152,15 +157,19 @@ echo "ok (c): SIGKILL leaves a .part file without end"
 "${MPIRUN[@]}" -np 2 --bind-to core "$TARGET" --exit 3 >"$WORK/d.plain" 2>/dev/null && fail "(d) exit 3 not seen without the probe"
 mkdir -p "$WORK/d"
 rc=0
-BINDLAB_PROBE_DIR=$WORK/d "${MPIRUN[@]}" -np 2 --bind-to core -x BINDLAB_PROBE_DIR -x LD_PRELOAD="$PROBE" \
+BINDLAB_PROBE_DIR=$WORK/d "${MPIRUN[@]}" -np 2 --bind-to core -x BINDLAB_PROBE_DIR -x LD_PRELOAD="$PRELOAD" \
     "$TARGET" --exit 3 >"$WORK/d.probed" 2>/dev/null || rc=$?
 [ "$rc" != 0 ] || fail "(d) exit 3 lost under the probe (mpirun exited 0)"
 for x in 0 3; do
     rc=0
-    BINDLAB_PROBE_DIR=$WORK/d LD_PRELOAD=$PROBE "$TARGET" --exit $x >"$WORK/d.single.$x" 2>&1 || rc=$?
+    BINDLAB_PROBE_DIR=$WORK/d LD_PRELOAD=$PRELOAD "$TARGET" --exit $x >"$WORK/d.single.$x" \
+        2>"$WORK/d.single.err.$x" || rc=$?
     [ "$rc" = $x ] || fail "(d) singleton: exit $x became $rc under the probe"
-    "$TARGET" --exit $x >"$WORK/d.bare.$x" 2>&1 || true
-    cmp "$WORK/d.single.$x" "$WORK/d.bare.$x" || fail "(d) output changed by the probe"
+    "$TARGET" --exit $x >"$WORK/d.bare.$x" 2>"$WORK/d.bare.err.$x" || true
+    cmp "$WORK/d.single.$x" "$WORK/d.bare.$x" || fail "(d) stdout changed by the probe"
+    # (a sanitized build's leak reports at exit carry addresses)
+    [ -n "$asan" ] || cmp "$WORK/d.single.err.$x" "$WORK/d.bare.err.$x" ||
+        fail "(d) stderr changed by the probe"
 done
 cmp "$WORK/d.plain" "$WORK/d.probed" || fail "(d) mpirun output changed by the probe"
 [ -s "$WORK/d.bare.0" ] || fail "(d) probe_target printed nothing: the comparison proves nothing"
