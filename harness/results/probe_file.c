@@ -5,6 +5,7 @@
  * may add them); a missing or malformed field is an error naming
  * file:line. A last line without its newline in a file without "end" is
  * the write a killed process did not finish, and is dropped. */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -315,13 +316,16 @@ static int rec_pages(pf_ctx *c, const pf_line *l)
 
 static int rec_mpi(pf_ctx *c, const pf_line *l)
 {
+    static const char *const inits[] = {"MPI_Init", "MPI_Init_thread", "mpi_init_",
+                                        "mpi_init_thread_"};
     const char *call = need(c, l, "call");
     if (!call)
         return -1;
-    if (strstr(call, "inalize"))
+    if (strcmp(call, "MPI_Finalize") == 0 || strcmp(call, "mpi_finalize_") == 0)
         c->f->mpi_finalize = 1;
-    else
-        c->f->mpi_init = 1;
+    for (size_t i = 0; i < sizeof inits / sizeof inits[0]; i++)
+        if (strcmp(call, inits[i]) == 0)
+            c->f->mpi_init = 1;
     return 0;
 }
 
@@ -478,4 +482,53 @@ void bl_probe_file_free(bl_probe_file *f)
     free(f->changes);
     free(f->pages);
     memset(f, 0, sizeof *f);
+}
+
+/* By rank (none last), host, pid. */
+static int by_rank(const void *a, const void *b)
+{
+    const bl_probe_file *x = a, *y = b;
+    int c;
+    if ((x->rank < 0) != (y->rank < 0))
+        return x->rank < 0 ? 1 : -1;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    if ((c = strcmp(x->host, y->host)) != 0)
+        return c;
+    return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+int bl_probe_dir_read(const char *dir, bl_probe_set *out, bl_err *err)
+{
+    struct dirent *e;
+    DIR *d;
+    int rc = 0;
+    memset(out, 0, sizeof *out);
+    if (!(d = opendir(dir)))
+        return bl_err_set(err, "%s: %s", dir, strerror(errno));
+    while (rc == 0 && (e = readdir(d))) {
+        char path[4096];
+        if (strncmp(e->d_name, "bindlab-probe.", 14) != 0)
+            continue;
+        if (bl_textf(path, sizeof path, "%s/%s", dir, e->d_name) != 0) {
+            rc = bl_err_set(err, "%s/%s: path too long", dir, e->d_name);
+        } else if (bl_grow(&out->files, sizeof *out->files, out->n, &out->cap, 8)) {
+            rc = bl_err_set(err, "%s: out of memory", dir);
+        } else {
+            rc = bl_probe_file_read(path, &out->files[out->n], err);
+            out->n++; /* read or not: freed with the set */
+        }
+    }
+    closedir(d);
+    if (rc == 0)
+        qsort(out->files, out->n, sizeof *out->files, by_rank);
+    return rc;
+}
+
+void bl_probe_set_free(bl_probe_set *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        bl_probe_file_free(&s->files[i]);
+    free(s->files);
+    memset(s, 0, sizeof *s);
 }

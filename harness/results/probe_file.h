@@ -88,6 +88,20 @@ int bl_probe_file_parse(const char *text, size_t len, const char *name,
 
 void bl_probe_file_free(bl_probe_file *f);
 
+/* The probe files of one run: every process's, ordered by rank (processes
+ * without a rank last), then by host and pid. */
+typedef struct bl_probe_set {
+    bl_probe_file *files;
+    size_t n, cap;
+} bl_probe_set;
+
+/* Reads every bindlab-probe.* file of dir, finished or ".part", into *out
+ * (released with bl_probe_set_free, also after a failure). A malformed
+ * file fails the whole read, with err naming it. */
+int bl_probe_dir_read(const char *dir, bl_probe_set *out, bl_err *err);
+
+void bl_probe_set_free(bl_probe_set *s);
+
 /* Name of a moment ("start", "init", "finalize", "exit"). */
 const char *bl_probe_moment_name(int moment);
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -159,6 +160,57 @@ static void malformed_records_are_refused_at_their_line(void **state)
     bl_probe_file_free(&f);
 }
 
+/* Copies fixture name into dir. */
+static void copy_fixture(const char *name, const char *dir)
+{
+    char from[1024], to[1024], buf[4096];
+    size_t n;
+    fixture_path(name, from, sizeof from);
+    snprintf(to, sizeof to, "%s/bindlab-probe.%s", dir, name);
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    assert_non_null(in);
+    assert_non_null(out);
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        assert_int_equal(fwrite(buf, 1, n, out), n);
+    fclose(in);
+    fclose(out);
+}
+
+static void run_directory_is_read_in_rank_order(void **state)
+{
+    char dir[] = "/tmp/bl-probe-dir-XXXXXX", path[1024];
+    bl_probe_set set;
+    bl_err err = {{0}};
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    copy_fixture("killed.probe.part", dir);
+    copy_fixture("complete-rank1.probe", dir);
+    copy_fixture("complete-rank0.probe", dir);
+    snprintf(path, sizeof path, "%s/unrelated.txt", dir);
+    fclose(fopen(path, "w"));
+    if (bl_probe_dir_read(dir, &set, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(set.n, 3);
+    assert_int_equal(set.files[0].rank, 0);
+    assert_int_equal(set.files[1].rank, 1);
+    assert_int_equal(set.files[2].rank, -1);
+    assert_int_equal(set.files[2].complete, 0);
+    bl_probe_set_free(&set);
+    copy_fixture("malformed-cpus.probe", dir);
+    assert_int_equal(bl_probe_dir_read(dir, &set, &err), -1);
+    assert_non_null(strstr(err.msg, "malformed-cpus.probe:13:"));
+    bl_probe_set_free(&set);
+    const char *names[] = {"killed.probe.part", "complete-rank1.probe",
+                           "complete-rank0.probe", "malformed-cpus.probe"};
+    for (size_t i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s/bindlab-probe.%s", dir, names[i]);
+        unlink(path);
+    }
+    snprintf(path, sizeof path, "%s/unrelated.txt", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -167,6 +219,7 @@ int main(void)
         cmocka_unit_test(malformed_cpu_list_names_file_and_line),
         cmocka_unit_test(cut_last_line_of_part_file_is_dropped),
         cmocka_unit_test(malformed_records_are_refused_at_their_line),
+        cmocka_unit_test(run_directory_is_read_in_rank_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
