@@ -1,9 +1,10 @@
 /* The threads of the process: pthread_create interposed (each new thread
  * labelled by the object of its start routine, registered by itself before
  * that routine runs, ended by a thread-specific-data destructor), and the
- * sampler thread, which every period reads each thread's CPU, allowed set,
- * migrations and context switches, and finds threads made without
- * pthread_create (label "unknown"). The sampler itself is never reported.
+ * sampler thread, which every period reads each thread's CPU and allowed
+ * set (migrations and context switches are read at its start and end) and
+ * finds threads made without pthread_create (label "unknown"). The
+ * sampler itself is never reported.
  * "thread" and "thread_end" lines: docs/probe-format.md. */
 #include <dirent.h>
 #include <errno.h>
