@@ -48,55 +48,83 @@ static void record_locked(const change *c)
         snprintf(t->last_cpus, sizeof t->last_cpus, "%s", c->new_cpus);
 }
 
+/* A change begins: the caller's object (before the lock: see the top),
+ * then the lock. */
+static void change_open(change *c, const void *ret, sigset_t *mask)
+{
+    bp_object_of(ret, c->caller, sizeof c->caller, c->by, sizeof c->by);
+    bp_lock_blocked(mask);
+}
+
+/* The call returned: the set asked, the record, the lock released, and
+ * errno as the call left it. */
+static void change_close(change *c, const cpu_set_t *set, size_t size,
+                         const sigset_t *mask, int err)
+{
+    bp_mask_text((const unsigned char *)set, size, c->asked, sizeof c->asked);
+    record_locked(c);
+    bp_unlock_blocked(mask);
+    errno = err;
+}
+
+/* The next definitions of the two calls (libc's, or another preloaded
+ * library's), found once; and whether the probe records (it forwards
+ * only when off: a launcher, a forked child, after the end). */
+static struct {
+    sched_set_fn sched;
+    pthread_set_fn pthread;
+} real;
+static pthread_once_t real_once = PTHREAD_ONCE_INIT;
+
+static void find_real(void)
+{
+    real.sched = (sched_set_fn)bp_next("sched_setaffinity");
+    real.pthread = (pthread_set_fn)bp_next("pthread_setaffinity_np");
+}
+
+static int recording(void)
+{
+    pthread_once(&real_once, find_real);
+    bp_ensure();
+    return bp.enabled;
+}
+
 __attribute__((visibility("default"))) int
 sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *set)
 {
-    static sched_set_fn real;
     const void *ret = __builtin_return_address(0);
     change c = {.call = "sched_setaffinity"};
     sigset_t mask;
-    int rc, err;
-    if (!real)
-        real = (sched_set_fn)bp_next("sched_setaffinity");
-    if (!real) {
+    int rc, err, on = recording();
+    if (!real.sched) {
         errno = ENOSYS;
         return -1;
     }
-    bp_ensure();
-    if (!bp.enabled)
-        return real(pid, size, set);
+    if (!on)
+        return real.sched(pid, size, set);
     c.tid = pid ? pid : bp_gettid();
-    bp_object_of(ret, c.caller, sizeof c.caller, c.by, sizeof c.by);
-    bp_lock_blocked(&mask);
+    change_open(&c, ret, &mask);
     bp_get_mask_text((pid_t)c.tid, c.old_cpus, sizeof c.old_cpus);
-    rc = real(pid, size, set);
+    rc = real.sched(pid, size, set);
     err = errno;
     c.ok = rc == 0;
     bp_get_mask_text((pid_t)c.tid, c.new_cpus, sizeof c.new_cpus);
-    bp_mask_text((const unsigned char *)set, size, c.asked, sizeof c.asked);
-    record_locked(&c);
-    bp_unlock_blocked(&mask);
-    errno = err;
+    change_close(&c, set, size, &mask, err);
     return rc;
 }
 
 __attribute__((visibility("default"))) int
 pthread_setaffinity_np(pthread_t thread, size_t size, const cpu_set_t *set)
 {
-    static pthread_set_fn real;
     const void *ret = __builtin_return_address(0);
     change c = {.call = "pthread_setaffinity_np"};
     sigset_t mask;
-    int rc, err;
-    if (!real)
-        real = (pthread_set_fn)bp_next("pthread_setaffinity_np");
-    if (!real)
+    int rc, err, on = recording();
+    if (!real.pthread)
         return ENOSYS;
-    bp_ensure();
-    if (!bp.enabled)
-        return real(thread, size, set);
-    bp_object_of(ret, c.caller, sizeof c.caller, c.by, sizeof c.by);
-    bp_lock_blocked(&mask);
+    if (!on)
+        return real.pthread(thread, size, set);
+    change_open(&c, ret, &mask);
     if (pthread_equal(thread, pthread_self())) {
         c.tid = bp_gettid();
     } else {
@@ -105,12 +133,9 @@ pthread_setaffinity_np(pthread_t thread, size_t size, const cpu_set_t *set)
     }
     pthread_mask_text(thread, c.old_cpus, sizeof c.old_cpus);
     err = errno;
-    rc = real(thread, size, set);
+    rc = real.pthread(thread, size, set);
     c.ok = rc == 0;
     pthread_mask_text(thread, c.new_cpus, sizeof c.new_cpus);
-    bp_mask_text((const unsigned char *)set, size, c.asked, sizeof c.asked);
-    record_locked(&c);
-    bp_unlock_blocked(&mask);
-    errno = err;
+    change_close(&c, set, size, &mask, err);
     return rc;
 }

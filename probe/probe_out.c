@@ -145,6 +145,10 @@ void bp_mask_text(const unsigned char *mask, size_t bytes, char *out,
 {
     size_t o = 0, nbits = bytes * 8;
     out[0] = '\0';
+    if (!mask) { /* a NULL set the kernel will refuse (EFAULT) */
+        snprintf(out, len, "-");
+        return;
+    }
     for (size_t c = 0; c < nbits; c++) {
         size_t hi = c;
         int w;
