@@ -6,7 +6,9 @@
 # (named as the caller, phase after-init), libgomp binding the initial
 # thread under OMP_PROC_BIND=true, and a run where the program changes
 # nothing, (c) a rank killed with SIGKILL (a .part file), (d) exit status
-# and standard output unchanged; and a static program, which gets no file.
+# and standard output unchanged; a raw system call seen as an unknown change,
+# a forked child writing nothing, a Fortran program's init and finalize;
+# and a static program, which gets no file.
 . "$(dirname "$0")/common.sh"
 
 B=$BINDLAB_BUILD_DIR
@@ -180,6 +182,26 @@ done
 cmp "$WORK/d.plain" "$WORK/d.probed" || fail "(d) mpirun output changed by the probe"
 [ -s "$WORK/d.bare.0" ] || fail "(d) probe_target printed nothing: the comparison proves nothing"
 echo "ok (d): exit status and stdout the same with and without the probe"
+
+# --- Fortran: gfortran's mpi_init_ / mpi_finalize_ -------------------------------
+# (compiled here: the project has no Fortran; without mpif90 this part does
+# not run, and says so)
+if command -v mpif90 >/dev/null; then
+    mpif90 -o "$WORK/mpi_hello" "$(dirname "$0")/probe/mpi_hello.f90" || fail "mpif90 failed"
+    probe_run "$WORK/f" "$WORK/mpi_hello"
+    [ "$rc" = 0 ] || fail "Fortran program: exit $rc: $(cat "$WORK/f.out")"
+    complete_files "$WORK/f"
+    for f in "$WORK"/f/bindlab-probe.*; do
+        grep -q '^mpi call=mpi_init_ .* rc=0$' "$f" && grep -q '^mpi call=mpi_finalize_ ' "$f" ||
+            fail "Fortran: mpi_init_ / mpi_finalize_ not seen: $(grep '^mpi' "$f")"
+        [ "$(grep -c '^mpi ' "$f")" = 2 ] || fail "Fortran: an MPI call recorded twice: $(grep '^mpi' "$f")"
+        grep -q '^cpus moment=init ' "$f" && grep -q '^cpus moment=finalize ' "$f" ||
+            fail "Fortran: no init or finalize moment"
+    done
+    echo "ok: a Fortran program's mpi_init_ and mpi_finalize_"
+else
+    echo "note: no mpif90, the Fortran hooks were not run"
+fi
 
 # --- a static program: nothing to preload into, no file -------------------------
 mkdir -p "$WORK/s"
