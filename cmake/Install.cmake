@@ -54,6 +54,7 @@ endif()
 set_target_properties(bindlab bindlab-app PROPERTIES INSTALL_RPATH_USE_LINK_PATH TRUE)
 install(TARGETS bindlab bindlab-app RUNTIME DESTINATION bin)
 install(TARGETS bindlab-affinity-preload LIBRARY DESTINATION lib/bindlab)
+install(TARGETS bindlab-probe LIBRARY DESTINATION lib/bindlab)
 
 # --- data and docs -----------------------------------------------------------
 install(DIRECTORY configs/sweeps configs/topologies DESTINATION share/bindlab)

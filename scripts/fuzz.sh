@@ -58,7 +58,7 @@ h5_fuzz() {
 
 targets=("$@")
 if [ ${#targets[@]} = 0 ]; then
-    targets=(fuzz_sweep_file fuzz_values fuzz_slurm_hosts fuzz_plan_nodes fuzz_fail_reason
+    targets=(fuzz_sweep_file fuzz_values fuzz_slurm_hosts fuzz_plan_nodes fuzz_fail_reason fuzz_probe_file
              fuzz_h5_readers fuzz_bindreport_ompi4 fuzz_bindreport_ompi5 fuzz_bindreport_slurm
              fuzz_bindreport_hydra fuzz_bindreport_impi fuzz_bindreport_prrte_map
              fuzz_bindreport_omp_affinity fuzz_bindreport_auto)
@@ -71,6 +71,7 @@ for t in "${targets[@]}"; do
     fuzz_slurm_hosts) seeds=("$PWD/fuzz/seeds/slurm_hosts") ;;
     fuzz_plan_nodes) seeds=("$PWD/fuzz/seeds/plan_nodes") ;;
     fuzz_fail_reason) seeds=("$fx/failures") ;;
+    fuzz_probe_file) seeds=("$fx/probe") ;;
     fuzz_h5_readers) seeds=("$build/fuzz/seeds/h5") ;;
     fuzz_bindreport_*) seeds=("$fx/bindreport") ;;
     *) echo "fuzz.sh: no target '$t'" >&2; exit 2 ;;

@@ -1,0 +1,119 @@
+/* The program test_probe.sh runs under libbindlab-probe.so: MPI and OpenMP,
+ * nothing of bindlab. Options, in any order:
+ *   --setter LIB  after MPI_Init, dlopen LIB and call its
+ *                 bl_probe_setter() (an affinity change made by a library
+ *                 the probe must name as the caller)
+ *   --raw         after MPI_Init, widen the affinity to every CPU by the
+ *                 raw system call (behind the probe's interposers)
+ *   --fork        after MPI_Init, fork a child that changes its affinity,
+ *                 starts a thread and exits without exec
+ *   --ready DIR   after the parallel region, create DIR/ready.RANK
+ *   --wait        then block until killed
+ *   --exit N      exit status after MPI_Finalize (default 0)
+ * Rank 0 prints one line that does not depend on timing or placement. */
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <mpi.h>
+#include <omp.h>
+
+static int call_setter(const char *lib)
+{
+    void *h = dlopen(lib, RTLD_NOW);
+    void *sym = h ? dlsym(h, "bl_probe_setter") : NULL;
+    int (*setter)(void);
+    if (!sym) {
+        fprintf(stderr, "probe_target: %s\n", dlerror());
+        return -1;
+    }
+    memcpy(&setter, &sym, sizeof setter);
+    return setter();
+}
+
+static void all_cpus(cpu_set_t *all)
+{
+    CPU_ZERO(all);
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        CPU_SET(c, all);
+}
+
+static void *nothing(void *arg)
+{
+    return arg;
+}
+
+/* A child that uses what the probe interposes, then exits (destructors
+ * run) without exec. 0 when it exited 0. */
+static int fork_child(void)
+{
+    int status;
+    pid_t pid = fork();
+    if (pid == 0) {
+        cpu_set_t all;
+        pthread_t th;
+        all_cpus(&all);
+        sched_setaffinity(0, sizeof all, &all);
+        if (pthread_create(&th, NULL, nothing, NULL) == 0)
+            pthread_join(th, NULL);
+        exit(0);
+    }
+    return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+                   WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+    const char *setter = NULL, *ready = NULL;
+    int wait = 0, status = 0, raw = 0, forks = 0, rank, size, provided;
+    double sum = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--setter") == 0 && i + 1 < argc)
+            setter = argv[++i];
+        else if (strcmp(argv[i], "--ready") == 0 && i + 1 < argc)
+            ready = argv[++i];
+        else if (strcmp(argv[i], "--raw") == 0)
+            raw = 1;
+        else if (strcmp(argv[i], "--fork") == 0)
+            forks = 1;
+        else if (strcmp(argv[i], "--wait") == 0)
+            wait = 1;
+        else if (strcmp(argv[i], "--exit") == 0 && i + 1 < argc)
+            status = atoi(argv[++i]);
+    }
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (setter && call_setter(setter) != 0)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    if (raw) {
+        cpu_set_t all;
+        all_cpus(&all);
+        if (syscall(SYS_sched_setaffinity, 0, sizeof all, &all) != 0)
+            MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    if (forks && fork_child() != 0) {
+        fprintf(stderr, "probe_target: the forked child failed\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+#pragma omp parallel reduction(+ : sum)
+    sum += omp_get_thread_num() + 1;
+    if (ready) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/ready.%d", ready, rank);
+        close(open(path, O_WRONLY | O_CREAT, 0644));
+    }
+    while (wait)
+        pause();
+    if (rank == 0)
+        printf("probe_target: %d ranks, thread sum %.0f\n", size, sum);
+    MPI_Finalize();
+    return status;
+}
