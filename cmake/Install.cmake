@@ -6,7 +6,7 @@
 #   PREFIX/share/modulefiles/bindlab/VERSION[-MPI]{,.lua}
 #   PREFIX/share/bash-completion/completions/bindlab
 # bindlab finds the app, the preload library and the data relative to its
-# own executable (harness/datadir.c, plan_ranks.c), so bin/, lib/bindlab and
+# own executable (harness/cli/datadir.c, plan_ranks.c), so bin/, lib/bindlab and
 # share/bindlab are fixed names here, not GNUInstallDirs variables that a
 # distribution could bend (lib64, lib/x86_64-linux-gnu). See docs/install.md.
 include(GNUInstallDirs)

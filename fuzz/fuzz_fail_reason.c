@@ -1,5 +1,5 @@
 /* libFuzzer target: the picker of a failed run's reason line
- * (harness/fail_reason.c). Checks what it promises: the line written is
+ * (harness/sweep/fail_reason.c). Checks what it promises: the line written is
  * NUL-terminated within the buffer, has no newline, and (for a buffer large
  * enough) is empty only when the input says nothing (or only the app's
  * started line); the input split at

@@ -1,5 +1,5 @@
 /* libFuzzer target: the HDF5 readers behind `bindlab report` and `merge`
- * (common/h5schema.c, harness/results_file.c). The input is an HDF5 file
+ * (common/h5/h5schema.c, harness/results/results_file.c). The input is an HDF5 file
  * image, opened in memory (H5LTopen_file_image, no file on disk), then
  * read as the harness reads its inputs: /summary (report, merge),
  * /machine, every /nodes/<k> with its merge key, and the app's /run (run
@@ -7,7 +7,7 @@
  * harness record (sweep files), every /matrices/<kind> (matrix files of
  * `bindlab matrix`), and the page `report --html` draws from them (node
  * maps from the recorded topology XML, pages, iteration times, matrices:
- * harness/report_runs.c and the drawing behind it). Seeds: per-run and
+ * harness/report/report_runs.c and the drawing behind it). Seeds: per-run and
  * merged sweep files, a c2c run file and a matrix file, written by the
  * real writers (scripts/fuzz.sh and the fuzz.seeds test make them). The
  * image first goes through h5guard's deep check, as the files of report,
@@ -94,7 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size == 0)
         return 0;
     /* What bindlab does before libhdf5 reads a file handed to report,
-     * merge or compare (common/h5guard.h): a refused image is not read. */
+     * merge or compare (common/h5/h5guard.h): a refused image is not read. */
     {
         char why[512];
         if (bl_h5_guard_image(data, size, 1, why, sizeof why) != 0)

@@ -1,5 +1,5 @@
 /* libFuzzer target: the readers of a plan of several nodes
- * (harness/plan_ranks_nodes.c): Open MPI 4/5's job map over the made-up
+ * (harness/plan/plan_ranks_nodes.c): Open MPI 4/5's job map over the made-up
  * hosts (which node each rank is on) and MPICH Hydra's labelled output
  * (each rank's node, its binding line). The first two bytes pick the node
  * and rank counts. Checks what they promise: on success every rank is on

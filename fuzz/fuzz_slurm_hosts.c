@@ -1,5 +1,5 @@
 /* libFuzzer target: the reader of `scontrol show hostnames` (the nodes of
- * the Slurm allocation a sweep runs in, harness/slurm_alloc.c). Checks what
+ * the Slurm allocation a sweep runs in, harness/slurm/slurm_alloc.c). Checks what
  * it promises: on success every host is a non-empty name of letters,
  * digits, '.', '-', '_' not starting with '-', the --host list of all of
  * them has one "NAME:SLOTS" per host, and the hosts printed one per line

@@ -125,7 +125,7 @@ typedef struct bl_peer_traffic {
     double messages;           /* per iteration */
 } bl_peer_traffic;
 
-struct bl_h5_matrix; /* common/h5schema.h */
+struct bl_h5_matrix; /* common/h5/h5schema.h */
 
 typedef struct bl_kernel {
     const char *name;

@@ -9,7 +9,7 @@ BINDLAB_PACKAGES=(
     openmpi-bin libopenmpi-dev
     libhwloc-dev hwloc
     libhdf5-dev hdf5-tools
-    zlib1g-dev # harness/png.c: bindlab matrix --png
+    zlib1g-dev # harness/matrix/png.c: bindlab matrix --png
     libpapi-dev
     libyaml-dev
     libopenblas-openmp-dev

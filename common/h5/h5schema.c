@@ -3,7 +3,7 @@
  * read and freed from those descriptions by the engine in h5table.c, and
  * the file-level steps (root attributes, files built in memory and handed
  * to atomic_file.c, opening a file to read). The harness's own records and
- * sweep files are in harness/results_file.c. */
+ * sweep files are in harness/results/results_file.c. */
 #include "h5/h5schema.h"
 
 #include "atomic_file.h"

@@ -23,12 +23,12 @@
  * the engine in h5table.c writes, reads and frees it from that. A new field
  * is one member here and one line in its description.
  * Who does what with it:
- *   common/h5table.c     the engine (tables, attributes, strings)
- *   common/h5schema.c    the descriptions; run files (machine, run) for the
+ *   common/h5/h5table.c     the engine (tables, attributes, strings)
+ *   common/h5/h5schema.c    the descriptions; run files (machine, run) for the
  *                        app and every reader; root attributes; HDF5 files
  *                        built in memory and handed to common/atomic_file.c
  *                        (temp, fsync, rename); opening a file to read
- *   harness/results_file.c  the harness's own code: its record of a run,
+ *   harness/results/results_file.c  the harness's own code: its record of a run,
  *                        the /summary row, sweep files and merge (the app
  *                        never writes them, so it does not link them). */
 #ifndef BL_H5SCHEMA_H
@@ -250,7 +250,7 @@ typedef struct bl_h5_check {
 } bl_h5_check;
 
 /* A/B comparisons: one row per noisy-neighbour process the harness ran
- * beside the run (harness/noisy.h), in /runs/<id>/neighbours. */
+ * beside the run (harness/sweep/noisy.h), in /runs/<id>/neighbours. */
 typedef struct bl_h5_neighbour {
     char *kind;                /* "cpu" or "mem" */
     int64_t pid;

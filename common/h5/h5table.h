@@ -12,7 +12,7 @@
  * Readers match columns and attributes by name, so a file with more or
  * fewer of them than the description still reads: what is missing reads as
  * 0 / NULL (tables) or the member's default (attributes).
- * It knows nothing of bindlab's layout; common/h5schema.c holds that. */
+ * It knows nothing of bindlab's layout; common/h5/h5schema.c holds that. */
 #ifndef BL_H5TABLE_H
 #define BL_H5TABLE_H
 

@@ -1,6 +1,6 @@
 /* bindlab matrix: latency and bandwidth between every CPU NUMA node and
  * every memory NUMA node, and core-to-core latency, measured by
- * bindlab-app (harness/matrix_run.c), kept in HDF5 and drawn as SVG or
+ * bindlab-app (harness/matrix/matrix_run.c), kept in HDF5 and drawn as SVG or
  * PNG heatmaps (matrix.c, matrix_svg.c, matrix_png.c). This file reads the options and
  * prints. */
 #include <stddef.h>

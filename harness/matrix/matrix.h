@@ -2,7 +2,7 @@
  * cell measured by bindlab-app, started through its command line (argv,
  * no shell; an MPI singleton, the OpenMP places pinning its threads), and
  * read back from its run file; the matrix kept in HDF5 as
- * /matrices/<kind> (common/h5schema.h: bl_h5_matrix) and drawn as an SVG
+ * /matrices/<kind> (common/h5/h5schema.h: bl_h5_matrix) and drawn as an SVG
  * or PNG heatmap with the topology's groups marked.
  *
  * For the HTML report (or any other caller): read a matrix with
@@ -95,7 +95,7 @@ int bl_matrix_raster(const bl_h5_matrix *m, bl_matrix_picture *p,
                      bl_err *err);
 void bl_matrix_picture_free(bl_matrix_picture *p);
 
-/* The picture as a .png file (harness/png.h), written atomically, with
+/* The picture as a .png file (harness/matrix/png.h), written atomically, with
  * tEXt chunks Title, Description, bindlab-map ("x0 y0 cell n") and
  * bindlab-rows (the rows' labels, ", " between). */
 int bl_matrix_png_write(const char *path, const bl_h5_matrix *m,

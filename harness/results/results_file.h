@@ -8,8 +8,8 @@
  * Why this lives in harness/ and not common/: only bindlab writes and reads
  * these records (bindlab-app must not link harness code), while the layout
  * itself, the record structs and their column/attribute descriptions, stays
- * in common/h5schema.h, the one definition of the schema both programs
- * share; this file only drives the engine (common/h5table.h) with it. */
+ * in common/h5/h5schema.h, the one definition of the schema both programs
+ * share; this file only drives the engine (common/h5/h5table.h) with it. */
 #ifndef BL_RESULTS_FILE_H
 #define BL_RESULTS_FILE_H
 

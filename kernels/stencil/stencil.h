@@ -1,5 +1,5 @@
 /* The stencil kernel's pieces: 2D decomposition, the row sweep, the halo
- * exchange and the state they share. kernels/stencil.c puts them behind
+ * exchange and the state they share. kernels/stencil/stencil.c puts them behind
  * the bl_kernel interface; tests call the pieces directly.
  *
  * The grid is NX columns (i, contiguous in memory) by NY rows (j). Each

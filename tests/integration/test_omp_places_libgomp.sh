@@ -1,4 +1,4 @@
-# The OpenMP places model (harness/plan_omp.c) against libgomp on this
+# The OpenMP places model (harness/plan/plan_omp.c) against libgomp on this
 # machine: for every case, omp_places_probe runs one parallel region under
 # OMP_PLACES / OMP_PROC_BIND / OMP_NUM_THREADS and prints each thread's
 # omp_get_place_num() and sched_getaffinity() CPUs, plus libgomp's place

@@ -1,4 +1,4 @@
-/* The shipped-data lookup (harness/datadir.c) from a build tree: with no
+/* The shipped-data lookup (harness/cli/datadir.c) from a build tree: with no
  * PREFIX/share/bindlab beside the running program, the data is the source
  * tree's configs/ (found here from BINDLAB_SOURCE_DIR, which ctest sets);
  * short names resolve to the files there, and a local file, a path with

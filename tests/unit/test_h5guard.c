@@ -1,4 +1,4 @@
-/* The look at an HDF5 file's bytes before libhdf5 reads it (common/h5guard.h).
+/* The look at an HDF5 file's bytes before libhdf5 reads it (common/h5/h5guard.h).
  * The files are written by libhdf5 here, then damaged by hand where the
  * HDF5 file format specification puts each field: the superblock's end of
  * file address, a global heap object's size (the field H5HG_read trusts),

@@ -1,4 +1,4 @@
-/* The table/attribute engine (common/h5table.c) on its own, with a made-up
+/* The table/attribute engine (common/h5/h5table.c) on its own, with a made-up
  * row type holding every member type. Expected values are written out by
  * hand, and what lands in the file is looked at with plain HDF5 calls (not
  * the engine); the "other schema" table is built with plain HDF5 calls too,

@@ -1,4 +1,4 @@
-/* The files of a --node-topologies DIR (harness/node_topos.c), in a
+/* The files of a --node-topologies DIR (harness/layout/node_topos.c), in a
  * temporary directory made here: the three forms (HOST.xml,
  * nodes/HOST/lstopo.xml, HOST/lstopo.xml), hosts in name order with
  * numbers compared as numbers (bl2 before bl10, as a Slurm node range

@@ -1,4 +1,4 @@
-/* The noisy-neighbour spec (harness/noisy.h): what each accepted spelling
+/* The noisy-neighbour spec (harness/sweep/noisy.h): what each accepted spelling
  * means, its canonical text (worked out by hand from the grammar in
  * noisy.h), and the refusals with what is accepted. */
 #include <string.h>

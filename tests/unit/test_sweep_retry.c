@@ -1,4 +1,4 @@
-/* Which launches sweep --retry runs again (harness/sweep_retry.h): only one
+/* Which launches sweep --retry runs again (harness/sweep/sweep_retry.h): only one
  * that died before the app started. Each case is a launch's outcome written
  * by hand: how it ended, what it printed (the app's started line of
  * common/app_started.h, its own messages), whether the run file exists. */
