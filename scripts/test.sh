@@ -5,7 +5,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/deps.sh
+
+# Each heavy group's wall time, printed at the end (CI's budget is tight).
+times=()
+group_start=$SECONDS
+group_done() { # NAME: the time since the last group ended
+    times+=("$(printf '%-28s %5d s' "$1" $((SECONDS - group_start)))")
+    group_start=$SECONDS
+}
+
 bl_install_deps
+group_done "Debian packages"
 
 # Root may run mpirun; the tests set what else they need.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -29,11 +39,13 @@ for name in "${BL_MPIS[@]}"; do
         cmake --build "build-mpi-$name" -j"$(nproc)" --target bindlab-app >/dev/null
     ) || status=1
 done
+group_done "extra MPIs + their app"
 
 # Programs this project did not write, for test_apps_run.sh: GROMACS, LAMMPS,
 # HPC Challenge (Debian) and mpi4py + numpy built for Debian's Open MPI and
 # each MPI above, one venv each under build-apps/ (scripts/apps.sh).
 bl_install_apps build-apps build-mpi || status=1
+group_done "third-party programs"
 
 for variant in build build-asan; do
     if [ "$variant" = build-asan ]; then
@@ -41,6 +53,7 @@ for variant in build build-asan; do
     else
         scripts/build.sh build
     fi
+    group_done "build $variant"
     echo "== tests in $variant"
     # The NUMA tests (label numa) and the workshop (label workshop) boot an
     # emulated node with the baseline build they make themselves: once, in
@@ -49,8 +62,11 @@ for variant in build build-asan; do
     skip=()
     # The multi-node cluster's launch tests run no bindlab code but the app
     # (already sanitized elsewhere): the ASan pass runs only its sweep test.
-    [ "$variant" = build-asan ] && skip=(-LE 'numa|workshop|symbols' -E 'cluster\.test_cluster_(launch|mpis)')
+    # So do the third-party programs (test_apps_run: no bindlab code at all).
+    [ "$variant" = build-asan ] &&
+        skip=(-LE 'numa|workshop|symbols' -E 'cluster\.test_cluster_(launch|mpis)|integration\.test_apps_run')
     (cd "$variant" && ctest --output-on-failure -j2 "${skip[@]}") || status=1
+    group_done "tests in $variant"
 done
 
 # Every parser's libFuzzer target (clang), a short run each on its seeds;
@@ -58,4 +74,9 @@ done
 echo "== fuzz targets in build-fuzz"
 scripts/build.sh build-fuzz -DCMAKE_C_COMPILER=clang -DBINDLAB_FUZZ=ON -DBINDLAB_NATIVE=OFF
 (cd build-fuzz && ctest --output-on-failure -R '^fuzz\.') || status=1
+group_done "fuzz build + runs"
+
+echo "== time per group"
+printf '%s\n' "${times[@]}"
+echo "total                        $SECONDS s"
 exit $status
