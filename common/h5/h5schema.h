@@ -390,12 +390,9 @@ int bl_h5_write_root(hid_t file, const char *kind, const char *command,
 /* The whole run file, atomically: built in memory and written with
  * bl_atomic_write (PATH.tmp.PID beside PATH, fsync, rename), so a killed
  * run, a full disk or a bad path leaves no partial file under the final
- * name. Only a regular file (or nothing) at PATH is replaced. */
-int bl_h5_write_run_file(const char *path, const char *command,
-                         const bl_h5_machine *m, const bl_h5_run *r,
-                         bl_err *err);
-/* The same with n machine records (/nodes/0 .. /nodes/<n-1>): a run that
- * touched several nodes, the rank rows' node indexing m. */
+ * name. Only a regular file (or nothing) at PATH is replaced. n machine
+ * records (/nodes/0 .. /nodes/<n-1>; 1 for a run on one node), the rank
+ * rows' node indexing m. */
 int bl_h5_write_run_file_nodes(const char *path, const char *command,
                                const bl_h5_machine *m, size_t n,
                                const bl_h5_run *r, bl_err *err);

@@ -77,13 +77,6 @@ int bl_h5_mem_commit(hid_t file, const char *path, int rc, bl_err *err)
     return rc < 0 ? -1 : 0;
 }
 
-int bl_h5_write_run_file(const char *path, const char *command,
-                         const bl_h5_machine *m, const bl_h5_run *r,
-                         bl_err *err)
-{
-    return bl_h5_write_run_file_nodes(path, command, m, 1, r, err);
-}
-
 int bl_h5_write_run_file_nodes(const char *path, const char *command,
                                const bl_h5_machine *m, size_t n,
                                const bl_h5_run *r, bl_err *err)

@@ -262,7 +262,7 @@ int bl_cli_merge(int argc, char **argv)
         return BL_EXIT_FAILED;
     }
     command = command_line(argc, argv);
-    rc = bl_h5_merge_ex(o.out, command ? command : "bindlab merge",
+    rc = bl_h5_merge(o.out, command ? command : "bindlab merge",
                         (const char *const *)o.inputs.items, o.inputs.n,
                         warn_conflict, warn_unreadable, &bad, &dup,
                         &unreadable, &err);

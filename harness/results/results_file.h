@@ -65,13 +65,10 @@ typedef void bl_h5_merge_unreadable_fn(void *ctx, const char *file,
 /* Inputs are read one at a time, once each, into an HDF5 file built in
  * memory, written to OUT.tmp.PID and renamed over out when complete
  * (bl_atomic_write; a full disk is an error, never a crash). When no input
- * can be read, or on any failure, out is left as it was (-1). */
+ * can be read, or on any failure, out is left as it was (-1). conflict and
+ * bad (each may be NULL) are called for each label conflict and each
+ * unreadable input. */
 int bl_h5_merge(const char *out, const char *command,
-                const char *const *inputs, size_t ninputs, int *duplicates,
-                int *unreadable, bl_err *err);
-/* The same, calling conflict and bad (either may be NULL) for each label
- * conflict and each unreadable input. */
-int bl_h5_merge_ex(const char *out, const char *command,
                    const char *const *inputs, size_t ninputs,
                    bl_h5_merge_conflict_fn *conflict,
                    bl_h5_merge_unreadable_fn *bad, void *ctx,

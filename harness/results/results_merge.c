@@ -24,14 +24,6 @@ int bl_merge_create_runs(hid_t file, bl_err *err)
 }
 
 int bl_h5_merge(const char *out, const char *command,
-                const char *const *inputs, size_t ninputs, int *duplicates,
-                int *unreadable, bl_err *err)
-{
-    return bl_h5_merge_ex(out, command, inputs, ninputs, NULL, NULL, NULL,
-                          duplicates, unreadable, err);
-}
-
-int bl_h5_merge_ex(const char *out, const char *command,
                    const char *const *inputs, size_t ninputs,
                    bl_h5_merge_conflict_fn *conflict,
                    bl_h5_merge_unreadable_fn *bad, void *ctx,

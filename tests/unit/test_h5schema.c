@@ -87,7 +87,7 @@ static void run_file_round_trips(void **state)
     (void)state;
     snprintf(path, sizeof path, "%s/run.h5", dir);
     sample(&m, &r);
-    assert_int_equal(bl_h5_write_run_file(path, "test", &m, &r, &err), 0);
+    assert_int_equal(bl_h5_write_run_file_nodes(path, "test", &m, 1, &r, &err), 0);
     assert_int_equal(bl_h5_read_run_file(path, &m2, &r2, &err), 0);
     assert_string_equal(m2.hostname, "nodeA");
     assert_int_equal(m2.numa_nodes, 8);
@@ -244,7 +244,7 @@ static void run_file_write_uses_and_removes_named_temporary(void **state)
     fclose(f);
     assert_int_equal(symlink(victim, tmp), 0);
     sample(&m, &r);
-    assert_int_equal(bl_h5_write_run_file(path, "test", &m, &r, &err), 0);
+    assert_int_equal(bl_h5_write_run_file_nodes(path, "test", &m, 1, &r, &err), 0);
     assert_int_equal(access(tmp, F_OK), -1);
     assert_int_equal(access(path, F_OK), 0);
     f = fopen(victim, "r");
@@ -286,7 +286,7 @@ static void merge_of_empty_summary_gives_empty_file(void **state)
     assert_int_equal(bl_h5_table_write(f, &bl_h5_summary_def, NULL, 0, &err),
                      0);
     H5Fclose(f);
-    assert_int_equal(bl_h5_merge(out, "test", inputs, 1, &dup, &unreadable,
+    assert_int_equal(bl_h5_merge(out, "test", inputs, 1, NULL, NULL, NULL, &dup, &unreadable,
                                  &err), 0);
     assert_int_equal(dup, 0);
     assert_int_equal(unreadable, 0);
@@ -304,7 +304,7 @@ static void run_file_write_to_missing_directory_fails_cleanly(void **state)
     bl_err err;
     (void)state;
     sample(&m, &r);
-    assert_int_equal(bl_h5_write_run_file("/nonexistent-dir/x.h5", "t", &m, &r,
+    assert_int_equal(bl_h5_write_run_file_nodes("/nonexistent-dir/x.h5", "t", &m, 1, &r,
                                           &err), -1);
     assert_non_null(strstr(err.msg, "/nonexistent-dir/x.h5"));
     assert_non_null(strstr(err.msg, "does not exist"));
@@ -320,7 +320,7 @@ static void run_file_write_refuses_a_directory(void **state)
     struct stat st;
     (void)state;
     sample(&m, &r);
-    assert_int_equal(bl_h5_write_run_file(dir, "t", &m, &r, &err), -1);
+    assert_int_equal(bl_h5_write_run_file_nodes(dir, "t", &m, 1, &r, &err), -1);
     assert_non_null(strstr(err.msg, "a directory"));
     assert_int_equal(stat(dir, &st), 0);
     assert_true(S_ISDIR(st.st_mode));
@@ -339,7 +339,7 @@ static void truncated_run_file_is_named_not_misread(void **state)
     snprintf(path, sizeof path, "%s/whole.h5", dir);
     snprintf(cut, sizeof cut, "%s/cut.h5", dir);
     sample(&m, &r);
-    assert_int_equal(bl_h5_write_run_file(path, "test", &m, &r, &err), 0);
+    assert_int_equal(bl_h5_write_run_file_nodes(path, "test", &m, 1, &r, &err), 0);
     in = fopen(path, "rb");
     out = fopen(cut, "wb");
     n = fread(buf, 1, sizeof buf, in);

@@ -95,7 +95,7 @@ static void c2c_matrix_travels_with_its_run_file(void **state)
     mach.hostname = "nodeA";
     r.kernel = "c2c";
     r.matrix = &m;
-    assert_int_equal(bl_h5_write_run_file(path, "test", &mach, &r, &err), 0);
+    assert_int_equal(bl_h5_write_run_file_nodes(path, "test", &mach, 1, &r, &err), 0);
     bl_h5_matrix_free(&m);
     assert_int_equal(bl_h5_read_run_file(path, &mach2, &r2, &err), 0);
     got = r2.matrix;

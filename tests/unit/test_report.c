@@ -516,7 +516,7 @@ static void merged_files_report_like_the_rows_they_hold(void **st)
         inputs[i] = paths[NSWEEP - 1 - i]; /* merge order must not matter */
     }
     path_of("merged.h5", out, sizeof out);
-    assert_int_equal(bl_h5_merge(out, "test", inputs, NSWEEP, &dup, &bad,
+    assert_int_equal(bl_h5_merge(out, "test", inputs, NSWEEP, NULL, NULL, NULL, &dup, &bad,
                                  &err), 0);
     assert_int_equal(dup, 0);
     assert_int_equal(bad, 0);
@@ -561,7 +561,7 @@ static void merge_keeps_a_duplicate_once_and_skips_a_truncated_input(void **st)
     inputs[0] = cmd_in;
     inputs[1] = cut;
     inputs[2] = b;
-    assert_int_equal(bl_h5_merge(out, "test", inputs, 3, &dup, &bad, &err), 0);
+    assert_int_equal(bl_h5_merge(out, "test", inputs, 3, NULL, NULL, NULL, &dup, &bad, &err), 0);
     assert_int_equal(dup, 1);
     assert_int_equal(bad, 1);
     assert_non_null(strstr(err.msg, "cut.h5"));
@@ -589,7 +589,7 @@ static void reading_a_run_file_as_a_sweep_says_what_to_use(void **st)
     path_of("app-run.h5", path, sizeof path);
     run.kernel = "triad";
     run.status = "ok";
-    assert_int_equal(bl_h5_write_run_file(path, "bindlab-app", &m, &run, &err),
+    assert_int_equal(bl_h5_write_run_file_nodes(path, "bindlab-app", &m, 1, &run, &err),
                      0);
     assert_int_equal(bl_h5_read_summary(path, &got, &n, &err), -1);
     assert_non_null(strstr(err.msg, "no /summary"));

@@ -157,7 +157,7 @@ static void one_at_a_time_equals_a_full_rebuild(void **state)
         assert_int_equal(summary_rows(main_path), (size_t)i + 1);
     }
     snprintf(full, sizeof full, "%s/full.h5", dir);
-    assert_int_equal(bl_h5_merge(full, "test", recs, NREC, &dup, &bad, &err),
+    assert_int_equal(bl_h5_merge(full, "test", recs, NREC, NULL, NULL, NULL, &dup, &bad, &err),
                      0);
     assert_same_summaries(main_path, full);
     {
@@ -198,7 +198,7 @@ static void twin_lost_or_damaged_is_made_again(void **state)
                                   &dup, &bad, &err), 0);
     assert_int_equal(summary_rows(main_path), 13);
     snprintf(full, sizeof full, "%s/full13.h5", dir);
-    assert_int_equal(bl_h5_merge(full, "test", recs, 13, &dup, &bad, &err),
+    assert_int_equal(bl_h5_merge(full, "test", recs, 13, NULL, NULL, NULL, &dup, &bad, &err),
                      0);
     assert_same_summaries(main_path, full);
 }
@@ -269,7 +269,7 @@ static void killed_in_the_middle_keeps_every_completed_run(void **state)
         assert_int_equal(bl_h5_append(main_path, twin, "test", &recs[i], 1,
                                       &dup, &bad, &err), 0);
     snprintf(full, sizeof full, "%s/fullkill.h5", dir);
-    assert_int_equal(bl_h5_merge(full, "test", recs, NREC, &dup, &bad, &err),
+    assert_int_equal(bl_h5_merge(full, "test", recs, NREC, NULL, NULL, NULL, &dup, &bad, &err),
                      0);
     assert_same_summaries(main_path, full);
 }
