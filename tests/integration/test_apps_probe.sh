@@ -78,8 +78,12 @@ starts_on_cores() {
     done
 }
 
-if have gmx_mpi "Debian package gromacs" && have gmx "Debian package gromacs" &&
-   bash "$apps/gromacs/prepare.sh" "$WORK/gmx-input"; then
+gmx_ready=0
+if have gmx_mpi "Debian package gromacs" && have gmx "Debian package gromacs"; then
+    if bash "$apps/gromacs/prepare.sh" "$WORK/gmx-input"; then gmx_ready=1
+    else bad "gromacs: tests/apps/gromacs/prepare.sh failed"; fi
+fi
+if [ "$gmx_ready" = 1 ]; then
     d=$WORK/gromacs
     mkdir -p "$d" && cp "$WORK/gmx-input/topol.tpr" "$d/"
     probe_args "$d/probe"
