@@ -13,6 +13,7 @@ static const struct {
 } bp_labels[] = {
     {"libgomp", "openmp"},     {"libomp", "openmp"},
     {"libiomp", "openmp"},     {"libopenblas", "blas"},
+    {"libscipy_openblas", "blas"}, /* numpy's and scipy's wheels */
     {"libblas", "blas"},       {"libmkl", "blas"},
     {"libblis", "blas"},       {"libmpi", "mpi"}, /* libmpi, libmpich, libmpifort */
     {"libopen-pal", "mpi"},    {"libopen-rte", "mpi"},
@@ -35,6 +36,31 @@ bp_fn bp_next(const char *name)
 }
 
 static void *program_base; /* dli_fbase of the main executable */
+
+/* Python loads an extension module, and the libmpi it links, with
+ * RTLD_LOCAL: libmpi is then outside the global scope RTLD_NEXT searches,
+ * and the MPI call the module makes would find no next definition. The
+ * definition the caller would have bound to without the probe is in the
+ * caller's own scope (the object and its dependencies), which a handle
+ * of that object searches; the probe is not in it, being preloaded. */
+bp_fn bp_next_from(const char *name, const void *caller)
+{
+    Dl_info info, own, found;
+    void *handle, *sym = NULL;
+    bp_fn fn = bp_next(name);
+    if (fn || !caller || !dladdr(caller, &info) || !info.dli_fname ||
+        info.dli_fbase == program_base || !dladdr(&program_base, &own))
+        return fn;
+    handle = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    if (!handle)
+        return NULL;
+    sym = dlsym(handle, name);
+    if (sym && dladdr(sym, &found) && found.dli_fbase == own.dli_fbase)
+        sym = NULL; /* never the probe's own hook: it would call itself */
+    dlclose(handle); /* only the reference RTLD_NOLOAD took */
+    memcpy(&fn, &sym, sizeof fn);
+    return fn;
+}
 
 void bp_label_init(void)
 {

@@ -1,10 +1,12 @@
 /* MPI_Init, MPI_Init_thread and MPI_Finalize (and gfortran's mpi_init_,
  * mpi_init_thread_, mpi_finalize_) interposed and forwarded to the next
- * definition found with dlsym(RTLD_NEXT): the prototypes are declared here
- * with the C types every MPI shares at these calls (int, pointers), so one
- * probe serves any MPI's ABI and no MPI header is needed. They mark the
- * phases of affinity changes and the moments "init" (at the return) and
- * "finalize" (at the entry, with the pages per NUMA node). A call made
+ * definition found with dlsym(RTLD_NEXT), or in the caller's scope when
+ * the MPI library is not in the global one (bp_next_from): the prototypes
+ * are declared here with the C types every MPI shares at these calls
+ * (int, pointers), so one probe serves any MPI's ABI and no MPI header is
+ * needed. They mark the phases of affinity changes and the moments "init"
+ * (at the return) and "finalize" (at the entry, with the pages per NUMA
+ * node). A call made
  * from inside another (a Fortran binding calling the C one) is only
  * forwarded. */
 #include "probe_priv.h"
@@ -12,6 +14,8 @@
 #define BP_MPI_ERR_OTHER 16 /* what a missing MPI returns; any non-zero would do */
 
 #define EXPORT __attribute__((visibility("default")))
+/* In the hook itself: the return address is the hook's caller. */
+#define NEXT(name) bp_next_from(name, __builtin_return_address(0))
 
 int MPI_Init(int *argc, char ***argv);
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided);
@@ -68,7 +72,7 @@ static void finalize_leave(void)
 
 EXPORT int MPI_Init(int *argc, char ***argv)
 {
-    int (*real)(int *, char ***) = (int (*)(int *, char ***))bp_next("MPI_Init");
+    int (*real)(int *, char ***) = (int (*)(int *, char ***))NEXT("MPI_Init");
     int mine = enter(), rc;
     if (mine)
         init_enter();
@@ -82,7 +86,7 @@ EXPORT int MPI_Init(int *argc, char ***argv)
 EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     int (*real)(int *, char ***, int, int *) =
-        (int (*)(int *, char ***, int, int *))bp_next("MPI_Init_thread");
+        (int (*)(int *, char ***, int, int *))NEXT("MPI_Init_thread");
     int mine = enter(), rc;
     if (mine)
         init_enter();
@@ -95,7 +99,7 @@ EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 
 EXPORT int MPI_Finalize(void)
 {
-    int (*real)(void) = (int (*)(void))bp_next("MPI_Finalize");
+    int (*real)(void) = (int (*)(void))NEXT("MPI_Finalize");
     int mine = enter(), rc;
     if (mine)
         finalize_enter("MPI_Finalize");
@@ -108,7 +112,7 @@ EXPORT int MPI_Finalize(void)
 
 EXPORT void mpi_init_(int *ierr)
 {
-    void (*real)(int *) = (void (*)(int *))bp_next("mpi_init_");
+    void (*real)(int *) = (void (*)(int *))NEXT("mpi_init_");
     int mine = enter();
     if (mine)
         init_enter();
@@ -124,7 +128,7 @@ EXPORT void mpi_init_(int *ierr)
 EXPORT void mpi_init_thread_(int *required, int *provided, int *ierr)
 {
     void (*real)(int *, int *, int *) =
-        (void (*)(int *, int *, int *))bp_next("mpi_init_thread_");
+        (void (*)(int *, int *, int *))NEXT("mpi_init_thread_");
     int mine = enter();
     if (mine)
         init_enter();
@@ -139,7 +143,7 @@ EXPORT void mpi_init_thread_(int *required, int *provided, int *ierr)
 
 EXPORT void mpi_finalize_(int *ierr)
 {
-    void (*real)(int *) = (void (*)(int *))bp_next("mpi_finalize_");
+    void (*real)(int *) = (void (*)(int *))NEXT("mpi_finalize_");
     int mine = enter();
     if (mine)
         finalize_enter("mpi_finalize_");

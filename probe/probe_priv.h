@@ -106,6 +106,9 @@ int bp_self_argv0(char *out, size_t len);
  * function pointer to be cast to its type; NULL when there is none. */
 typedef void (*bp_fn)(void);
 bp_fn bp_next(const char *name);
+/* The same, else the definition in the scope of the object holding caller
+ * (an MPI library loaded with RTLD_LOCAL under the calling module). */
+bp_fn bp_next_from(const char *name, const void *caller);
 
 /* probe_label.c: which object an address belongs to, and its label */
 void bp_object_of(const void *addr, char *path, size_t len, char *label,

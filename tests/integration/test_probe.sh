@@ -7,7 +7,8 @@
 # thread under OMP_PROC_BIND=true, and a run where the program changes
 # nothing, (c) a rank killed with SIGKILL (a .part file), (d) exit status
 # and standard output unchanged; a raw system call seen as an unknown change,
-# a forked child writing nothing, a Fortran program's init and finalize;
+# a forked child writing nothing, a Fortran program's init and finalize,
+# an MPI library a module loaded with RTLD_LOCAL calls;
 # and a static program, which gets no file.
 . "$(dirname "$0")/common.sh"
 
@@ -202,6 +203,18 @@ if command -v mpif90 >/dev/null; then
 else
     echo "note: no mpif90, the Fortran hooks were not run"
 fi
+
+# --- an MPI library loaded with RTLD_LOCAL (as Python loads mpi4py's) -----------
+# local_loader links no MPI; the module it dlopens does, out of the global
+# scope dlsym(RTLD_NEXT) searches: the hooks must still reach MPI.
+probe_run "$WORK/l" "$B/tests/local_loader" "$B/tests/libbl_mpi_module.so"
+[ "$rc" = 0 ] || fail "MPI loaded RTLD_LOCAL: exit $rc under the probe: $(cat "$WORK/l.out")"
+complete_files "$WORK/l"
+for f in "$WORK"/l/bindlab-probe.*; do
+    grep -q '^mpi call=MPI_Init_thread .* rc=0$' "$f" && grep -q '^mpi call=MPI_Finalize ' "$f" ||
+        fail "MPI loaded RTLD_LOCAL: init or finalize not forwarded: $(grep '^mpi' "$f")"
+done
+echo "ok: an MPI library loaded RTLD_LOCAL is reached"
 
 # --- a static program: nothing to preload into, no file -------------------------
 mkdir -p "$WORK/s"
