@@ -38,6 +38,7 @@
 #include <stdint.h>
 
 #include <hdf5.h>
+#include <hwloc.h>
 
 #include "err.h"
 #include "h5/h5table.h"
@@ -379,6 +380,9 @@ extern const bl_h5_table_def bl_h5_check_def, bl_h5_summary_def;
  * beyond these are written by the record's own functions. */
 extern const bl_h5_attrs_def bl_h5_machine_attrs, bl_h5_run_attrs,
     bl_h5_result_attrs, bl_h5_harness_attrs;
+
+/* m's topology_xml and counts (packages .. pus) from topo. */
+void bl_h5_machine_topology(bl_h5_machine *m, hwloc_topology_t topo);
 
 /* Writes m as /nodes/0 and /machine (a hard link to it). */
 int bl_h5_write_machine(hid_t file, const bl_h5_machine *m, bl_err *err);

@@ -80,79 +80,74 @@ static const char help_more[] =
     "the record failed; 2 bad usage: an unknown value, a missing or static\n"
     "program, an existing --out.\n";
 
+/* The layout's options in the order of layout_fields. */
+enum { NP, MAP_BY, BIND_TO, THREADS, OMP_PLACES, OMP_PROC_BIND, NLAYOUT };
+static const bl_field layout_fields[NLAYOUT] = {
+    BL_F_NP, BL_F_MAP_BY, BL_F_BIND_TO, BL_F_THREADS, BL_F_OMP_PLACES,
+    BL_F_OMP_PROC_BIND};
+
 typedef struct run_cli {
     bl_run_opts run;
     const char *out, *timeout, *period;
+    const char *layout[NLAYOUT];   /* as given, read by bl_layout_set */
 } run_cli;
 
-static int set_layout(void *opts, bl_field field, const char *v, bl_err *err)
-{
-    return bl_layout_set(&((run_cli *)opts)->run.layout, field, v, err);
-}
-
-#define LAYOUT_HOOK(fn, field)                                               \
-    static int fn(void *opts, const char *v, bl_err *err)                    \
-    {                                                                        \
-        return set_layout(opts, field, v, err);                              \
-    }
-LAYOUT_HOOK(set_np, BL_F_NP)
-LAYOUT_HOOK(set_map_by, BL_F_MAP_BY)
-LAYOUT_HOOK(set_bind_to, BL_F_BIND_TO)
-LAYOUT_HOOK(set_threads, BL_F_THREADS)
-LAYOUT_HOOK(set_omp_places, BL_F_OMP_PLACES)
-LAYOUT_HOOK(set_omp_proc_bind, BL_F_OMP_PROC_BIND)
-
-/* A whole number from lo to hi, else err naming the option. */
+/* A whole number from lo to hi (text NULL: def), else a usage error
+ * naming the option. */
 static int number(const char *opt, const char *v, long lo, long hi,
-                  long *out, bl_err *err)
+                  long def, long *out)
 {
     char *end;
-    long n = strtol(v, &end, 10);
+    long n;
+    *out = def;
+    if (!v)
+        return 0;
+    n = strtol(v, &end, 10);
     if (!*v || *end || n < lo || n > hi)
-        return bl_err_set(err, "%s '%s': accepted: %ld to %ld", opt, v, lo,
-                          hi);
+        return bl_cli_usage_error(VERB, "%s '%s': accepted: %ld to %ld", opt,
+                                  v, lo, hi);
     *out = n;
     return 0;
 }
 
-static int set_timeout(void *opts, const char *v, bl_err *err)
+/* The values the table kept as text, checked. -1 to go on, else the exit
+ * status of a usage error. */
+static int read_values(run_cli *o)
 {
-    long s = 0;
-    if (number("--timeout", v, 1, 1000000, &s, err) < 0)
-        return -1;
-    ((run_cli *)opts)->run.timeout_s = (double)s;
-    return 0;
-}
-
-static int set_period(void *opts, const char *v, bl_err *err)
-{
-    long ms = 0;
-    if (number("--probe-period", v, 1, 60000, &ms, err) < 0)
-        return -1;
-    ((run_cli *)opts)->run.period_ms = (int)ms;
-    return 0;
+    long timeout, period;
+    bl_err err;
+    for (int i = 0; i < NLAYOUT; i++)
+        if (o->layout[i] && bl_layout_set(&o->run.layout, layout_fields[i],
+                                          o->layout[i], &err) < 0)
+            return bl_cli_usage_error(VERB, "%s", err.msg);
+    if (number("--timeout", o->timeout, 1, 1000000, 0, &timeout) ||
+        number("--probe-period", o->period, 1, 60000, 0, &period))
+        return BL_EXIT_USAGE;
+    o->run.timeout_s = (double)timeout;
+    o->run.period_ms = (int)period;
+    return -1;
 }
 
 #define SLOT(field) offsetof(run_cli, field)
-#define NONE BL_OPT_NO_SLOT
 static const bl_cli_opt run_options[] = {
-    {"-np, --np, -n", BL_OPT_VALUE, "N", "ranks", NONE, set_np, NULL},
-    {"--map-by", BL_OPT_VALUE, "M", "as Open MPI's --map-by", NONE,
-     set_map_by, NULL},
-    {"--bind-to", BL_OPT_VALUE, "B", "as Open MPI's --bind-to", NONE,
-     set_bind_to, NULL},
-    {"--threads", BL_OPT_VALUE, "T|fill", "OpenMP threads per rank", NONE,
-     set_threads, NULL},
-    {"--omp-places", BL_OPT_VALUE, "P", "OMP_PLACES", NONE, set_omp_places,
+    {"-np, --np, -n", BL_OPT_VALUE, "N", "ranks", SLOT(layout[NP]), NULL,
      NULL},
-    {"--omp-proc-bind", BL_OPT_VALUE, "B", "OMP_PROC_BIND", NONE,
-     set_omp_proc_bind, NULL},
+    {"--map-by", BL_OPT_VALUE, "M", "as Open MPI's --map-by",
+     SLOT(layout[MAP_BY]), NULL, NULL},
+    {"--bind-to", BL_OPT_VALUE, "B", "as Open MPI's --bind-to",
+     SLOT(layout[BIND_TO]), NULL, NULL},
+    {"--threads", BL_OPT_VALUE, "T|fill", "OpenMP threads per rank",
+     SLOT(layout[THREADS]), NULL, NULL},
+    {"--omp-places", BL_OPT_VALUE, "P", "OMP_PLACES",
+     SLOT(layout[OMP_PLACES]), NULL, NULL},
+    {"--omp-proc-bind", BL_OPT_VALUE, "B", "OMP_PROC_BIND",
+     SLOT(layout[OMP_PROC_BIND]), NULL, NULL},
     {"--launcher", BL_OPT_VALUE, "L", "the launcher", SLOT(run.launcher),
      bl_cli_launcher_check, NULL},
-    {"--timeout", BL_OPT_VALUE, "S", "end the run after S seconds", NONE,
-     set_timeout, NULL},
+    {"--timeout", BL_OPT_VALUE, "S", "end the run after S seconds",
+     SLOT(timeout), NULL, NULL},
     {"--probe-period", BL_OPT_VALUE, "MS", "the probe's sampling period",
-     NONE, set_period, NULL},
+     SLOT(period), NULL, NULL},
     {"--out", BL_OPT_VALUE, "FILE.h5", "the record", SLOT(out), NULL, NULL},
 };
 
@@ -190,7 +185,8 @@ static int parse_args(int argc, char **argv, run_cli *o, char *out,
     bl_layout_defaults(&o->run.layout);
     while (dd < argc && strcmp(argv[dd], "--") != 0)
         dd++;
-    if ((rc = bl_cli_parse(&spec, dd, argv, o)) >= 0)
+    if ((rc = bl_cli_parse(&spec, dd, argv, o)) >= 0 ||
+        (rc = read_values(o)) >= 0)
         return rc;
     if (dd + 1 >= argc)
         return bl_cli_usage_error(VERB, "give the program after '--': "

@@ -104,14 +104,8 @@ static int build_command(const bl_run_opts *o, run_setup *s,
 static void judge(const bl_launch_result *res, const bl_launch_opts *lo,
                   bl_h5_harness *h)
 {
-    char how[256], tail[1024];
-    bl_launch_describe(res, lo, how, sizeof how);
-    bl_launch_last_lines(&res->errs, 12, tail, sizeof tail);
-    h->stderr_tail = strdup(tail);
-    h->exit_status = res->exited ? res->exit_status : -1;
-    h->term_signal = res->term_signal;
-    h->timed_out = res->timed_out;
-    h->wall_s = res->wall_s;
+    char how[256];
+    bl_h5_harness_launched(h, res, lo, how, sizeof how);
     h->attempts = 1;
     h->status = strdup(res->timed_out ? "timeout"
                        : res->exited && res->exit_status == 0 ? "ok"
@@ -219,18 +213,11 @@ static void cross_check(const run_setup *s, const bl_launch_result *res,
 static void describe_machine(hwloc_topology_t topo, bl_h5_machine *m)
 {
     char host[256] = "";
-    bl_topo_counts c;
     FILE *f = fopen("/proc/sys/kernel/numa_balancing", "r");
     memset(m, 0, sizeof *m);
     gethostname(host, sizeof host - 1);
     m->hostname = strdup(host);
-    m->topology_xml = bl_topo_xml_strdup(topo);
-    bl_topo_counts_get(topo, &c);
-    m->packages = c.packages;
-    m->numa_nodes = c.numa_nodes;
-    m->l3_domains = c.l3_domains;
-    m->cores = c.cores;
-    m->pus = c.pus;
+    bl_h5_machine_topology(m, topo);
     m->numa_balancing = -1;
     if (f && fscanf(f, "%d", &m->numa_balancing) != 1)
         m->numa_balancing = -1;
