@@ -67,7 +67,7 @@ static const char help_more[] =
     "                        and the time named)\n"
     "  thread-outside-rank   a thread allowed CPUs its rank was not given\n"
     "  pu-shared             two compute threads (main, openmp, program,\n"
-    "                        blas) ended on one PU\n"
+    "                        blas) seen on one and the same PU only\n"
     "  remote-pages          pages on NUMA nodes not local to the rank\n"
     "  migrated              a thread moved between CPUs\n"
     "  and the sweep's others (docs/sweep-runs.md).\n"
@@ -239,10 +239,23 @@ static void print_checks(const bl_run_outcome *o)
            h->reason ? h->reason : "");
 }
 
+/* "bindlab run ...": the record's command (argv[0] is the verb). */
+static char *own_command(char **argv)
+{
+    char *joined = bl_shell_join(argv), *s;
+    if (!joined || !(s = malloc(strlen(joined) + 9))) {
+        free(joined);
+        return NULL;
+    }
+    sprintf(s, "bindlab %s", joined);
+    free(joined);
+    return s;
+}
+
 int bl_cli_run(int argc, char **argv)
 {
     char out[PATH_MAX], program[PATH_MAX], probe[PATH_MAX];
-    char **words = NULL;
+    char **words = NULL, *command;
     run_cli o;
     bl_run_outcome res;
     bl_err err;
@@ -267,7 +280,7 @@ int bl_cli_run(int argc, char **argv)
     o.run.program = words;
     o.run.out = out;
     o.run.probe = probe;
-    o.run.command = NULL;
+    o.run.command = command = own_command(argv);
     rc = bl_run(&o.run, &res, &err);
     if (rc < 0) {
         fprintf(stderr, "bindlab run: %s\n", err.msg);
@@ -280,5 +293,6 @@ int bl_cli_run(int argc, char **argv)
     }
     bl_run_outcome_free(&res);
     free(words);
+    free(command);
     return rc;
 }

@@ -71,9 +71,15 @@ void bl_run_outcome_free(bl_run_outcome *out);
 int bl_run_record_read(const char *dir, hwloc_topology_t topo, bl_h5_run *r,
                        bl_err *err);
 
-/* The probe's flags of r added to flags (comma-separated) and one note
- * per finding appended to out's notes. */
+/* The probe's flags of r added to flags (comma-separated: the
+ * cross-check's so far), and one note per finding of either appended to
+ * out's notes. */
 void bl_run_flags(const bl_h5_run *r, char *flags, size_t len,
                   bl_run_outcome *out);
+
+/* 1 when placement row i of r is a compute thread (main, openmp,
+ * program, blas): who counts when threads share a PU (MPI's helper
+ * threads mostly sleep). */
+int bl_run_busy_thread(const bl_h5_run *r, size_t i);
 
 #endif

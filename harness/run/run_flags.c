@@ -70,9 +70,48 @@ static int outside(const bl_h5_run *r, bl_run_outcome *out)
     return n;
 }
 
+int bl_run_busy_thread(const bl_h5_run *r, size_t i)
+{
+    const char *l = i < r->nthread_rows ? r->thread_rows[i].label : "";
+    return !strcmp(l, "main") || !strcmp(l, "openmp") ||
+           !strcmp(l, "program") || !strcmp(l, "blas");
+}
+
+/* What the cross-check's flags found, thread by thread (it gives the
+ * flags only): compute threads on one PU, migrations, remote pages. */
+static void details(const bl_h5_run *r, const char *flags,
+                    bl_run_outcome *out)
+{
+    for (size_t i = 0; strstr(flags, "pu-shared") && i < r->nplacement; i++)
+        for (size_t j = i + 1; bl_run_busy_thread(r, i) && j < r->nplacement;
+             j++) {
+            const bl_h5_placement *a = &r->placement[i], *b = &r->placement[j];
+            if (bl_run_busy_thread(r, j) && a->cpu_last >= 0 &&
+                a->cpu_first == a->cpu_last && b->cpu_first == b->cpu_last &&
+                a->cpu_last == b->cpu_last && !strcmp(a->host, b->host))
+                note(out, "pu-shared: %d.%d and %d.%d ran only on CPU %d of %s",
+                     a->rank, a->thread, b->rank, b->thread, a->cpu_last,
+                     a->host);
+        }
+    for (size_t i = 0; strstr(flags, "migrated") && i < r->nplacement; i++)
+        if (r->placement[i].migrations > 0)
+            note(out, "migrated: %d.%d (%s) moved %lld times",
+                 r->placement[i].rank, r->placement[i].thread,
+                 i < r->nthread_rows ? r->thread_rows[i].label : "-",
+                 (long long)r->placement[i].migrations);
+    for (size_t i = 0; strstr(flags, "remote-pages") && i < r->nrank_rows; i++)
+        if (r->rank_rows[i].pages_local < r->rank_rows[i].pages_total)
+            note(out, "remote-pages: rank %d: %lld of %lld pages on NUMA "
+                 "nodes its set does not touch", r->rank_rows[i].rank,
+                 (long long)(r->rank_rows[i].pages_total -
+                             r->rank_rows[i].pages_local),
+                 (long long)r->rank_rows[i].pages_total);
+}
+
 void bl_run_flags(const bl_h5_run *r, char *flags, size_t len,
                   bl_run_outcome *out)
 {
+    details(r, flags, out);
     if (drift(r, out))
         add_flag(flags, len, "drift-after-init");
     if (outside(r, out))

@@ -167,15 +167,6 @@ static void omp_env(const run_setup *s, bl_h5_run *r)
         }
 }
 
-/* The compute threads (main, OpenMP, the program's, BLAS): who counts
- * when two threads share a PU (MPI's helper threads mostly sleep). */
-static int busy(const bl_h5_run *r, size_t i)
-{
-    const char *l = i < r->nthread_rows ? r->thread_rows[i].label : "";
-    return !strcmp(l, "main") || !strcmp(l, "openmp") ||
-           !strcmp(l, "program") || !strcmp(l, "blas");
-}
-
 /* The launcher's report against the ranks' given sets (the sweep's
  * cross-check, on the compute threads), then the probe's own flags. */
 static void cross_check(const run_setup *s, const bl_launch_result *res,
@@ -194,9 +185,15 @@ static void cross_check(const run_setup *s, const bl_launch_result *res,
         bl_bindreport_parse_nodes(text, BL_REPORT_AUTO, &t, &rep, &e);
     }
     view.placement = calloc(out->run.nplacement + 1, sizeof *view.placement);
+    /* pu-shared counts compute threads seen on one PU only: a thread
+     * seen on several has no one PU (migrated says it moved) */
     for (size_t i = 0; view.placement && i < out->run.nplacement; i++)
-        if (busy(&out->run, i))
-            view.placement[n++] = out->run.placement[i];
+        if (bl_run_busy_thread(&out->run, i)) {
+            bl_h5_placement *p = &view.placement[n++];
+            *p = out->run.placement[i];
+            if (p->cpu_first != p->cpu_last)
+                p->cpu_last = -1;
+        }
     view.nplacement = n;
     bl_crosscheck(&rep, view.placement ? &view : &out->run, numa_balancing,
                   &out->h.checks, &out->h.nchecks, flags, sizeof flags);
@@ -272,8 +269,10 @@ int bl_run(const bl_run_opts *o, bl_run_outcome *out, bl_err *err)
                    out->probe_dir);
         goto done;
     }
-    if (build_command(o, &s, out, &cmd, err) < 0)
+    if (build_command(o, &s, out, &cmd, err) < 0) {
+        rmdir(out->probe_dir);
         goto done;
+    }
     describe(o, &s, out);
     out->h.argv = bl_shell_join(cmd.argv);
     lo.argv = cmd.argv;
@@ -284,6 +283,8 @@ int bl_run(const bl_run_opts *o, bl_run_outcome *out, bl_err *err)
     out->h.start_time = (double)time(NULL);
     if (bl_launch_run(&lo, &res, err) == 0)
         rc = record(o, &s, &res, &lo, out, err);
+    else
+        rmdir(out->probe_dir); /* nothing ran: nothing in it */
     bl_launch_result_free(&res);
 done:
     bl_command_free(&cmd);

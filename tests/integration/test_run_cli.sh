@@ -6,7 +6,8 @@
 # that widens the affinity after MPI_Init: drift-after-init naming it;
 # (c) taskset inside the launch binds every rank to one CPU before the
 # program starts: binding-mismatch; (d) a program exiting 3: exit 1,
-# status failed, exit_status 3 recorded; (e) refusals with exit 2: a
+# status failed, exit_status 3 recorded; (d2) a program killed at the
+# timeout: status timeout, both processes incomplete; (e) refusals with exit 2: a
 # missing program, a static one, --out onto an existing file, no '--';
 # (f) the same as (a) under MPICH's Hydra when build-mpi/mpich is there
 # (this build's bindlab-app links Open MPI: each rank is an MPI singleton,
@@ -91,6 +92,15 @@ run d -np 2 --out d.h5 -- "$TARGET" --exit 3
 "$DUMP" d.h5 >d.dump || fail "(d) no record"
 expect_line d.dump "status failed"
 expect_line d.dump "exit_status 3"
+
+# --- (d2) a program that never ends: timeout, its processes incomplete ------
+run g -np 2 --timeout 10 --out g.h5 -- "$TARGET" --ready "$WORK" --wait
+[ "$rc" = 1 ] || fail "(g) exit $rc, expected 1: $(cat g.err g.out)"
+"$DUMP" g.h5 >g.dump || fail "(g) no record"
+expect_line g.dump "status timeout"
+[ "$(grep -c '^process [01] pid [0-9]* complete 0 ' g.dump)" = 2 ] ||
+    fail "(g) the killed ranks are not incomplete: $(cat g.dump)"
+grep -q '^incomplete: rank 0 ' g.out || fail "(g) not printed: $(cat g.out)"
 
 # --- (e) refusals: exit 2, one line, nothing launched --------------------------
 refused() {  # NAME WORD ARGS...: exit 2, one line naming WORD, no record
