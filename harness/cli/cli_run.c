@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -22,6 +21,7 @@
 static const char help[] =
     "usage: bindlab run [-np N] [--map-by M] [--bind-to B] [--threads T]\n"
     "                   [--omp-places P] [--omp-proc-bind B] [--launcher L]\n"
+    "                   [--mpirun PATH]\n"
     "                   [--timeout S] [--probe-period MS] [--out FILE.h5]\n"
     "                   -- PROGRAM [ARGS...]\n"
     "\n"
@@ -45,6 +45,7 @@ static const char help[] =
     "  --launcher L          ompi4, ompi5, openmpi, mpich, impi, srun,\n"
     "                        mpirun, or a launcher's path (default: the\n"
     "                        mpirun in PATH)\n"
+    "  --mpirun PATH         the launcher program (checked against L)\n"
     "\n"
     "Run:\n"
     "  --timeout S           end the run after S seconds (default: none)\n"
@@ -77,8 +78,9 @@ static const char help_more[] =
     "\n"
     "Exit status: 0 the program exited 0 (flags are warnings); 1 it failed\n"
     "or timed out (the record is written and says so), or the launch or\n"
-    "the record failed; 2 bad usage: an unknown value, a missing or static\n"
-    "program, an existing --out.\n";
+    "the record failed; 2 bad usage: an unknown value, a layout that cannot\n"
+    "run here, a launcher not found or of another family, a missing or\n"
+    "static program, an existing --out.\n";
 
 /* The layout's options in the order of layout_fields. */
 enum { NP, MAP_BY, BIND_TO, THREADS, OMP_PLACES, OMP_PROC_BIND, NLAYOUT };
@@ -144,6 +146,8 @@ static const bl_cli_opt run_options[] = {
      SLOT(layout[OMP_PROC_BIND]), NULL, NULL},
     {"--launcher", BL_OPT_VALUE, "L", "the launcher", SLOT(run.launcher),
      bl_cli_launcher_check, NULL},
+    {"--mpirun", BL_OPT_VALUE, "PATH", "the launcher program",
+     SLOT(run.mpirun), NULL, NULL},
     {"--timeout", BL_OPT_VALUE, "S", "end the run after S seconds",
      SLOT(timeout), NULL, NULL},
     {"--probe-period", BL_OPT_VALUE, "MS", "the probe's sampling period",

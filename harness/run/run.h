@@ -24,6 +24,7 @@
 typedef struct bl_run_opts {
     bl_layout layout;           /* np, map_by, bind_to, threads, OpenMP */
     const char *launcher;       /* --launcher value, NULL: mpirun */
+    const char *mpirun;         /* --mpirun: the launcher program, or NULL */
     char *const *program;       /* the ranks' argv, program resolved */
     const char *out;            /* the record to write (must not exist) */
     const char *probe;          /* path of libbindlab-probe.so */

@@ -108,9 +108,35 @@ static void details(const bl_h5_run *r, const char *flags,
                  (long long)r->rank_rows[i].pages_total);
 }
 
+/* Removes flag from the comma-separated flags, when it is there. */
+static void drop_flag(char *flags, const char *flag)
+{
+    size_t n = strlen(flag);
+    for (char *p = flags; (p = strstr(p, flag)) != NULL; p++)
+        if ((p == flags || p[-1] == ',') && (p[n] == ',' || !p[n])) {
+            if (p[n] == ',')
+                n++;
+            else if (p > flags)
+                p--, n++; /* the last one: its comma before it */
+            memmove(p, p + n, strlen(p + n) + 1);
+            return;
+        }
+}
+
+static int has_label(const bl_h5_run *r, const char *label)
+{
+    for (size_t i = 0; i < r->nthread_rows; i++)
+        if (strcmp(r->thread_rows[i].label, label) == 0)
+            return 1;
+    return 0;
+}
+
 void bl_run_flags(const bl_h5_run *r, char *flags, size_t len,
                   bl_run_outcome *out)
 {
+    /* unbound OpenMP threads need OpenMP threads */
+    if (!has_label(r, "openmp"))
+        drop_flag(flags, "omp-unbound");
     details(r, flags, out);
     if (drift(r, out))
         add_flag(flags, len, "drift-after-init");

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <dirent.h>
 #include <unistd.h>
@@ -39,7 +38,7 @@ static int setup(const bl_run_opts *o, run_setup *s, bl_err *err)
     s->l = o->layout;
     if (bl_topo_load(NULL, &s->topo, err) < 0)
         return -1;
-    if (bl_launcher_choose(o->launcher, "--launcher", NULL, s->program,
+    if (bl_launcher_choose(o->launcher, "--launcher", o->mpirun, s->program,
                            sizeof s->program, &want, &s->li, err) < 0 ||
         bl_launcher_translate(&s->l, &s->li, s->topo, err) < 0)
         return -1;

@@ -95,6 +95,37 @@ static void two_ranks_become_rows_and_flags(void **state)
     hwloc_topology_destroy(t);
 }
 
+/* omp-unbound is the sweep's flag for OpenMP threads left unbound: a
+ * program without OpenMP threads has none to leave unbound. */
+static void omp_unbound_needs_openmp_threads(void **state)
+{
+    static const char *const cases[][2] = {
+        {"omp-unbound", ""},
+        {"pu-shared,omp-unbound", "pu-shared"},
+        {"omp-unbound,migrated", "migrated"},
+        {"a,omp-unbound,b", "a,b"},
+    };
+    bl_h5_thread main_only = {.label = "main"};
+    bl_h5_run r = {.thread_rows = &main_only, .nthread_rows = 1};
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        bl_run_outcome out;
+        char flags[64];
+        memset(&out, 0, sizeof out);
+        snprintf(flags, sizeof flags, "%s", cases[i][0]);
+        bl_run_flags(&r, flags, sizeof flags, &out);
+        assert_string_equal(flags, cases[i][1]);
+    }
+    main_only.label = "openmp";
+    {
+        bl_run_outcome out;
+        char flags[64] = "omp-unbound";
+        memset(&out, 0, sizeof out);
+        bl_run_flags(&r, flags, sizeof flags, &out);
+        assert_string_equal(flags, "omp-unbound");
+    }
+}
+
 /* The probe cannot enter a static program: refused before launching. */
 static void static_programs_are_refused(void **state)
 {
@@ -117,6 +148,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(two_ranks_become_rows_and_flags),
+        cmocka_unit_test(omp_unbound_needs_openmp_threads),
         cmocka_unit_test(static_programs_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
