@@ -3,6 +3,7 @@
  * cross-check are the sweep's pieces (bindreport/crosscheck.h). */
 #include "run/run.h"
 
+#include <errno.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -264,8 +265,8 @@ int bl_run(const bl_run_opts *o, bl_run_outcome *out, bl_err *err)
         goto done;
     }
     if (!mkdtemp(out->probe_dir)) {
-        bl_err_set(err, "%s: cannot make the probe's directory",
-                   out->probe_dir);
+        bl_err_set(err, "%s: cannot make the probe's directory: %s",
+                   out->probe_dir, strerror(errno));
         goto done;
     }
     if (build_command(o, &s, out, &cmd, err) < 0) {
