@@ -71,6 +71,8 @@ static const char help_more[] =
     "                        blas) seen on one and the same PU only\n"
     "  remote-pages          pages on NUMA nodes not local to the rank\n"
     "  migrated              a thread moved between CPUs\n"
+    "  not-probed            no process wrote a probe file (setuid, or\n"
+    "                        LD_PRELOAD removed on the way)\n"
     "  and the sweep's others (docs/sweep-runs.md).\n"
     "\n"
     "Environment: BINDLAB_PROBE overrides the path of libbindlab-probe.so\n"
@@ -187,6 +189,7 @@ static int parse_args(int argc, char **argv, run_cli *o, char *out,
     bl_err err;
     memset(o, 0, sizeof *o);
     bl_layout_defaults(&o->run.layout);
+    o->run.layout.np = 1; /* a sweep file always names it */
     while (dd < argc && strcmp(argv[dd], "--") != 0)
         dd++;
     if ((rc = bl_cli_parse(&spec, dd, argv, o)) >= 0 ||

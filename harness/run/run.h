@@ -19,7 +19,8 @@
 /* More flags than the cross-check's (crosscheck.h):
  *   drift-after-init      an affinity change of a rank's thread after
  *                         MPI_Init returned (the caller named in a note)
- *   thread-outside-rank   a thread allowed CPUs outside its rank's set */
+ *   thread-outside-rank   a thread allowed CPUs outside its rank's set
+ *   not-probed            no probe file at all */
 
 typedef struct bl_run_opts {
     bl_layout layout;           /* np, map_by, bind_to, threads, OpenMP */

@@ -138,6 +138,11 @@ void bl_run_flags(const bl_h5_run *r, char *flags, size_t len,
     if (!has_label(r, "openmp"))
         drop_flag(flags, "omp-unbound");
     details(r, flags, out);
+    if (r->nprocesses == 0) {
+        add_flag(flags, len, "not-probed");
+        note(out, "not-probed: no process wrote a probe file (a setuid "
+             "program, LD_PRELOAD removed on the way, or none started)");
+    }
     if (drift(r, out))
         add_flag(flags, len, "drift-after-init");
     if (outside(r, out))
@@ -145,6 +150,7 @@ void bl_run_flags(const bl_h5_run *r, char *flags, size_t len,
     for (size_t i = 0; i < r->nprocesses; i++)
         if (!r->processes[i].complete)
             note(out, "incomplete: rank %d (pid %lld) left no end line "
-                 "(killed, a signal, or _exit)", r->processes[i].rank,
+                 "(killed, a signal, _exit, or an exec into a program the "
+                 "probe cannot enter)", r->processes[i].rank,
                  (long long)r->processes[i].pid);
 }

@@ -106,7 +106,9 @@ static void omp_unbound_needs_openmp_threads(void **state)
         {"a,omp-unbound,b", "a,b"},
     };
     bl_h5_thread main_only = {.label = "main"};
-    bl_h5_run r = {.thread_rows = &main_only, .nthread_rows = 1};
+    bl_h5_process one = {.complete = 1};
+    bl_h5_run r = {.thread_rows = &main_only, .nthread_rows = 1,
+                   .processes = &one, .nprocesses = 1};
     (void)state;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         bl_run_outcome out;
@@ -123,6 +125,18 @@ static void omp_unbound_needs_openmp_threads(void **state)
         memset(&out, 0, sizeof out);
         bl_run_flags(&r, flags, sizeof flags, &out);
         assert_string_equal(flags, "omp-unbound");
+    }
+    /* no process at all: nothing was probed */
+    {
+        bl_run_outcome out;
+        char flags[64] = "";
+        memset(&out, 0, sizeof out);
+        r.nprocesses = 0;
+        bl_run_flags(&r, flags, sizeof flags, &out);
+        assert_string_equal(flags, "not-probed");
+        assert_int_equal(out.nnotes, 1);
+        free(out.notes[0]);
+        free(out.notes);
     }
 }
 
