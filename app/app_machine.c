@@ -165,21 +165,9 @@ static char *virtualization(void)
     return strdup(buf);
 }
 
-static char *topology_xml(hwloc_topology_t topo)
-{
-    char *xml = NULL, *copy;
-    int len = 0;
-    if (hwloc_topology_export_xmlbuffer(topo, &xml, &len, 0) < 0)
-        return strdup("");
-    copy = strdup(xml);
-    hwloc_free_xmlbuffer(topo, xml);
-    return copy;
-}
-
 void bl_machine_describe(hwloc_topology_t topo, bl_h5_machine *m)
 {
     char host[256] = "";
-    bl_topo_counts c;
 
     memset(m, 0, sizeof *m);
     gethostname(host, sizeof host - 1);
@@ -191,13 +179,7 @@ void bl_machine_describe(hwloc_topology_t topo, bl_h5_machine *m)
     m->kernel_release = kernel_release();
     m->numa_balancing = numa_balancing();
     m->virtualization = virtualization();
-    m->topology_xml = topology_xml(topo);
-    bl_topo_counts_get(topo, &c);
-    m->packages = c.packages;
-    m->numa_nodes = c.numa_nodes;
-    m->l3_domains = c.l3_domains;
-    m->cores = c.cores;
-    m->pus = c.pus;
+    bl_h5_machine_topology(m, topo);
 }
 
 static const char *const env_prefixes[] = {

@@ -123,3 +123,14 @@ void bl_topo_counts_get(hwloc_topology_t topo, bl_topo_counts *c)
     c->cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
     c->pus = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
 }
+
+char *bl_topo_xml_strdup(hwloc_topology_t topo)
+{
+    char *xml = NULL, *copy;
+    int len = 0;
+    if (hwloc_topology_export_xmlbuffer(topo, &xml, &len, 0) < 0)
+        return strdup("");
+    copy = strdup(xml);
+    hwloc_free_xmlbuffer(topo, xml);
+    return copy;
+}

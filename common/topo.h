@@ -53,4 +53,8 @@ typedef struct bl_topo_counts {
 } bl_topo_counts;
 void bl_topo_counts_get(hwloc_topology_t topo, bl_topo_counts *c);
 
+/* The topology as hwloc XML text (a machine record's topology_xml),
+ * malloc'ed; "" when hwloc cannot export it, NULL out of memory. */
+char *bl_topo_xml_strdup(hwloc_topology_t topo);
+
 #endif

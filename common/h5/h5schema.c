@@ -169,6 +169,48 @@ static const bl_h5_field retry_fields[] = {
     F(bl_h5_retry, log, BL_H5_STR),
 };
 
+/* bindlab run: the probe's view (blocks written only when it has rows) */
+static const bl_h5_field process_fields[] = {
+    F(bl_h5_process, rank, BL_H5_I32),
+    F(bl_h5_process, host, BL_H5_STR),
+    F(bl_h5_process, pid, BL_H5_I64),
+    F(bl_h5_process, ppid, BL_H5_I64),
+    F(bl_h5_process, exe, BL_H5_STR),
+    F(bl_h5_process, rank_from, BL_H5_STR),
+    F(bl_h5_process, cpus_start, BL_H5_STR),
+    F(bl_h5_process, cpus_init, BL_H5_STR),
+    F(bl_h5_process, cpus_finalize, BL_H5_STR),
+    F(bl_h5_process, cpus_exit, BL_H5_STR),
+    F(bl_h5_process, mpi_init, BL_H5_I8),
+    F(bl_h5_process, complete, BL_H5_I8),
+    F(bl_h5_process, notes, BL_H5_I32),
+};
+static const bl_h5_field thread_fields[] = {
+    F(bl_h5_thread, rank, BL_H5_I32),
+    F(bl_h5_thread, thread, BL_H5_I32),
+    F(bl_h5_thread, tid, BL_H5_I64),
+    F(bl_h5_thread, label, BL_H5_STR),
+    F(bl_h5_thread, object, BL_H5_STR),
+    F(bl_h5_thread, phase, BL_H5_STR),
+    F(bl_h5_thread, start_cpus, BL_H5_STR),
+    F(bl_h5_thread, seen_cpus, BL_H5_STR),
+    F(bl_h5_thread, samples, BL_H5_I64),
+};
+static const bl_h5_field affinity_fields[] = {
+    F(bl_h5_affinity, rank, BL_H5_I32),
+    F(bl_h5_affinity, t, BL_H5_F64),
+    F(bl_h5_affinity, tid, BL_H5_I64),
+    F(bl_h5_affinity, target, BL_H5_I64),
+    F(bl_h5_affinity, phase, BL_H5_STR),
+    F(bl_h5_affinity, call, BL_H5_STR),
+    F(bl_h5_affinity, old_cpus, BL_H5_STR),
+    F(bl_h5_affinity, new_cpus, BL_H5_STR),
+    F(bl_h5_affinity, caller, BL_H5_STR),
+    F(bl_h5_affinity, by, BL_H5_STR),
+    F(bl_h5_affinity, changed, BL_H5_I8),
+    F(bl_h5_affinity, ok, BL_H5_I8),
+};
+
 #define DEF(var, dset, type, fields) \
     const bl_h5_table_def var = BL_H5_TABLE(dset, type, fields)
 DEF(bl_h5_placement_def, "placement", bl_h5_placement, placement_fields);
@@ -185,6 +227,9 @@ DEF(bl_h5_time_split_def, "time_split", bl_h5_time_split,
 DEF(bl_h5_neighbour_def, "neighbours", bl_h5_neighbour, neighbour_fields);
 DEF(bl_h5_traffic_def, "traffic", bl_h5_traffic, traffic_fields);
 DEF(bl_h5_retry_def, "retries", bl_h5_retry, retry_fields);
+DEF(bl_h5_process_def, "processes", bl_h5_process, process_fields);
+DEF(bl_h5_thread_def, "threads", bl_h5_thread, thread_fields);
+DEF(bl_h5_affinity_def, "affinity", bl_h5_affinity, affinity_fields);
 
 
 /* ---- attribute sets: one attribute per line, in the file's order -------- */
@@ -271,6 +316,7 @@ static const bl_h5_attr harness_attrs[] = {
     A(bl_h5_harness, noisy, BL_A_STR, 0),
     /* retry: launches made (0: never launched, or written before it) */
     A(bl_h5_harness, attempts, BL_A_INT, 0),
+    A(bl_h5_harness, log, BL_A_STR, 0),
 };
 
 const bl_h5_attrs_def bl_h5_machine_attrs = BL_H5_ATTRS(machine_attrs);
@@ -297,6 +343,13 @@ static const run_table run_tables[] = {
     RT(bl_h5_finding_def, findings, nfindings),
 };
 #define NRUN_TABLES (sizeof run_tables / sizeof run_tables[0])
+/* bindlab run's: written only when they have rows */
+static const run_table probe_tables[] = {
+    RT(bl_h5_process_def, processes, nprocesses),
+    RT(bl_h5_thread_def, thread_rows, nthread_rows),
+    RT(bl_h5_affinity_def, affinity, naffinity),
+};
+#define NPROBE_TABLES (sizeof probe_tables / sizeof probe_tables[0])
 
 static void **rt_rows(const run_table *t, bl_h5_run *r)
 {
@@ -399,6 +452,14 @@ int bl_h5_write_run(hid_t loc, const char *name, const bl_h5_run *r,
     if (rc == 0 && r->ntraffic > 0)
         rc = bl_h5_table_write(g, &bl_h5_traffic_def, r->traffic,
                                r->ntraffic, err);
+    for (size_t i = 0; rc == 0 && i < NPROBE_TABLES; i++) {
+        const run_table *t = &probe_tables[i];
+        size_t n = *(const size_t *)((const char *)r + t->count);
+        if (n > 0)
+            rc = bl_h5_table_write(g, t->def,
+                                   *(void *const *)((const char *)r + t->rows),
+                                   n, err);
+    }
     H5Gclose(g);
     return rc ? bl_err_set(err, "HDF5: cannot write run '%s'", name) : 0;
 }
@@ -444,6 +505,10 @@ int bl_h5_read_run(hid_t loc, const char *name, bl_h5_run *r, bl_err *err)
                            &r->ntime_split, err);
     rc |= bl_h5_table_read(g, &bl_h5_traffic_def, (void **)&r->traffic,
                            &r->ntraffic, err);
+    for (size_t i = 0; i < NPROBE_TABLES; i++)
+        rc |= bl_h5_table_read(g, probe_tables[i].def,
+                               rt_rows(&probe_tables[i], r),
+                               rt_count(&probe_tables[i], r), err);
     H5Gclose(g);
     return rc ? -1 : 0;
 }
@@ -461,5 +526,8 @@ void bl_h5_run_free(bl_h5_run *r)
     free(r->matrix);
     bl_h5_table_free(&bl_h5_time_split_def, r->time_split, r->ntime_split);
     bl_h5_table_free(&bl_h5_traffic_def, r->traffic, r->ntraffic);
+    for (size_t i = 0; i < NPROBE_TABLES; i++)
+        bl_h5_table_free(probe_tables[i].def, *rt_rows(&probe_tables[i], r),
+                         *rt_count(&probe_tables[i], r));
     memset(r, 0, sizeof *r);
 }

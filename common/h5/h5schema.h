@@ -38,6 +38,7 @@
 #include <stdint.h>
 
 #include <hdf5.h>
+#include <hwloc.h>
 
 #include "err.h"
 #include "h5/h5table.h"
@@ -130,6 +131,47 @@ typedef struct bl_h5_traffic {
 } bl_h5_traffic;
 
 extern const bl_h5_table_def bl_h5_traffic_def;
+
+/* `bindlab run` (any program under libbindlab-probe.so): what the probe
+ * saw that bindlab-app's placement rows have no place for. Written only
+ * by it (empty in bindlab-app's runs, and then not written). */
+/* /run/processes: one row per probed process of the run */
+typedef struct bl_h5_process {
+    int32_t rank;              /* the placement rows' rank */
+    char *host;
+    int64_t pid, ppid;
+    char *exe, *rank_from;     /* rank_from: the launcher's variable, "-" */
+    char *cpus_start, *cpus_init, *cpus_finalize, *cpus_exit; /* "" unseen */
+    int8_t mpi_init;           /* an MPI_Init call was seen */
+    int8_t complete;           /* 0: killed or _exit (a .part file) */
+    int32_t notes;             /* the probe's own troubles */
+} bl_h5_process;
+
+/* /run/threads: one row per placement row: what the thread is */
+typedef struct bl_h5_thread {
+    int32_t rank, thread;
+    int64_t tid;
+    char *label;               /* main, openmp, blas, mpi, program, unknown,
+                                * or the start routine's object's name */
+    char *object, *phase;      /* the start routine's object; MPI phase at
+                                * its start */
+    char *start_cpus, *seen_cpus; /* allowed at its start; sampled on */
+    int64_t samples;
+} bl_h5_thread;
+
+/* /run/affinity: every affinity change the probe recorded */
+typedef struct bl_h5_affinity {
+    int32_t rank;
+    double t;                  /* seconds since the process's probe start */
+    int64_t tid, target;       /* caller thread (-1 sampled), target */
+    char *phase, *call;        /* before-init .. after-finalize; the call or
+                                * "unknown" (seen by sampling) */
+    char *old_cpus, *new_cpus, *caller, *by; /* caller: its object */
+    int8_t changed, ok;
+} bl_h5_affinity;
+
+extern const bl_h5_table_def bl_h5_process_def, bl_h5_thread_def,
+    bl_h5_affinity_def;
 
 /* ---- machine and run ---------------------------------------------------- */
 
@@ -227,6 +269,10 @@ typedef struct bl_h5_run {
     bl_h5_matrix *matrix;      /* a kernel's matrix (c2c), or NULL */
     bl_h5_time_split *time_split; size_t ntime_split; /* may be 0 */
     bl_h5_traffic *traffic;    size_t ntraffic;  /* may be 0 */
+    /* bindlab run: the probe's processes, threads and affinity changes */
+    bl_h5_process *processes;  size_t nprocesses;
+    bl_h5_thread *thread_rows; size_t nthread_rows;
+    bl_h5_affinity *affinity;  size_t naffinity;
 } bl_h5_run;
 
 /* ---- the harness's view of a run (sweep files) ----------------------- */
@@ -307,6 +353,7 @@ typedef struct bl_h5_harness {
     int attempts;
     bl_h5_retry *retries;
     size_t nretries;
+    char *log;                      /* bindlab run: its log file, "" none */
 } bl_h5_harness;
 
 
@@ -333,6 +380,9 @@ extern const bl_h5_table_def bl_h5_check_def, bl_h5_summary_def;
  * beyond these are written by the record's own functions. */
 extern const bl_h5_attrs_def bl_h5_machine_attrs, bl_h5_run_attrs,
     bl_h5_result_attrs, bl_h5_harness_attrs;
+
+/* m's topology_xml and counts (packages .. pus) from topo. */
+void bl_h5_machine_topology(bl_h5_machine *m, hwloc_topology_t topo);
 
 /* Writes m as /nodes/0 and /machine (a hard link to it). */
 int bl_h5_write_machine(hid_t file, const bl_h5_machine *m, bl_err *err);

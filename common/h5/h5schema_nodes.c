@@ -5,6 +5,7 @@
 
 #include "atomic_file.h"
 #include "h5/h5guard.h"
+#include "topo.h"
 
 #include <errno.h>
 #include <math.h>
@@ -189,4 +190,16 @@ void bl_h5_node_key_free(bl_h5_node_key *k)
     free(k->mpi_library_version);
     free(k->kernel_release);
     memset(k, 0, sizeof *k);
+}
+
+void bl_h5_machine_topology(bl_h5_machine *m, hwloc_topology_t topo)
+{
+    bl_topo_counts c;
+    m->topology_xml = bl_topo_xml_strdup(topo);
+    bl_topo_counts_get(topo, &c);
+    m->packages = c.packages;
+    m->numa_nodes = c.numa_nodes;
+    m->l3_domains = c.l3_domains;
+    m->cores = c.cores;
+    m->pus = c.pus;
 }

@@ -21,6 +21,8 @@ int bl_cli_sweep(int argc, char **argv);
 int bl_cli_slurm(int argc, char **argv);
 /* bindlab plan [--topology T] -np N [layout] | SWEEP.yaml [--format F] [--picture F] */
 int bl_cli_plan(int argc, char **argv);
+/* bindlab run [layout] [--out FILE.h5] -- PROGRAM [ARGS] */
+int bl_cli_run(int argc, char **argv);
 /* bindlab check [--json] */
 int bl_cli_check(int argc, char **argv);
 /* bindlab matrix latency|bandwidth|c2c -o FILE.h5 [--svg F] | show FILE.h5 */

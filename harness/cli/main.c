@@ -27,6 +27,7 @@ static const verb verbs[] = {
      "sweeps of several machines side by side, layouts matched by meaning"},
     {"slurm", bl_cli_slurm, "Slurm batch scripts for a sweep (one job, or an array + merge)"},
     {"plan", bl_cli_plan, "where a layout's ranks and threads land on any node: table, map, picture"},
+    {"run", bl_cli_run, "any program launched once under the probe: where its ranks, threads and pages were, checked"},
     {"check", bl_cli_check, "is this process placed coherently? CPUs vs memory nodes, OpenMP, launchers"},
     {"matrix", bl_cli_matrix, "latency/bandwidth per (CPU node, memory node) and core-to-core latency: HDF5 + SVG heatmap"},
     {"hog", bl_cli_hog, "a noisy neighbour (CPU or memory hog) until killed; sweep --noisy starts it"},

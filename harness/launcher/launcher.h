@@ -58,10 +58,10 @@ void bl_cmd_plan_addf(bl_cmd *c, const char *fmt, ...)
 /* NAME=VALUE in the launcher's environment, in a plan only. */
 void bl_cmd_plan_env(bl_cmd *c, const char *name, const char *value);
 
-/* The OpenMP variables every rank of l gets, in order, each handed to
+/* The variables every rank of l gets, in order, each handed to
  * put(ctx, NAME, VALUE): OMP_NUM_THREADS (o->threads), OMP_PLACES and
- * OMP_PROC_BIND when l sets them, and the affinity display bindreport
- * reads (OMP_DISPLAY_AFFINITY, OMP_AFFINITY_FORMAT). */
+ * OMP_PROC_BIND when l sets them, the affinity display bindreport
+ * reads (OMP_DISPLAY_AFFINITY, OMP_AFFINITY_FORMAT), then o->rank_env. */
 void bl_launcher_omp_env(const bl_layout *l, const bl_layout_argv_opts *o,
                          void (*put)(void *ctx, const char *name,
                                      const char *value),
@@ -170,10 +170,11 @@ typedef struct bl_command {
     size_t nplanned;
 } bl_command;
 
-/* The one command builder, for the sweep and the plan: li's launcher
- * (its entry's command) for layout l (translated for li), then the ranks'
- * program: bindlab-app (k, o->app, o->out_file) for a run, plan->program
- * for a plan, with the plan's environment (HWLOC_XMLFILE, preload). */
+/* The one command builder, for the sweep, the plan and `bindlab run`:
+ * li's launcher (its entry's command) for layout l (translated for li),
+ * then the ranks' program: bindlab-app (k, o->app, o->out_file) for a
+ * run, o->program when set (k unused), plan->program for a plan, with
+ * the plan's environment (HWLOC_XMLFILE, preload). */
 int bl_launcher_command(const bl_launcher_info *li, const bl_layout *l,
                         const bl_kernel_spec *k, const bl_layout_argv_opts *o,
                         const bl_plan_mode *plan, bl_command *out,

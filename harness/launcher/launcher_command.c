@@ -15,7 +15,7 @@
 static int check_opts(const bl_layout *l, const bl_layout_argv_opts *o,
                       const bl_plan_mode *plan, bl_err *err)
 {
-    if (!plan && (!o->app || !o->out_file))
+    if (!plan && !o->program && (!o->app || !o->out_file))
         return bl_err_set(err, "launch options: the app path and the out "
                                "file are both needed");
     if (plan && !plan->program)
@@ -33,6 +33,11 @@ static int check_opts(const bl_layout *l, const bl_layout_argv_opts *o,
 static void app_args(bl_cmd *c, const bl_layout *l, const bl_kernel_spec *k,
                      const bl_layout_argv_opts *o)
 {
+    if (o->program) {
+        for (char *const *w = o->program; *w; w++)
+            bl_cmd_add(c, *w);
+        return;
+    }
     bl_cmd_add(c, o->app);
     bl_cmd_add(c, "--kernel");
     bl_cmd_add(c, k->name);

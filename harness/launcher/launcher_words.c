@@ -78,4 +78,13 @@ void bl_launcher_omp_env(const bl_layout *l, const bl_layout_argv_opts *o,
     /* A fixed format that bindreport reads: libgomp's default line names
      * no thread number. */
     put(ctx, "OMP_AFFINITY_FORMAT", BL_OMP_AFFINITY_FORMAT);
+    for (char *const *e = o->rank_env; e && *e; e++) {
+        const char *eq = strchr(*e, '=');
+        char name[128];
+        if (!eq || (size_t)(eq - *e) >= sizeof name)
+            continue; /* not NAME=VALUE: bl_layout_argv_opts says it is */
+        memcpy(name, *e, (size_t)(eq - *e));
+        name[eq - *e] = '\0';
+        put(ctx, name, eq + 1);
+    }
 }

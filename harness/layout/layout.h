@@ -262,6 +262,12 @@ typedef struct bl_layout_argv_opts {
                                "bl1:2,bl2:2" (the allocation's first
                                nodes, slots = cores); Hydra and Intel
                                MPI's -hosts: "bl1,bl2"; NULL: none */
+    char *const *program;   /* the ranks' program and its arguments
+                               (NULL-terminated) instead of bindlab-app
+                               (`bindlab run`); NULL: bindlab-app */
+    char *const *rank_env;  /* more "NAME=VALUE" for every rank, passed
+                               with the launcher's export words after the
+                               OpenMP ones (NULL-terminated, or NULL) */
 } bl_layout_argv_opts;
 
 /* mpirun -np N --map-by M --bind-to B [--rank-by R] --report-bindings

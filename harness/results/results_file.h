@@ -14,6 +14,7 @@
 #define BL_RESULTS_FILE_H
 
 #include "h5/h5schema.h"
+#include "proc/launch.h"
 
 /* Writes the harness's attributes, binding report and checks into the run
  * group `group` (created when the app left no run). */
@@ -22,6 +23,12 @@ int bl_h5_write_harness(hid_t file, const char *group, const bl_h5_harness *h,
 int bl_h5_read_harness(hid_t file, const char *group, bl_h5_harness *h,
                        bl_err *err);
 void bl_h5_harness_free(bl_h5_harness *h);
+
+/* How res ended into h (stderr_tail: its last 12 lines, exit_status -1
+ * when a signal ended it, term_signal, timed_out, wall_s), and in words
+ * into how ("exit status 3", bl_launch_describe). */
+void bl_h5_harness_launched(bl_h5_harness *h, const bl_launch_result *res,
+                            const bl_launch_opts *lo, char *how, size_t len);
 
 /* The /summary row of a run: app result (may be NULL) + harness. Strings
  * point into app/h (not copied). */

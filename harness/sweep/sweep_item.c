@@ -230,14 +230,10 @@ static char *concat(const char *a, const char *b)
 static void judge(const bl_launch_result *res, const bl_launch_opts *lo,
                   const bl_h5_run *app, bl_h5_harness *h)
 {
-    char how[256], tail[1024];
-    bl_launch_describe(res, lo, how, sizeof how);
-    bl_launch_last_lines(&res->errs, 12, tail, sizeof tail);
-    h->stderr_tail = strdup(tail);
-    h->exit_status = res->exited ? res->exit_status : -1;
-    h->term_signal = res->term_signal;
-    h->timed_out = res->timed_out;
-    h->wall_s = res->wall_s;
+    char how[256];
+    const char *tail;
+    bl_h5_harness_launched(h, res, lo, how, sizeof how);
+    tail = h->stderr_tail ? h->stderr_tail : "";
     if (res->timed_out) {
         h->status = strdup("timeout");
         h->reason = strdup(how);

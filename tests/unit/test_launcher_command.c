@@ -310,6 +310,58 @@ static void oversubscribed_plan_allows_overload(void **state)
     hwloc_topology_destroy(t);
 }
 
+/* bindlab run: any program (and its arguments, last and in order) in
+ * place of bindlab-app, and the probe's variables given to every rank in
+ * each launcher's own export words. */
+static void program_and_rank_env_in_every_launcher(void **state)
+{
+    static char *const program[] = {"/usr/bin/prog", "--flag", "x y", NULL};
+    static char *const env[] = {"LD_PRELOAD=/lib/probe.so",
+                                "BINDLAB_PROBE_DIR=/tmp/p d", NULL};
+    static const char *const words[] = {"-x", "-x", "-genv", "-genv", NULL};
+    bl_layout l = make("2", NULL, "core", "core");
+    bl_kernel_spec k = {.name = "triad"};
+    bl_layout_argv_opts o = {.threads = 2, .program = program,
+                             .rank_env = env};
+    hwloc_topology_t t = node();
+    bl_err err;
+    (void)state;
+    for (size_t i = 0; i < NLAUNCHERS; i++) {
+        const char *name = bl_launcher_ops_of(&launchers[i])->name;
+        bl_command c;
+        int preload = 0, dir = 0;
+        size_t n = 0;
+        assert_int_equal(bl_launcher_translate(&l, &launchers[i], t, &err), 0);
+        assert_int_equal(bl_launcher_command(&launchers[i], &l, &k, &o, NULL,
+                                             &c, &err), 0);
+        while (c.argv[n])
+            n++;
+        assert_true(n == c.app_at + 3);
+        for (int w = 0; w < 3; w++)
+            assert_string_equal(c.argv[c.app_at + (size_t)w], program[w]);
+        for (size_t a = 0; a < c.app_at; a++) {
+            const char *prev = a ? c.argv[a - 1] : "";
+            int exported = strcmp(name, "srun") == 0
+                ? strstr(c.argv[a], "--export=") == c.argv[a]
+                : i < 4 && strcmp(prev, words[i]) == 0;
+            if (strcmp(name, "srun") == 0 || strncmp(name, "ompi", 4) == 0) {
+                preload += exported && strstr(c.argv[a], env[0]) != NULL;
+                dir += exported && strstr(c.argv[a], env[1]) != NULL;
+            } else { /* -genv NAME VALUE */
+                preload += exported && strcmp(c.argv[a], "LD_PRELOAD") == 0 &&
+                           strcmp(c.argv[a + 1], "/lib/probe.so") == 0;
+                dir += exported && strcmp(c.argv[a], "BINDLAB_PROBE_DIR") == 0 &&
+                       strcmp(c.argv[a + 1], "/tmp/p d") == 0;
+            }
+        }
+        if (preload != 1 || dir != 1)
+            fail_msg("%s: LD_PRELOAD exported %d times, BINDLAB_PROBE_DIR %d",
+                     name, preload, dir);
+        bl_command_free(&c);
+    }
+    hwloc_topology_destroy(t);
+}
+
 /* What each launcher printed, captured: a run's report and its answer to
  * a plan (Open MPI 4's job map is turned into report lines first). */
 static const char *const captured[][3] = {
@@ -383,6 +435,7 @@ int main(int argc, char **argv)
     static const struct CMUnitTest hand[] = {
         cmocka_unit_test(hand_made_layouts_plan_what_they_run),
         cmocka_unit_test(oversubscribed_plan_allows_overload),
+        cmocka_unit_test(program_and_rank_env_in_every_launcher),
         cmocka_unit_test(report_formats_are_what_the_launchers_print),
     };
     static const bl_test_group groups[] = {

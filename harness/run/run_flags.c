@@ -1,0 +1,156 @@
+/* bindlab run: the flags only the probe can give (run.h), each with one
+ * note per finding naming the rank, thread, caller and time. */
+#include "run/run.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpuset.h"
+#include "grow.h"
+
+static void add_flag(char *flags, size_t len, const char *flag)
+{
+    size_t used = strlen(flags);
+    if (strstr(flags, flag))
+        return;
+    snprintf(flags + used, len - used, "%s%s", used ? "," : "", flag);
+}
+
+static void note(bl_run_outcome *out, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void note(bl_run_outcome *out, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (bl_grow(&out->notes, sizeof *out->notes, out->nnotes,
+                &out->notes_cap, 8) == 0 &&
+        (out->notes[out->nnotes] = strdup(line)))
+        out->nnotes++;
+}
+
+/* Changes that took effect once MPI_Init had returned. */
+static int drift(const bl_h5_run *r, bl_run_outcome *out)
+{
+    int n = 0;
+    for (size_t i = 0; i < r->naffinity; i++) {
+        const bl_h5_affinity *a = &r->affinity[i];
+        if (!a->changed || strcmp(a->phase, "after-init") != 0)
+            continue;
+        note(out, "drift-after-init: rank %d tid %lld: %s -> %s at "
+             "t=%.3f s by %s (%s)", a->rank, (long long)a->target,
+             a->old_cpus, a->new_cpus, a->t, a->caller, a->call);
+        n++;
+    }
+    return n;
+}
+
+/* Threads allowed CPUs their rank was not given. */
+static int outside(const bl_h5_run *r, bl_run_outcome *out)
+{
+    hwloc_bitmap_t rank = hwloc_bitmap_alloc(), mine = hwloc_bitmap_alloc();
+    int n = 0;
+    for (size_t i = 0; rank && mine && i < r->nplacement; i++) {
+        const bl_h5_placement *p = &r->placement[i];
+        if (bl_cpuset_parse_list(p->rank_cpuset, rank, NULL) < 0 ||
+            bl_cpuset_parse_list(p->cpuset, mine, NULL) < 0 ||
+            hwloc_bitmap_iszero(rank) || hwloc_bitmap_isincluded(mine, rank))
+            continue;
+        note(out, "thread-outside-rank: rank %d thread %d allowed %s, its "
+             "rank was given %s", p->rank, p->thread, p->cpuset,
+             p->rank_cpuset);
+        n++;
+    }
+    hwloc_bitmap_free(rank);
+    hwloc_bitmap_free(mine);
+    return n;
+}
+
+int bl_run_busy_thread(const bl_h5_run *r, size_t i)
+{
+    const char *l = i < r->nthread_rows ? r->thread_rows[i].label : "";
+    return !strcmp(l, "main") || !strcmp(l, "openmp") ||
+           !strcmp(l, "program") || !strcmp(l, "blas");
+}
+
+/* What the cross-check's flags found, thread by thread (it gives the
+ * flags only): compute threads on one PU, migrations, remote pages. */
+static void details(const bl_h5_run *r, const char *flags,
+                    bl_run_outcome *out)
+{
+    for (size_t i = 0; strstr(flags, "pu-shared") && i < r->nplacement; i++)
+        for (size_t j = i + 1; bl_run_busy_thread(r, i) && j < r->nplacement;
+             j++) {
+            const bl_h5_placement *a = &r->placement[i], *b = &r->placement[j];
+            if (bl_run_busy_thread(r, j) && a->cpu_last >= 0 &&
+                a->cpu_first == a->cpu_last && b->cpu_first == b->cpu_last &&
+                a->cpu_last == b->cpu_last && !strcmp(a->host, b->host))
+                note(out, "pu-shared: %d.%d and %d.%d ran only on CPU %d of %s",
+                     a->rank, a->thread, b->rank, b->thread, a->cpu_last,
+                     a->host);
+        }
+    for (size_t i = 0; strstr(flags, "migrated") && i < r->nplacement; i++)
+        if (r->placement[i].migrations > 0)
+            note(out, "migrated: %d.%d (%s) moved %lld times",
+                 r->placement[i].rank, r->placement[i].thread,
+                 i < r->nthread_rows ? r->thread_rows[i].label : "-",
+                 (long long)r->placement[i].migrations);
+    for (size_t i = 0; strstr(flags, "remote-pages") && i < r->nrank_rows; i++)
+        if (r->rank_rows[i].pages_local < r->rank_rows[i].pages_total)
+            note(out, "remote-pages: rank %d: %lld of %lld pages on NUMA "
+                 "nodes its set does not touch", r->rank_rows[i].rank,
+                 (long long)(r->rank_rows[i].pages_total -
+                             r->rank_rows[i].pages_local),
+                 (long long)r->rank_rows[i].pages_total);
+}
+
+/* Removes flag from the comma-separated flags, when it is there. */
+static void drop_flag(char *flags, const char *flag)
+{
+    size_t n = strlen(flag);
+    for (char *p = flags; (p = strstr(p, flag)) != NULL; p++)
+        if ((p == flags || p[-1] == ',') && (p[n] == ',' || !p[n])) {
+            if (p[n] == ',')
+                n++;
+            else if (p > flags)
+                p--, n++; /* the last one: its comma before it */
+            memmove(p, p + n, strlen(p + n) + 1);
+            return;
+        }
+}
+
+static int has_label(const bl_h5_run *r, const char *label)
+{
+    for (size_t i = 0; i < r->nthread_rows; i++)
+        if (strcmp(r->thread_rows[i].label, label) == 0)
+            return 1;
+    return 0;
+}
+
+void bl_run_flags(const bl_h5_run *r, char *flags, size_t len,
+                  bl_run_outcome *out)
+{
+    /* unbound OpenMP threads need OpenMP threads */
+    if (!has_label(r, "openmp"))
+        drop_flag(flags, "omp-unbound");
+    details(r, flags, out);
+    if (r->nprocesses == 0) {
+        add_flag(flags, len, "not-probed");
+        note(out, "not-probed: no process wrote a probe file (a setuid "
+             "program, LD_PRELOAD removed on the way, or none started)");
+    }
+    if (drift(r, out))
+        add_flag(flags, len, "drift-after-init");
+    if (outside(r, out))
+        add_flag(flags, len, "thread-outside-rank");
+    for (size_t i = 0; i < r->nprocesses; i++)
+        if (!r->processes[i].complete)
+            note(out, "incomplete: rank %d (pid %lld) left no end line "
+                 "(killed, a signal, _exit, or an exec into a program the "
+                 "probe cannot enter)", r->processes[i].rank,
+                 (long long)r->processes[i].pid);
+}

@@ -1,0 +1,304 @@
+/* bindlab run: one launch under the probe, from the layout to the record
+ * (run.h). The command is the sweep's builder's; the judgement and the
+ * cross-check are the sweep's pieces (bindreport/crosscheck.h). */
+#include "run/run.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <dirent.h>
+#include <unistd.h>
+
+#include "bindreport/bindreport.h"
+#include "bindreport/crosscheck.h"
+#include "launcher/launcher.h"
+#include "launcher/launcher_choice.h"
+#include "proc/launch.h"
+#include "proc/shellquote.h"
+#include "results/results_file.h"
+#include "topo.h"
+
+/* The launcher chosen, the layout spelled for it and checked here. */
+typedef struct run_setup {
+    hwloc_topology_t topo;
+    bl_launcher_info li;
+    char program[PATH_MAX];
+    bl_layout l;
+    bl_layout_check chk;
+} run_setup;
+
+/* More threads than a rank's PUs is the program's choice here (the
+ * flags say what came of it), not a layout refused as in a sweep. */
+static int setup(const bl_run_opts *o, run_setup *s, bl_err *err)
+{
+    bl_launcher_want want;
+    bl_layout ranks_only;
+    s->l = o->layout;
+    if (bl_topo_load(NULL, &s->topo, err) < 0)
+        return -1;
+    if (bl_launcher_choose(o->launcher, "--launcher", o->mpirun, s->program,
+                           sizeof s->program, &want, &s->li, err) < 0 ||
+        bl_launcher_translate(&s->l, &s->li, s->topo, err) < 0)
+        return -1;
+    ranks_only = s->l;
+    if (ranks_only.threads != BL_THREADS_FILL)
+        ranks_only.threads = 1;
+    if (bl_layout_validate(&ranks_only, s->topo, 0, &s->chk, err) < 0)
+        return -1;
+    if (s->l.threads != BL_THREADS_FILL)
+        s->chk.threads = s->l.threads;
+    return 0;
+}
+
+/* OUT without ".h5", then suffix: the log and the probe's directory. */
+static void beside(const char *out, const char *suffix, char *buf,
+                   size_t len)
+{
+    size_t n = strlen(out);
+    if (n > 3 && strcmp(out + n - 3, ".h5") == 0)
+        n -= 3;
+    bl_textf(buf, len, "%.*s%s", (int)n, out, suffix);
+}
+
+/* The probe files are in the record once it is written. */
+static void remove_probe_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char path[PATH_MAX];
+    while (d && (e = readdir(d)))
+        if (strncmp(e->d_name, "bindlab-probe.", 14) == 0 &&
+            bl_textf(path, sizeof path, "%s/%s", dir, e->d_name) == 0)
+            unlink(path);
+    if (d)
+        closedir(d);
+    rmdir(dir);
+}
+
+static int build_command(const bl_run_opts *o, run_setup *s,
+                         bl_run_outcome *out, bl_command *cmd, bl_err *err)
+{
+    char preload[PATH_MAX + 16], dir[PATH_MAX + 32], period[48];
+    char *env[4] = {preload, dir, NULL, NULL};
+    bl_layout_argv_opts ao = {0};
+    snprintf(preload, sizeof preload, "LD_PRELOAD=%s", o->probe);
+    snprintf(dir, sizeof dir, "BINDLAB_PROBE_DIR=%s", out->probe_dir);
+    if (o->period_ms > 0) {
+        snprintf(period, sizeof period, "BINDLAB_PROBE_PERIOD_MS=%d",
+                 o->period_ms);
+        env[2] = period;
+    }
+    ao.launcher = s->program;
+    ao.is_root = bl_launcher_is_root();
+    ao.threads = s->chk.threads;
+    ao.pus_per_rank = s->chk.pus_per_rank;
+    ao.program = o->program;
+    ao.rank_env = env;
+    return bl_launcher_command(&s->li, &s->l, NULL, &ao, NULL, cmd, err);
+}
+
+/* ok / failed / timeout, with the reason of anything but ok. */
+static void judge(const bl_launch_result *res, const bl_launch_opts *lo,
+                  bl_h5_harness *h)
+{
+    char how[256];
+    bl_h5_harness_launched(h, res, lo, how, sizeof how);
+    h->attempts = 1;
+    h->status = strdup(res->timed_out ? "timeout"
+                       : res->exited && res->exit_status == 0 ? "ok"
+                                                               : "failed");
+    h->reason = strdup(strcmp(h->status, "ok") == 0 ? "" : how);
+}
+
+/* The record's description of the layout and the program. */
+static void describe(const bl_run_opts *o, const run_setup *s,
+                     bl_run_outcome *out)
+{
+    bl_h5_harness *h = &out->h;
+    const bl_launcher_ops *ops = bl_launcher_ops_of(&s->li);
+    char *joined = bl_shell_join(o->program), v[96], base[PATH_MAX];
+    bl_textf(base, sizeof base, "%s", o->program[0]);
+    h->run_id = strdup("run");
+    h->label = strdup(joined ? joined : "");
+    h->name = strdup("");
+    h->repetition = 1;
+    h->np = s->l.np;
+    h->threads = s->chk.threads;
+    h->kernel = strdup(basename(base));
+    h->kernel_args = joined;
+    h->map_by = strdup(s->l.map_by);
+    h->map_by_launcher = strdup(s->l.map_by_launcher);
+    h->bind_to = strdup(s->l.bind_to);
+    h->bind_to_launcher = strdup(s->l.bind_to_launcher);
+    h->rank_by = strdup(s->l.rank_by);
+    h->omp_places = strdup(s->l.omp_places);
+    h->omp_proc_bind = strdup(s->l.omp_proc_bind);
+    h->init = strdup("");
+    h->mem_policy = strdup("");
+    h->launcher = strdup(ops ? ops->record_as : "mpirun");
+    snprintf(v, sizeof v, "%s %s", bl_launcher_kind_name(s->li.kind),
+             s->li.version);
+    h->launcher_version = strdup(v);
+    h->repetition_order = strdup("");
+    h->noisy = strdup("none");
+    h->log = strdup(out->log);
+    out->run.kernel = strdup(h->kernel);
+    out->run.args = strdup(h->kernel_args ? h->kernel_args : "");
+    out->run.threads = s->chk.threads;
+    out->run.result.local_page_fraction = -1.0;
+}
+
+/* The OpenMP variables the ranks were given (the cross-check reads
+ * OMP_PROC_BIND there). */
+static void omp_env(const run_setup *s, bl_h5_run *r)
+{
+    char threads[16];
+    const char *names[] = {"OMP_NUM_THREADS", "OMP_PLACES", "OMP_PROC_BIND"};
+    const char *values[] = {threads, s->l.omp_places, s->l.omp_proc_bind};
+    snprintf(threads, sizeof threads, "%d", s->chk.threads);
+    r->env = calloc(3, sizeof *r->env);
+    for (int i = 0; r->env && i < 3; i++)
+        if (values[i][0]) {
+            r->env[r->nenv].name = strdup(names[i]);
+            r->env[r->nenv++].value = strdup(values[i]);
+        }
+}
+
+/* The launcher's report against the ranks' given sets (the sweep's
+ * cross-check, on the compute threads), then the probe's own flags. */
+static void cross_check(const run_setup *s, const bl_launch_result *res,
+                        int numa_balancing, bl_run_outcome *out)
+{
+    char flags[512], *errs = bl_launch_output_text(&res->errs);
+    char *outs = bl_launch_output_text(&res->out), *text;
+    bl_report_topos t = {s->topo, 0, NULL, NULL};
+    bl_binding_report rep = {0};
+    bl_h5_run view = out->run;
+    bl_err e;
+    size_t n = 0;
+    text = malloc((errs ? strlen(errs) : 0) + (outs ? strlen(outs) : 0) + 2);
+    if (text) {
+        sprintf(text, "%s\n%s", errs ? errs : "", outs ? outs : "");
+        bl_bindreport_parse_nodes(text, BL_REPORT_AUTO, &t, &rep, &e);
+    }
+    view.placement = calloc(out->run.nplacement + 1, sizeof *view.placement);
+    /* pu-shared counts compute threads seen on one PU only: a thread
+     * seen on several has no one PU (migrated says it moved) */
+    for (size_t i = 0; view.placement && i < out->run.nplacement; i++)
+        if (bl_run_busy_thread(&out->run, i)) {
+            bl_h5_placement *p = &view.placement[n++];
+            *p = out->run.placement[i];
+            if (p->cpu_first != p->cpu_last)
+                p->cpu_last = -1;
+        }
+    view.nplacement = n;
+    bl_crosscheck(&rep, view.placement ? &view : &out->run, numa_balancing,
+                  &out->h.checks, &out->h.nchecks, flags, sizeof flags);
+    bl_run_flags(&out->run, flags, sizeof flags, out);
+    out->h.flags = strdup(flags);
+    out->h.binding_report = errs ? errs : strdup("");
+    free(view.placement);
+    free(outs);
+    free(text);
+    bl_bindreport_free(&rep);
+}
+
+/* This machine's record: the topology the rows were named with. */
+static void describe_machine(hwloc_topology_t topo, bl_h5_machine *m)
+{
+    char host[256] = "";
+    FILE *f = fopen("/proc/sys/kernel/numa_balancing", "r");
+    memset(m, 0, sizeof *m);
+    gethostname(host, sizeof host - 1);
+    m->hostname = strdup(host);
+    bl_h5_machine_topology(m, topo);
+    m->numa_balancing = -1;
+    if (f && fscanf(f, "%d", &m->numa_balancing) != 1)
+        m->numa_balancing = -1;
+    if (f)
+        fclose(f);
+}
+
+/* After the launch: the probe's rows, the checks, the record. */
+static int record(const bl_run_opts *o, const run_setup *s,
+                  const bl_launch_result *res, const bl_launch_opts *lo,
+                  bl_run_outcome *out, bl_err *err)
+{
+    bl_h5_machine m;
+    bl_err e;
+    int rc;
+    judge(res, lo, &out->h);
+    if (bl_run_record_read(out->probe_dir, s->topo, &out->run, &e) < 0) {
+        char msg[1200];
+        snprintf(msg, sizeof msg, "%s%sprobe files: %s", out->h.reason,
+                 out->h.reason[0] ? "; " : "", e.msg);
+        free(out->h.reason);
+        out->h.reason = strdup(msg);
+    }
+    out->run.status = strdup(out->h.status);
+    omp_env(s, &out->run);
+    describe_machine(s->topo, &m);
+    cross_check(s, res, m.numa_balancing, out);
+    rc = bl_h5_write_sweep_run(o->out, o->command, &m, 1, &out->run, &out->h,
+                               err);
+    bl_h5_machine_free(&m);
+    if (rc == 0)
+        remove_probe_dir(out->probe_dir);
+    return rc;
+}
+
+int bl_run(const bl_run_opts *o, bl_run_outcome *out, bl_err *err)
+{
+    run_setup s = {0};
+    bl_command cmd = {0};
+    bl_launch_opts lo = {0};
+    bl_launch_result res;
+    int rc = -1;
+    memset(out, 0, sizeof *out);
+    beside(o->out, ".log", out->log, sizeof out->log);
+    beside(o->out, ".probe.XXXXXX", out->probe_dir, sizeof out->probe_dir);
+    if (setup(o, &s, err) < 0) {
+        rc = -2;
+        goto done;
+    }
+    if (!mkdtemp(out->probe_dir)) {
+        bl_err_set(err, "%s: cannot make the probe's directory: %s",
+                   out->probe_dir, strerror(errno));
+        goto done;
+    }
+    if (build_command(o, &s, out, &cmd, err) < 0) {
+        rmdir(out->probe_dir);
+        goto done;
+    }
+    describe(o, &s, out);
+    out->h.argv = bl_shell_join(cmd.argv);
+    lo.argv = cmd.argv;
+    lo.env = cmd.env;
+    lo.timeout_s = o->timeout_s;
+    lo.stdout_path = out->log;
+    lo.stderr_path = out->log;
+    out->h.start_time = (double)time(NULL);
+    if (bl_launch_run(&lo, &res, err) == 0)
+        rc = record(o, &s, &res, &lo, out, err);
+    else
+        rmdir(out->probe_dir); /* nothing ran: nothing in it */
+    bl_launch_result_free(&res);
+done:
+    bl_command_free(&cmd);
+    if (s.topo)
+        hwloc_topology_destroy(s.topo);
+    return rc;
+}
+
+void bl_run_outcome_free(bl_run_outcome *out)
+{
+    bl_h5_run_free(&out->run);
+    bl_h5_harness_free(&out->h);
+    for (size_t i = 0; i < out->nnotes; i++)
+        free(out->notes[i]);
+    free(out->notes);
+    memset(out, 0, sizeof *out);
+}

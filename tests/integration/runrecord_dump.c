@@ -1,0 +1,70 @@
+/* Test helper: prints what a record of `bindlab run` says (a sweep file's
+ * /runs/run: the run and the harness's record), one fact per line:
+ *   status S / exit_status N / flags F / log PATH / ranks N
+ *   place R.T host H cpuset C rank_cpuset G cpu_last P numa N
+ *   thread R.T label L
+ *   affinity R phase P changed C caller OBJECT
+ *   process R pid P complete C mpi_init M
+ *   memory R numa N pages P
+ *   check R claimed C seen S matches M */
+#include <stdio.h>
+
+#include "h5/h5schema.h"
+#include "results/results_file.h"
+
+static void dump(const bl_h5_run *r, const bl_h5_harness *h)
+{
+    printf("status %s\nexit_status %d\nflags %s\nlog %s\nranks %d\n",
+           h->status, h->exit_status, h->flags, h->log, r->ranks);
+    for (size_t i = 0; i < r->nplacement; i++) {
+        const bl_h5_placement *p = &r->placement[i];
+        printf("place %d.%d host %s cpuset %s rank_cpuset %s cpu_last %d "
+               "numa %d\n", p->rank, p->thread, p->host, p->cpuset,
+               p->rank_cpuset, p->cpu_last, p->numa);
+    }
+    for (size_t i = 0; i < r->nthread_rows; i++)
+        printf("thread %d.%d label %s\n", r->thread_rows[i].rank,
+               r->thread_rows[i].thread, r->thread_rows[i].label);
+    for (size_t i = 0; i < r->naffinity; i++)
+        printf("affinity %d phase %s changed %d caller %s\n",
+               r->affinity[i].rank, r->affinity[i].phase,
+               r->affinity[i].changed, r->affinity[i].caller);
+    for (size_t i = 0; i < r->nprocesses; i++)
+        printf("process %d pid %lld complete %d mpi_init %d\n",
+               r->processes[i].rank, (long long)r->processes[i].pid,
+               r->processes[i].complete, r->processes[i].mpi_init);
+    for (size_t i = 0; i < r->nmemory; i++)
+        printf("memory %d numa %d pages %lld\n", r->memory[i].rank,
+               r->memory[i].numa_node, (long long)r->memory[i].pages);
+    for (size_t i = 0; i < h->nchecks; i++)
+        printf("check %d claimed %s seen %s matches %d\n", h->checks[i].rank,
+               h->checks[i].claimed, h->checks[i].seen, h->checks[i].matches);
+}
+
+int main(int argc, char **argv)
+{
+    bl_h5_run r;
+    bl_h5_harness h;
+    bl_err err;
+    hid_t f;
+    int rc = 0;
+    if (argc != 2) {
+        fprintf(stderr, "usage: runrecord_dump FILE.h5\n");
+        return 2;
+    }
+    if ((f = bl_h5_open_read(argv[1], &err)) < 0) {
+        fprintf(stderr, "runrecord_dump: %s\n", err.msg);
+        return 1;
+    }
+    if (bl_h5_read_run(f, "runs/run", &r, &err) < 0 ||
+        bl_h5_read_harness(f, "runs/run", &h, &err) < 0) {
+        fprintf(stderr, "runrecord_dump: %s\n", err.msg);
+        rc = 1;
+    } else {
+        dump(&r, &h);
+    }
+    bl_h5_run_free(&r);
+    bl_h5_harness_free(&h);
+    H5Fclose(f);
+    return rc;
+}

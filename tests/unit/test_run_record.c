@@ -1,0 +1,169 @@
+/* bindlab run's reading of probe files into a run record's rows, and its
+ * own flags (harness/run/run.h), on the captured files of
+ * tests/fixtures/probe (two ranks of probe_target bound one per core,
+ * the setter library widening each rank's set after MPI_Init), with a
+ * made-up node of two NUMA nodes, one core each. Also the ELF check that
+ * refuses static programs. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "bl_test_files.h"
+#include "run/run.h"
+
+static void copy_fixture(const char *name, const char *dir)
+{
+    char path[1024], *text = bl_test_fixture("probe", name);
+    FILE *f;
+    snprintf(path, sizeof path, "%s/bindlab-probe.%s", dir, name);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    free(text);
+}
+
+static void remove_dir(const char *dir)
+{
+    const char *names[] = {"complete-rank0.probe", "complete-rank1.probe"};
+    char path[1024];
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/bindlab-probe.%s", dir, names[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+static const bl_h5_placement *row(const bl_h5_run *r, int rank, int thread)
+{
+    for (size_t i = 0; i < r->nplacement; i++)
+        if (r->placement[i].rank == rank && r->placement[i].thread == thread)
+            return &r->placement[i];
+    fail_msg("no placement row %d.%d", rank, thread);
+    return NULL;
+}
+
+static void two_ranks_become_rows_and_flags(void **state)
+{
+    char dir[] = "/tmp/bl-run-record-XXXXXX", flags[256] = "";
+    hwloc_topology_t t = bl_test_topology("pack:1 numa:2 core:1 pu:1");
+    bl_run_outcome out;
+    bl_h5_run *r = &out.run;
+    bl_err err;
+    int drift = 0;
+    (void)state;
+    memset(&out, 0, sizeof out);
+    assert_non_null(mkdtemp(dir));
+    copy_fixture("complete-rank0.probe", dir);
+    copy_fixture("complete-rank1.probe", dir);
+    if (bl_run_record_read(dir, t, r, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(r->ranks, 2);
+    assert_int_equal(r->nprocesses, 2);
+    /* main, two MPI threads and one OpenMP thread per rank */
+    assert_int_equal(r->nplacement, 8);
+    assert_int_equal(r->nthread_rows, 8);
+    for (size_t i = 0; i < r->nplacement; i++)
+        if (r->placement[i].thread == 0)
+            assert_string_equal(r->thread_rows[i].label, "main");
+    assert_string_equal(row(r, 0, 0)->rank_cpuset, "0");
+    assert_string_equal(row(r, 1, 0)->rank_cpuset, "1");
+    /* the setter widened the main threads: their last allowed set */
+    assert_string_equal(row(r, 1, 0)->cpuset, "0-1");
+    assert_int_equal(row(r, 1, 1)->cpu_last, 1);
+    assert_int_equal(row(r, 1, 1)->numa, 1);
+    assert_int_equal(r->naffinity, 6 + 6); /* the affinity lines of both */
+    /* all pages on NUMA node 0: local to rank 0, remote to rank 1 */
+    assert_int_equal(r->nrank_rows, 2);
+    assert_true(r->rank_rows[0].local_page_fraction == 1.0);
+    assert_true(r->rank_rows[1].local_page_fraction == 0.0);
+    assert_int_equal(r->rank_rows[1].pages_total, 2783);
+    bl_run_flags(r, flags, sizeof flags, &out);
+    assert_string_equal(flags, "drift-after-init,thread-outside-rank");
+    for (size_t i = 0; i < out.nnotes; i++)
+        drift += strstr(out.notes[i], "drift-after-init: rank") &&
+                 strstr(out.notes[i], "libbl_probe_setter.so");
+    assert_int_equal(drift, 2);
+    bl_run_outcome_free(&out);
+    remove_dir(dir);
+    hwloc_topology_destroy(t);
+}
+
+/* omp-unbound is the sweep's flag for OpenMP threads left unbound: a
+ * program without OpenMP threads has none to leave unbound. */
+static void omp_unbound_needs_openmp_threads(void **state)
+{
+    static const char *const cases[][2] = {
+        {"omp-unbound", ""},
+        {"pu-shared,omp-unbound", "pu-shared"},
+        {"omp-unbound,migrated", "migrated"},
+        {"a,omp-unbound,b", "a,b"},
+    };
+    bl_h5_thread main_only = {.label = "main"};
+    bl_h5_process one = {.complete = 1};
+    bl_h5_run r = {.thread_rows = &main_only, .nthread_rows = 1,
+                   .processes = &one, .nprocesses = 1};
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        bl_run_outcome out;
+        char flags[64];
+        memset(&out, 0, sizeof out);
+        snprintf(flags, sizeof flags, "%s", cases[i][0]);
+        bl_run_flags(&r, flags, sizeof flags, &out);
+        assert_string_equal(flags, cases[i][1]);
+    }
+    main_only.label = "openmp";
+    {
+        bl_run_outcome out;
+        char flags[64] = "omp-unbound";
+        memset(&out, 0, sizeof out);
+        bl_run_flags(&r, flags, sizeof flags, &out);
+        assert_string_equal(flags, "omp-unbound");
+    }
+    /* no process at all: nothing was probed */
+    {
+        bl_run_outcome out;
+        char flags[64] = "";
+        memset(&out, 0, sizeof out);
+        r.nprocesses = 0;
+        bl_run_flags(&r, flags, sizeof flags, &out);
+        assert_string_equal(flags, "not-probed");
+        assert_int_equal(out.nnotes, 1);
+        free(out.notes[0]);
+        free(out.notes);
+    }
+}
+
+/* The probe cannot enter a static program: refused before launching. */
+static void static_programs_are_refused(void **state)
+{
+    char path[1024];
+    bl_err err;
+    (void)state;
+    assert_int_equal(bl_run_program_check("/bin/sh", &err), 0);
+    snprintf(path, sizeof path, "/proc/%d/exe", (int)getpid());
+    assert_int_equal(bl_run_program_check(path, &err), 0);
+    /* ctest runs unit tests in the build tree's tests/, beside it */
+    assert_int_equal(bl_run_program_check("probe_static", &err), -1);
+    assert_non_null(strstr(err.msg, "statically linked"));
+    assert_int_equal(bl_run_program_check("/etc/hostname", &err), -1);
+    assert_int_equal(bl_run_program_find("no-such-program-here", path,
+                                         sizeof path, &err), -1);
+    assert_non_null(strstr(err.msg, "not found in PATH"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(two_ranks_become_rows_and_flags),
+        cmocka_unit_test(omp_unbound_needs_openmp_threads),
+        cmocka_unit_test(static_programs_are_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
