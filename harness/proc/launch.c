@@ -28,6 +28,14 @@ extern char **environ;
 #define STRAY_WAIT_S 2.0
 /* Poll period when pidfd_open is unavailable (Linux < 5.3). */
 #define FALLBACK_POLL_MS 20
+/* While a deadline is pending the loop wakes at least this often, so that
+ * a wakeup far later than asked for measures how long the harness itself
+ * was stopped (SIGSTOP, Ctrl-Z, a checkpointing batch system, a debugger):
+ * CLOCK_MONOTONIC runs on while a process is stopped, and that time is not
+ * the run's fault, so it moves the deadline. A lateness below STOP_GAP_S is
+ * scheduling noise. */
+#define DEADLINE_POLL_MS 250
+#define STOP_GAP_S 0.5
 
 /* What a signal handler may touch. */
 static volatile sig_atomic_t g_pid;          /* running child, or 0 */
@@ -386,9 +394,17 @@ static void end_run(run_state *st, int sig, double now)
     }
 }
 
-/* One pass of the control logic; returns 1 when the run is over. */
+/* One pass of the control logic; returns 1 when the run is over. Whether
+ * the run ended is looked at first: a run that ended while the harness was
+ * not looking (stopped, descheduled) ended in time. */
 static int step(run_state *st, bl_launch_result *res, double now)
 {
+    if (!st->ended && leader_ended(st->pid)) {
+        st->ended = 1;
+        res->wall_s = now - st->t0;
+        res->strays = kill_strays(st->pid);
+        st->drain_until = bl_now_s() + DRAIN_S;
+    }
     if (!st->ended) {
         if (g_interrupt && !st->term_sent) {
             res->interrupted = 1;
@@ -402,15 +418,23 @@ static int step(run_state *st, bl_launch_result *res, double now)
             res->killed = 1;
             end_run(st, SIGKILL, now);
         }
-        if (leader_ended(st->pid)) {
-            st->ended = 1;
-            res->wall_s = now - st->t0;
-            res->strays = kill_strays(st->pid);
-            st->drain_until = bl_now_s() + DRAIN_S;
-        }
     }
     return st->ended && ((st->fd[0] < 0 && st->fd[1] < 0) ||
                          now >= st->drain_until);
+}
+
+/* A wait asked for asked_ms took waited_s: time beyond what was asked for
+ * is time the harness was stopped, which the deadline and the grace period
+ * do not count. */
+static void forgive_stop(run_state *st, int asked_ms, double waited_s)
+{
+    double late = asked_ms >= 0 ? waited_s - asked_ms / 1000.0 : 0;
+    if (late < STOP_GAP_S || st->ended)
+        return;
+    if (st->deadline > 0)
+        st->deadline += late;
+    if (st->term_sent && !st->kill_sent)
+        st->kill_at += late;
 }
 
 static int poll_timeout_ms(const run_state *st, double now)
@@ -429,6 +453,8 @@ static int poll_timeout_ms(const run_state *st, double now)
         ms = next <= now ? 0 : (int)ceil((next - now) * 1000.0);
     if (!st->ended && st->pidfd < 0 && (ms < 0 || ms > FALLBACK_POLL_MS))
         ms = FALLBACK_POLL_MS;
+    if (!st->ended && isfinite(next) && ms > DEADLINE_POLL_MS)
+        ms = DEADLINE_POLL_MS;
     return ms;
 }
 
@@ -456,7 +482,10 @@ static void supervise(run_state *st, bl_launch_result *res)
             pf[n++] = (struct pollfd){.fd = st->pidfd, .events = POLLIN};
         if (g_wake[0] >= 0)
             pf[n++] = (struct pollfd){.fd = g_wake[0], .events = POLLIN};
-        int r = poll(pf, (nfds_t)n, poll_timeout_ms(st, now));
+        int ms = poll_timeout_ms(st, now);
+        double before = bl_now_s();
+        int r = poll(pf, (nfds_t)n, ms);
+        forgive_stop(st, ms, bl_now_s() - before);
         if (r <= 0)
             continue;  /* timeout or EINTR: step() decides */
         for (int i = 0; i < 2; i++)
