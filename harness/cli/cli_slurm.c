@@ -16,6 +16,7 @@
 #include "sweep/sweep_file.h"
 #include "cli/datadir.h"
 #include "proc/shellquote.h"
+#include "same_file.h"
 #include "slurm/slurm.h"
 #include "sys_util.h"
 #include "topo.h"
@@ -154,6 +155,13 @@ static int parse_args(int argc, char **argv, cli *c)
     {   /* a shipped sweep by short name ("default") */
         static char shipped[PATH_MAX];
         c->file = bl_data_sweep(c->file, shipped, sizeof shipped);
+    }
+    {   /* the script must not replace what it was made from */
+        const char *inputs[] = {c->file, c->topology, c->app};
+        if (c->out && bl_check_output_not_input(c->out, inputs, 3, &err) < 0) {
+            fprintf(stderr, "bindlab slurm: -o %s\n", err.msg);
+            return BL_EXIT_USAGE;
+        }
     }
     /* Before sinfo is asked anything: these go into #SBATCH lines. */
     if ((c->partition &&
