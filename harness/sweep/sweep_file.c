@@ -204,7 +204,8 @@ static int load_text(const char *text_in, size_t len, const char *name,
     if (len > (size_t)BL_SWEEP_FILE_MAX)
         return bl_err_set(err, "%s: larger than %ld bytes (1 MiB), the most "
                           "a sweep file may have", name, BL_SWEEP_FILE_MAX);
-    if (bl_sweep_file_check_lines(text_in, len, name, err) < 0)
+    if (bl_sweep_file_check_lines(text_in, len, name, err) < 0 ||
+        bl_sweep_file_check_depth(text_in, len, name, err) < 0)
         return -1;
     if (!yaml_parser_initialize(&parser))
         return bl_err_set(err, "%s: cannot start the YAML parser", name);

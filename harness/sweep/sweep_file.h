@@ -15,6 +15,10 @@
  * generated monster) is refused at once instead of eating memory. */
 #define BL_SWEEP_FILE_MAX (1L << 20)  /* bytes */
 #define BL_SWEEP_LINE_MAX 4096        /* characters in one line */
+/* Lists and mappings inside each other: libyaml's time grows with the
+ * square of the depth (100,000 levels in 200 KB take it seconds to
+ * minutes), and a sweep file needs about 5. */
+#define BL_SWEEP_DEPTH_MAX 64
 
 /* Reads and expands the sweep file at path (a regular file or a pipe). On
  * success fills *out, to be released with bl_sweep_free; on failure *out is
@@ -27,9 +31,13 @@ int bl_sweep_file_load_string(const char *text, const char *name,
 
 /* sweep_file_read.c: the file's text (a regular file or a pipe, at most
  * BL_SWEEP_FILE_MAX bytes, NUL-terminated, *len set; NULL with err on
- * failure), and the refusal of a line over BL_SWEEP_LINE_MAX at that line. */
+ * failure), the refusal of a line over BL_SWEEP_LINE_MAX at that line, and
+ * of nesting deeper than BL_SWEEP_DEPTH_MAX where it gets too deep (a YAML
+ * syntax error is left to the loader, which reports it). */
 char *bl_sweep_file_read(const char *path, size_t *len, bl_err *err);
 int bl_sweep_file_check_lines(const char *text, size_t len, const char *file,
+                              bl_err *err);
+int bl_sweep_file_check_depth(const char *text, size_t len, const char *file,
                               bl_err *err);
 
 #endif
