@@ -1,6 +1,7 @@
 /* Sweep files within the documented limits that would still cost the
  * harness minutes or all its memory: nesting thousands of levels deep
- * (libyaml's time grows with the square of the depth). Each is refused
+ * (libyaml's time grows with the square of the depth), or expanding to
+ * tens of millions of runs (planned until memory runs out). Each is refused
  * with the file, the place or the count, and the limit. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,11 +61,73 @@ static void limits_accept_nesting_up_to_the_limit(void **state)
     free(text);
 }
 
+/* layouts explicit layouts of np 1..layouts, each with reps repetitions,
+ * and the max_runs: line extra (or ""). */
+static char *many_runs(int layouts, int reps, const char *extra)
+{
+    size_t cap = (size_t)layouts * 48 + 256, n;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    n = (size_t)snprintf(text, cap, "name: many\n%skernels: [triad]\n"
+                         "layouts:\n", extra);
+    for (int i = 1; i <= layouts; i++)
+        n += (size_t)snprintf(text + n, cap - n, "  - {np: %d, repetitions: "
+                              "%d}\n", i, reps);
+    assert_true(n < cap);
+    return text;
+}
+
+/* 2,000 layouts x 10,000 repetitions: refused at load with the count and
+ * the cap, instead of "out of memory" while planning. */
+static void limits_refuse_more_runs_than_the_cap(void **state)
+{
+    bl_sweep s;
+    bl_err err = {{0}};
+    char *text = many_runs(2000, 10000, ""), want[256];
+    (void)state;
+    assert_int_equal(bl_sweep_file_load_string(text, "many.yaml", &s, &err),
+                     -1);
+    snprintf(want, sizeof want, "many.yaml: %ld runs (2000 layouts with "
+             "their repetitions), more than the cap of %ld", 2000L * 10000L,
+             BL_SWEEP_RUNS_MAX);
+    if (!strstr(err.msg, want))
+        fail_msg("got: %s\nwanted: %s", err.msg, want);
+    free(text);
+}
+
+/* The cap is the file's to raise (max_runs:), up to a ceiling; one run
+ * over it is refused, and exactly at it the sweep loads. */
+static void limits_max_runs_key_moves_the_cap(void **state)
+{
+    bl_sweep s;
+    bl_err err = {{0}};
+    char *at = many_runs(3, 100, "max_runs: 300\n");
+    char *over = many_runs(3, 100, "max_runs: 299\n");
+    char *above = many_runs(1, 1, "max_runs: 10000001\n");
+    (void)state;
+    assert_int_equal(bl_sweep_file_load_string(at, "m.yaml", &s, &err), 0);
+    assert_int_equal(bl_sweep_runs(&s), 300);
+    bl_sweep_free(&s);
+    assert_int_equal(bl_sweep_file_load_string(over, "m.yaml", &s, &err),
+                     -1);
+    assert_non_null(strstr(err.msg, "m.yaml: 300 runs (3 layouts with their "
+                                    "repetitions), more than the cap of "
+                                    "299"));
+    assert_int_equal(bl_sweep_file_load_string(above, "m.yaml", &s, &err),
+                     -1);
+    assert_non_null(strstr(err.msg, "m.yaml:2:11: max_runs"));
+    free(at);
+    free(over);
+    free(above);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest limits[] = {
         cmocka_unit_test(limits_refuse_deep_nesting_where_it_gets_too_deep),
         cmocka_unit_test(limits_accept_nesting_up_to_the_limit),
+        cmocka_unit_test(limits_refuse_more_runs_than_the_cap),
+        cmocka_unit_test(limits_max_runs_key_moves_the_cap),
     };
     const bl_test_group groups[] = {
         BL_GROUP("limits", limits),
