@@ -28,12 +28,10 @@ extern char **environ;
 #define STRAY_WAIT_S 2.0
 /* Poll period when pidfd_open is unavailable (Linux < 5.3). */
 #define FALLBACK_POLL_MS 20
-/* While a deadline is pending the loop wakes at least this often, so that
- * a wakeup far later than asked for measures how long the harness itself
- * was stopped (SIGSTOP, Ctrl-Z, a checkpointing batch system, a debugger):
- * CLOCK_MONOTONIC runs on while a process is stopped, and that time is not
- * the run's fault, so it moves the deadline. A lateness below STOP_GAP_S is
- * scheduling noise. */
+/* With a deadline pending the loop wakes at least this often: a wakeup
+ * later than asked for by STOP_GAP_S or more is time the harness was
+ * stopped (Ctrl-Z, a batch system, a debugger; CLOCK_MONOTONIC runs on),
+ * not the run's, and moves the deadline. */
 #define DEADLINE_POLL_MS 250
 #define STOP_GAP_S 0.5
 
@@ -423,9 +421,8 @@ static int step(run_state *st, bl_launch_result *res, double now)
                          now >= st->drain_until);
 }
 
-/* A wait asked for asked_ms took waited_s: time beyond what was asked for
- * is time the harness was stopped, which the deadline and the grace period
- * do not count. */
+/* A wait of asked_ms took waited_s: the excess was the harness stopped,
+ * which neither the deadline nor the grace period counts. */
 static void forgive_stop(run_state *st, int asked_ms, double waited_s)
 {
     double late = asked_ms >= 0 ? waited_s - asked_ms / 1000.0 : 0;
