@@ -28,10 +28,9 @@ extern char **environ;
 #define STRAY_WAIT_S 2.0
 /* Poll period when pidfd_open is unavailable (Linux < 5.3). */
 #define FALLBACK_POLL_MS 20
-/* With a deadline pending the loop wakes at least this often: a wakeup
- * later than asked for by STOP_GAP_S or more is time the harness was
- * stopped (Ctrl-Z, a batch system, a debugger; CLOCK_MONOTONIC runs on),
- * not the run's, and moves the deadline. */
+/* With a deadline pending the loop wakes at least this often: a pass late
+ * by STOP_GAP_S or more was the harness stopped (Ctrl-Z, a batch system, a
+ * debugger; CLOCK_MONOTONIC runs on), not the run's: it moves the deadline. */
 #define DEADLINE_POLL_MS 250
 #define STOP_GAP_S 0.5
 
@@ -392,9 +391,8 @@ static void end_run(run_state *st, int sig, double now)
     }
 }
 
-/* One pass of the control logic; returns 1 when the run is over. Whether
- * the run ended is looked at first: a run that ended while the harness was
- * not looking (stopped, descheduled) ended in time. */
+/* One pass of the control logic; returns 1 when the run is over. The end
+ * comes first: a run that ended while the harness was stopped was in time. */
 static int step(run_state *st, bl_launch_result *res, double now)
 {
     if (!st->ended && leader_ended(st->pid)) {
@@ -421,11 +419,11 @@ static int step(run_state *st, bl_launch_result *res, double now)
                          now >= st->drain_until);
 }
 
-/* A wait of asked_ms took waited_s: the excess was the harness stopped,
- * which neither the deadline nor the grace period counts. */
-static void forgive_stop(run_state *st, int asked_ms, double waited_s)
+/* A pass of the loop that waited asked_ms took took_s (a stop anywhere in
+ * it counts): the excess, the harness stopped, moves deadline and grace. */
+static void forgive_stop(run_state *st, int asked_ms, double took_s)
 {
-    double late = asked_ms >= 0 ? waited_s - asked_ms / 1000.0 : 0;
+    double late = asked_ms >= 0 ? took_s - asked_ms / 1000.0 : 0;
     if (late < STOP_GAP_S || st->ended)
         return;
     if (st->deadline > 0)
@@ -464,8 +462,12 @@ static void drain_wake(void)
 
 static void supervise(run_state *st, bl_launch_result *res)
 {
+    double prev = bl_now_s();
+    int ms = -1;
     for (;;) {
         double now = bl_now_s();
+        forgive_stop(st, ms, now - prev);
+        prev = now;
         if (step(st, res, now))
             break;
         struct pollfd pf[4];
@@ -479,10 +481,8 @@ static void supervise(run_state *st, bl_launch_result *res)
             pf[n++] = (struct pollfd){.fd = st->pidfd, .events = POLLIN};
         if (g_wake[0] >= 0)
             pf[n++] = (struct pollfd){.fd = g_wake[0], .events = POLLIN};
-        int ms = poll_timeout_ms(st, now);
-        double before = bl_now_s();
+        ms = poll_timeout_ms(st, now);
         int r = poll(pf, (nfds_t)n, ms);
-        forgive_stop(st, ms, bl_now_s() - before);
         if (r <= 0)
             continue;  /* timeout or EINTR: step() decides */
         for (int i = 0; i < 2; i++)
