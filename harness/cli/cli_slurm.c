@@ -312,10 +312,15 @@ static int write_all(const cli *c, const bl_slurm_opts *o, const bl_sweep *s,
         *slash = '\0';
         bl_mkdir_p(dir, NULL); /* the script's writer says what failed */
     }
-    /* A device, directory or FIFO at either path is bad input, refused
-     * before either script is written. */
+    /* A device, directory or FIFO at either path, or an input (the merge
+     * script's name is made from -o's), is bad input, refused before
+     * either script is written. */
+    const char *inputs[] = {c->file, c->topology, c->app};
     if (rc == 0 && (bl_atomic_check_target(out, &err) < 0 ||
-                    (mtext && bl_atomic_check_target(merge, &err) < 0))) {
+                    bl_check_output_not_input(out, inputs, 3, &err) < 0 ||
+                    (mtext && (bl_atomic_check_target(merge, &err) < 0 ||
+                               bl_check_output_not_input(merge, inputs, 3,
+                                                         &err) < 0)))) {
         fprintf(stderr, "bindlab slurm: %s\n", err.msg);
         rc = BL_EXIT_USAGE;
     }
@@ -326,7 +331,6 @@ static int write_all(const cli *c, const bl_slurm_opts *o, const bl_sweep *s,
     }
     free(text);
     free(mtext);
-    (void)c;
     return rc;
 }
 

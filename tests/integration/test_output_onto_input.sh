@@ -50,6 +50,11 @@ refused "slurm -o onto the sweep file" s.yaml s.yaml \
     "$BINDLAB" slurm s.yaml --topology "pack:1 core:2 pu:1" --results "$WORK/results" -o s.yaml
 refused "slurm -o a hard link of it" hard.yaml s.yaml \
     "$BINDLAB" slurm s.yaml --topology "pack:1 core:2 pu:1" --results "$WORK/results" -o hard.yaml
+# --array writes a merge script named after -o: X -> X.merge
+cp s.yaml arr.merge
+refused "slurm --array, the merge script onto the sweep file" arr.merge arr.merge \
+    "$BINDLAB" slurm arr.merge --array --topology "pack:1 core:2 pu:1" --results "$WORK/results" -o arr
+[ ! -e arr ] || fail "slurm --array: the array script was written although the merge script was refused"
 refused "sweep -o onto the sweep file" s.yaml s.yaml \
     "$BINDLAB" sweep s.yaml --dry-run --results "$WORK/results" -o s.yaml
 refused "matrix show --svg onto its file" X.h5 X.h5 "$BINDLAB" matrix show X.h5 --svg X.h5
