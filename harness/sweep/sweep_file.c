@@ -32,6 +32,18 @@ static int parse_launcher(bl_sf_ctx *c, const yaml_node_t *v)
     return 0;
 }
 
+/* max_runs: the cap on runs, raised (or lowered) by the file. */
+static int parse_max_runs(bl_sf_ctx *c, const yaml_node_t *v)
+{
+    bl_err e;
+    if (bl_sf_expect(c, v, YAML_SCALAR_NODE, "max_runs") < 0)
+        return -1;
+    if (bl_parse_long(bl_sf_text(v), "max_runs", 1, BL_SWEEP_RUNS_CEILING,
+                      &c->max_runs, &e) < 0)
+        return bl_sf_fail_at(c, v, "%s", e.msg);
+    return 0;
+}
+
 #define NAME_ACCEPTED                                                       \
     "accepted: 1 to 63 letters, digits, '.', '_' or '-', not starting "    \
     "with '.' or '-' (the name becomes a file name under the results "     \
@@ -93,15 +105,7 @@ static int parse_top(bl_sf_ctx *c, const yaml_node_t *root)
                                      "default) or consecutive (A A B B)",
                                      bl_sf_text(v));
             break;
-        case 9: {
-            bl_err e;
-            if (bl_sf_expect(c, v, YAML_SCALAR_NODE, keys[i]) < 0)
-                return -1;
-            if (bl_parse_long(bl_sf_text(v), "max_runs", 1,
-                              BL_SWEEP_RUNS_CEILING, &c->max_runs, &e) < 0)
-                return bl_sf_fail_at(c, v, "%s", e.msg);
-            break;
-        }
+        case 9: rc = parse_max_runs(c, v); break;
         default: return -1;
         }
         if (rc < 0)
