@@ -6,6 +6,7 @@
 
 #include "app_cli.h"
 #include "app_run.h"
+#include "app_threads.h"
 #include "placement_check.h"
 
 /* Before MPI_Init the rank is only known from the launcher's environment;
@@ -35,6 +36,12 @@ int main(int argc, char **argv)
     if (o.version) {
         printf("bindlab-app %s\n", bl_app_version());
         return 0;
+    }
+    /* before MPI and before the first parallel region */
+    if (bl_app_threads_check(&err) < 0) {
+        if (first_rank())
+            fprintf(stderr, "bindlab-app: %s\n", err.msg);
+        return 2;
     }
     if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) !=
         MPI_SUCCESS) {

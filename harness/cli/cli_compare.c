@@ -9,6 +9,7 @@
 #include "cli/cli_options.h"
 #include "cli/cli_util.h"
 #include "atomic_file.h"
+#include "same_file.h"
 #include "report/compare.h"
 
 static const char help[] =
@@ -115,6 +116,11 @@ static int parse_args(int argc, char **argv, options *o)
     int rc = bl_cli_parse(&spec, argc, argv, o);
     if (rc >= 0)
         return rc;
+    if (o->html && bl_check_output_not_input(o->html, o->files, o->nfiles,
+                                             &err) < 0) {
+        fprintf(stderr, "bindlab compare: --html %s\n", err.msg);
+        return BL_EXIT_USAGE;
+    }
     /* a file of several machines counts as several; one that cannot be
      * read as one (its error comes when it is loaded) */
     for (size_t i = 0; i < o->nfiles; i++) {

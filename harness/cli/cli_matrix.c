@@ -14,6 +14,7 @@
 #include "cli/cli_options.h"
 #include "cli/cli_util.h"
 #include "matrix/matrix.h"
+#include "same_file.h"
 #include "sys_util.h"
 #include "topo.h"
 #include "units.h"
@@ -134,6 +135,17 @@ static int parse_args(int argc, char **argv, options *o)
     if (!o->kind)
         return bl_cli_usage_error(VERB, "which matrix? latency, bandwidth, "
                                   "c2c (or show FILE.h5)");
+    /* no output may replace an input (show's file, the app), before any
+     * work */
+    const char *inputs[] = {o->input, o->app}, *outputs[] = {o->out, o->svg,
+                                                            o->png};
+    for (size_t i = 0; i < 3; i++) {
+        bl_err err;
+        if (bl_check_output_not_input(outputs[i], inputs, 2, &err) < 0) {
+            fprintf(stderr, "bindlab %s: %s\n", VERB, err.msg);
+            return BL_EXIT_USAGE;
+        }
+    }
     return -1;
 }
 

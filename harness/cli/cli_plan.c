@@ -14,6 +14,7 @@
 #include "cli/cli_util.h"
 #include "layout/node_topos.h"
 #include "plan/plan_picture.h"
+#include "same_file.h"
 
 static const char help[] =
     "usage: bindlab plan [--topology FILE.xml|SYNTH] -np N [--nodes N]\n"
@@ -231,6 +232,14 @@ static int parse_args(int argc, char **argv, bl_plan_cli *o)
     if (o->picture && !bl_plan_picture_format(o->picture))
         return bl_cli_usage_error(VERB, "--picture '%.200s': the name must "
                                   "end in .png, .svg or .pdf", o->picture);
+    if (o->picture) {
+        const char *inputs[] = {o->sweep, o->topology};
+        bl_err err;
+        if (bl_check_output_not_input(o->picture, inputs, 2, &err) < 0) {
+            fprintf(stderr, "bindlab plan: --picture %s\n", err.msg);
+            return BL_EXIT_USAGE;
+        }
+    }
     return -1;
 }
 

@@ -14,6 +14,7 @@
 #include "report/report_retries.h"
 #include "report/report_write.h"
 #include "atomic_file.h"
+#include "same_file.h"
 
 static const char help[] =
     "usage: bindlab report FILE.h5 [--csv] [--kernel K] [--sort rate|label|run]\n"
@@ -131,7 +132,8 @@ static int parse_args(int argc, char **argv, options *o)
     }
     /* a device, directory, FIFO... is never replaced: refused before the
      * input is read, like every writer */
-    if (o->html && bl_atomic_check_target(o->html, &err) < 0) {
+    if (o->html && (bl_check_output_not_input1(o->html, o->input, &err) < 0 ||
+                    bl_atomic_check_target(o->html, &err) < 0)) {
         fprintf(stderr, "bindlab report: --html %s\n", err.msg);
         return BL_EXIT_USAGE;
     }

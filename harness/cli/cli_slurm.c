@@ -16,6 +16,7 @@
 #include "sweep/sweep_file.h"
 #include "cli/datadir.h"
 #include "proc/shellquote.h"
+#include "same_file.h"
 #include "slurm/slurm.h"
 #include "sys_util.h"
 #include "topo.h"
@@ -154,6 +155,13 @@ static int parse_args(int argc, char **argv, cli *c)
     {   /* a shipped sweep by short name ("default") */
         static char shipped[PATH_MAX];
         c->file = bl_data_sweep(c->file, shipped, sizeof shipped);
+    }
+    {   /* the script must not replace what it was made from */
+        const char *inputs[] = {c->file, c->topology, c->app};
+        if (c->out && bl_check_output_not_input(c->out, inputs, 3, &err) < 0) {
+            fprintf(stderr, "bindlab slurm: -o %s\n", err.msg);
+            return BL_EXIT_USAGE;
+        }
     }
     /* Before sinfo is asked anything: these go into #SBATCH lines. */
     if ((c->partition &&
@@ -304,10 +312,15 @@ static int write_all(const cli *c, const bl_slurm_opts *o, const bl_sweep *s,
         *slash = '\0';
         bl_mkdir_p(dir, NULL); /* the script's writer says what failed */
     }
-    /* A device, directory or FIFO at either path is bad input, refused
-     * before either script is written. */
+    /* A device, directory or FIFO at either path, or an input (the merge
+     * script's name is made from -o's), is bad input, refused before
+     * either script is written. */
+    const char *inputs[] = {c->file, c->topology, c->app};
     if (rc == 0 && (bl_atomic_check_target(out, &err) < 0 ||
-                    (mtext && bl_atomic_check_target(merge, &err) < 0))) {
+                    bl_check_output_not_input(out, inputs, 3, &err) < 0 ||
+                    (mtext && (bl_atomic_check_target(merge, &err) < 0 ||
+                               bl_check_output_not_input(merge, inputs, 3,
+                                                         &err) < 0)))) {
         fprintf(stderr, "bindlab slurm: %s\n", err.msg);
         rc = BL_EXIT_USAGE;
     }
@@ -318,7 +331,6 @@ static int write_all(const cli *c, const bl_slurm_opts *o, const bl_sweep *s,
     }
     free(text);
     free(mtext);
-    (void)c;
     return rc;
 }
 

@@ -10,6 +10,7 @@
 #include "cli/cli_util.h"
 #include "cli/datadir.h"
 #include "launcher/launcher_choice.h"
+#include "same_file.h"
 #include "sweep/noisy.h"
 #include "sweep/sweep.h"
 #include "units.h"
@@ -192,6 +193,13 @@ int bl_cli_sweep(int argc, char **argv)
     if ((rc = bl_cli_parse(&spec, argc, argv, &o)) >= 0)
         return rc;
     o.file = bl_data_sweep(o.file, shipped_file, sizeof shipped_file);
+    {   /* the results must not replace what the sweep runs from */
+        const char *inputs[] = {o.file, o.app, o.launcher_path};
+        if (bl_check_output_not_input(o.out, inputs, 3, &err) < 0) {
+            fprintf(stderr, "bindlab sweep: -o %s\n", err.msg);
+            return BL_EXIT_USAGE;
+        }
+    }
 
     rc = bl_sweep_run(&o, &t, &err);
     if (rc == -3) {  /* busy, not bad input: the same command works later */

@@ -127,12 +127,11 @@ static int cmp_interleaved(const void *a, const void *b)
 static int plan_runs(bl_sweep_ctx *c, bl_err *err)
 {
     const bl_sweep *s = &c->sweep;
-    int total = 0, index = 0;
-    for (int i = 0; i < s->nlayouts; i++)
-        total += s->layouts[i].repetitions > 0 ? s->layouts[i].repetitions : 1;
+    long total = bl_sweep_runs(s), index = 0;  /* capped by the loader */
     c->items = calloc((size_t)total + 1, sizeof *c->items);
-    if (!c->items)
-        return bl_err_set(err, "out of memory");
+    c->reasons = calloc((size_t)s->nlayouts + 1, sizeof *c->reasons);
+    if (!c->items || !c->reasons)
+        return bl_err_set(err, "out of memory planning %ld runs", total);
     for (int i = 0; i < s->nlayouts; i++) {
         bl_layout *l = &s->layouts[i];
         int reps = l->repetitions > 0 ? l->repetitions : 1;
@@ -144,6 +143,8 @@ static int plan_runs(bl_sweep_ctx *c, bl_err *err)
             valid = bl_sweep_nodes_validate(c, l, &chk, &e) == 0;
         if (valid)
             valid = check_nodes(c, l, &e) == 0;
+        if (!valid && !(c->reasons[i] = strdup(e.msg)))
+            return bl_err_set(err, "out of memory");
         for (int r = 1; r <= reps; r++, index++) {
             bl_sweep_item *it;
             if (c->o->nshards > 0 && index % c->o->nshards != c->o->shard - 1)
@@ -158,8 +159,7 @@ static int plan_runs(bl_sweep_ctx *c, bl_err *err)
                 bl_textf(it->run_id, sizeof it->run_id, "%s", l->run_id);
             it->check = chk;
             it->valid = valid;
-            if (!valid)
-                snprintf(it->reason, sizeof it->reason, "%s", e.msg);
+            it->reason = c->reasons[i];
         }
     }
     c->order = c->o->repetition_order != BL_REP_ORDER_UNSET

@@ -11,6 +11,7 @@
 
 #include "launcher/launcher_choice.h"
 #include "sweep/sweep_file_priv.h"
+#include "units.h"
 
 /* launcher: a family or a path; whether it is installed is asked when the
  * sweep runs (bl_launcher_choose), not here. */
@@ -31,6 +32,18 @@ static int parse_launcher(bl_sf_ctx *c, const yaml_node_t *v)
     return 0;
 }
 
+/* max_runs: the cap on runs, raised (or lowered) by the file. */
+static int parse_max_runs(bl_sf_ctx *c, const yaml_node_t *v)
+{
+    bl_err e;
+    if (bl_sf_expect(c, v, YAML_SCALAR_NODE, "max_runs") < 0)
+        return -1;
+    if (bl_parse_long(bl_sf_text(v), "max_runs", 1, BL_SWEEP_RUNS_CEILING,
+                      &c->max_runs, &e) < 0)
+        return bl_sf_fail_at(c, v, "%s", e.msg);
+    return 0;
+}
+
 #define NAME_ACCEPTED                                                       \
     "accepted: 1 to 63 letters, digits, '.', '_' or '-', not starting "    \
     "with '.' or '-' (the name becomes a file name under the results "     \
@@ -41,7 +54,8 @@ static int parse_top(bl_sf_ctx *c, const yaml_node_t *root)
     static const char *const keys[] = {"name", "description", "kernels",
                                        "defaults", "sweep", "exclude",
                                        "layouts", "launcher",
-                                       "repetition_order", NULL};
+                                       "repetition_order", "max_runs",
+                                       NULL};
     const yaml_node_t *excl = NULL;
     if (bl_sf_expect(c, root, YAML_MAPPING_NODE, "sweep file") < 0)
         return -1;
@@ -91,6 +105,7 @@ static int parse_top(bl_sf_ctx *c, const yaml_node_t *root)
                                      "default) or consecutive (A A B B)",
                                      bl_sf_text(v));
             break;
+        case 9: rc = parse_max_runs(c, v); break;
         default: return -1;
         }
         if (rc < 0)
@@ -107,6 +122,28 @@ static int parse_top(bl_sf_ctx *c, const yaml_node_t *root)
         return bl_sf_fail_at(c, excl, "exclude: only applies to sweep:, and "
                              "there is none");
     return 0;
+}
+
+long bl_sweep_runs(const bl_sweep *s)
+{
+    long runs = 0;
+    for (int i = 0; i < s->nlayouts; i++)
+        runs += s->layouts[i].repetitions > 0 ? s->layouts[i].repetitions : 1;
+    return runs;
+}
+
+/* Refuses a sweep of more runs than its cap, with the count. */
+static int check_runs(const bl_sf_ctx *c, const bl_sweep *s, bl_err *err)
+{
+    long runs = bl_sweep_runs(s);
+    long cap = c->max_runs ? c->max_runs : BL_SWEEP_RUNS_MAX;
+    if (runs <= cap)
+        return 0;
+    return bl_err_set(err, "%s: %ld runs (%d layouts with their "
+                      "repetitions), more than the cap of %ld; give fewer "
+                      "layouts or repetitions, or raise the cap with "
+                      "max_runs: N (at most %ld)", c->file, runs,
+                      s->nlayouts, cap, BL_SWEEP_RUNS_CEILING);
 }
 
 /* "configs/sweeps/epyc-2s.yaml" -> "epyc-2s". */
@@ -178,6 +215,10 @@ static int load(yaml_parser_t *parser, const char *file, bl_sweep *out,
     c.spec.file = file;
     if (bl_layout_expand(&c.spec, &out->layouts, &out->nlayouts, err) < 0)
         goto done;
+    if (check_runs(&c, out, err) < 0) {
+        free(out->layouts);
+        goto done;
+    }
     out->kernels = c.kernels;
     out->nkernels = c.nkernels;
     c.kernels = NULL;
@@ -204,7 +245,8 @@ static int load_text(const char *text_in, size_t len, const char *name,
     if (len > (size_t)BL_SWEEP_FILE_MAX)
         return bl_err_set(err, "%s: larger than %ld bytes (1 MiB), the most "
                           "a sweep file may have", name, BL_SWEEP_FILE_MAX);
-    if (bl_sweep_file_check_lines(text_in, len, name, err) < 0)
+    if (bl_sweep_file_check_lines(text_in, len, name, err) < 0 ||
+        bl_sweep_file_check_depth(text_in, len, name, err) < 0)
         return -1;
     if (!yaml_parser_initialize(&parser))
         return bl_err_set(err, "%s: cannot start the YAML parser", name);

@@ -27,6 +27,7 @@ typedef struct bl_sf_ctx {
     bl_kernel_spec *kernels;
     int nkernels;
     bl_sweep *out;
+    long max_runs;          /* max_runs:, or 0: BL_SWEEP_RUNS_MAX */
 } bl_sf_ctx;
 
 /* --- sweep_file_yaml.c --------------------------------------------------- */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <yaml.h>
 
 /* Refuses text with a line over BL_SWEEP_LINE_MAX, at that line. */
 int bl_sweep_file_check_lines(const char *text, size_t len, const char *file,
@@ -26,6 +27,38 @@ int bl_sweep_file_check_lines(const char *text, size_t len, const char *file,
         }
     }
     return 0;
+}
+
+/* Reads the events of text only as deep as the limit: libyaml's cost per
+ * token grows with the depth reached so far, so stopping there keeps the
+ * check linear, where loading the whole document would not be. */
+int bl_sweep_file_check_depth(const char *text, size_t len, const char *file,
+                              bl_err *err)
+{
+    yaml_parser_t parser;
+    yaml_event_t ev;
+    int depth = 0, rc = 0, end = 0;
+    if (!yaml_parser_initialize(&parser))
+        return bl_err_set(err, "%s: cannot start the YAML parser", file);
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    while (!end && rc == 0 && yaml_parser_parse(&parser, &ev)) {
+        if (ev.type == YAML_SEQUENCE_START_EVENT ||
+            ev.type == YAML_MAPPING_START_EVENT) {
+            if (++depth > BL_SWEEP_DEPTH_MAX)
+                rc = bl_err_set(err, "%s:%zu:%zu: lists and mappings nested "
+                                "deeper than %d levels, the most a sweep "
+                                "file may have (is this a sweep file?)",
+                                file, ev.start_mark.line + 1,
+                                ev.start_mark.column + 1, BL_SWEEP_DEPTH_MAX);
+        } else if (ev.type == YAML_SEQUENCE_END_EVENT ||
+                   ev.type == YAML_MAPPING_END_EVENT) {
+            depth--;
+        }
+        end = ev.type == YAML_STREAM_END_EVENT;
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&parser);
+    return rc;
 }
 
 /* The whole file, at most BL_SWEEP_FILE_MAX bytes, NUL-terminated. */

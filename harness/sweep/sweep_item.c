@@ -24,6 +24,10 @@
 
 void bl_sweep_ctx_free(bl_sweep_ctx *c)
 {
+    for (int i = 0; c->reasons && i < c->sweep.nlayouts; i++)
+        free(c->reasons[i]);
+    free(c->reasons);
+    c->reasons = NULL;
     bl_sweep_free(&c->sweep);
     if (c->topo)
         hwloc_topology_destroy(c->topo);

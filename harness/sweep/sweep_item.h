@@ -22,7 +22,8 @@ typedef struct bl_sweep_item {
     char run_id[32];            /* r0003, or r0003.2 with repetitions */
     bl_layout_check check;      /* threads and PUs per rank when valid */
     int valid;
-    char reason[BL_ERR_MSG_MAX];
+    const char *reason;         /* why not valid (the layout's, shared by
+                                   its repetitions); NULL when valid */
 } bl_sweep_item;
 
 typedef struct bl_sweep_ctx {
@@ -40,6 +41,7 @@ typedef struct bl_sweep_ctx {
     char results[PATH_MAX], dir[PATH_MAX], out[PATH_MAX], app[PATH_MAX];
     int is_root;
     bl_sweep_item *items;        /* in the order they run */
+    char **reasons;              /* per layout: why it cannot run, or NULL */
     int nitems;
     bl_rep_order order;          /* what the items' order follows */
 } bl_sweep_ctx;

@@ -195,7 +195,7 @@ static void config_rejects_unknown_keys_listing_accepted(void **state)
     expect_error("kernels: [triad]\nsweeps: {np: 1}\n",
                  "t.yaml:2:1: sweep file: unknown key 'sweeps'; accepted: "
                  "name, description, kernels, defaults, sweep, exclude, "
-                 "layouts, launcher, repetition_order");
+                 "layouts, launcher, repetition_order, max_runs");
     expect_error("kernels:\n  - {name: triad, sizes: 1GiB}\n",
                  "t.yaml:2:19: kernels entry: unknown key 'sizes'; accepted: "
                  "name, label, size, iters, warmup, grid, radius, overlap, "
