@@ -195,7 +195,7 @@ static void config_rejects_unknown_keys_listing_accepted(void **state)
     expect_error("kernels: [triad]\nsweeps: {np: 1}\n",
                  "t.yaml:2:1: sweep file: unknown key 'sweeps'; accepted: "
                  "name, description, kernels, defaults, sweep, exclude, "
-                 "layouts, launcher, repetition_order, max_runs");
+                 "layouts, launcher, repetition_order, max_runs, app");
     expect_error("kernels:\n  - {name: triad, sizes: 1GiB}\n",
                  "t.yaml:2:19: kernels entry: unknown key 'sizes'; accepted: "
                  "name, label, size, iters, warmup, grid, radius, overlap, "
@@ -373,7 +373,8 @@ static void config_rejects_sweeps_that_expand_wrong(void **state)
                                 "needs kernels: and sweep: or layouts:");
     expect_error("sweep: {np: 1}\n",
                  "t.yaml:1:1: kernels: missing; accepted: a list such as "
-                 "[{name: triad, size: 256MiB, iters: 20}]");
+                 "[{name: triad, size: 256MiB, iters: 20}], or app: "
+                 "{command: [PROGRAM, ARG...]}");
     expect_error("kernels: [triad]\n",
                  "t.yaml:1:1: no layouts: give a sweep: mapping (crossed) or "
                  "a layouts: list (or both)");
