@@ -1,7 +1,7 @@
 /* Test helper: prints what a record of `bindlab run` says (a sweep file's
  * /runs/run, or /runs/RUN_ID of a sweep's record when given: the run and
  * the harness's record), one fact per line:
- *   status S / exit_status N / flags F / log PATH / ranks N
+ *   status S / exit_status N / flags F / log PATH / ranks N / reason R
  *   place R.T host H cpuset C rank_cpuset G cpu_last P numa N
  *   thread R.T label L
  *   affinity R phase P changed C caller OBJECT
@@ -15,8 +15,9 @@
 
 static void dump(const bl_h5_run *r, const bl_h5_harness *h)
 {
-    printf("status %s\nexit_status %d\nflags %s\nlog %s\nranks %d\n",
-           h->status, h->exit_status, h->flags, h->log, r->ranks);
+    printf("status %s\nexit_status %d\nflags %s\nlog %s\nranks %d\n"
+           "reason %s\n", h->status, h->exit_status, h->flags, h->log,
+           r->ranks, h->reason ? h->reason : "");
     for (size_t i = 0; i < r->nplacement; i++) {
         const bl_h5_placement *p = &r->placement[i];
         printf("place %d.%d host %s cpuset %s rank_cpuset %s cpu_last %d "
