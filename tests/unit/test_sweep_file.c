@@ -9,6 +9,7 @@
 
 #include "bl_test.h"
 #include "sweep/sweep_file.h"
+#include "sweep_file_expect.h"
 #include "topo.h"
 
 /* The source tree: from CTest's environment, else from this file's path
@@ -63,20 +64,6 @@ static void load_fixture(const char *name, bl_sweep *s, int want_rc,
     if (bl_sweep_file_load(path, s, err) != want_rc)
         fail_msg("%s: expected %d: %s", name, want_rc,
                  want_rc ? "success" : err->msg);
-}
-
-/* Loads text as "t.yaml" and expects exactly the message msg. */
-static void expect_error(const char *text, const char *msg)
-{
-    bl_sweep s;
-    bl_err err;
-    if (bl_sweep_file_load_string(text, "t.yaml", &s, &err) == 0) {
-        bl_sweep_free(&s);
-        fail_msg("accepted: %s", text);
-    }
-    assert_string_equal(err.msg, msg);
-    assert_int_equal(s.nlayouts, 0);
-    assert_null(s.layouts);
 }
 
 static int count_kernel(const bl_sweep *s, int k)

@@ -8,19 +8,7 @@
 #include "bl_test.h"
 #include "sweep/sweep_app.h"
 #include "sweep/sweep_file.h"
-
-static void expect_error(const char *text, const char *msg)
-{
-    bl_sweep s;
-    bl_err err;
-    if (bl_sweep_file_load_string(text, "t.yaml", &s, &err) == 0) {
-        bl_sweep_free(&s);
-        fail_msg("accepted: %s", text);
-    }
-    assert_string_equal(err.msg, msg);
-    assert_null(s.app);
-    assert_null(s.layouts);
-}
+#include "sweep_file_expect.h"
 
 static const char good[] =
     "app:\n"
