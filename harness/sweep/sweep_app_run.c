@@ -61,8 +61,12 @@ int bl_sweep_app_command(const bl_sweep_ctx *c, const bl_sweep_item *it,
 {
     bl_app_values v = {it->layout, it->check.threads, it->rep};
     bl_run_launch *rl = &a->rl;
+    char dir[PATH_MAX];
     memset(a, 0, sizeof *a);
-    bl_textf(a->probe_dir, sizeof a->probe_dir, "%s/%s.probe", c->dir,
+    /* absolute: a program that changes directory still finds it */
+    if (!realpath(c->dir, dir))
+        bl_textf(dir, sizeof dir, "%s", c->dir);
+    bl_textf(a->probe_dir, sizeof a->probe_dir, "%s/%s.probe", dir,
              it->run_id);
     if (fill(c->sweep.app, &v, a, err) < 0 ||
         bl_run_probe_path(a->probe, sizeof a->probe, err) < 0)
