@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "proc/argv_build.h"
+#include "proc/shellquote.h"
 #include "results/results_file.h"
 #include "sys_util.h"
 
@@ -172,9 +173,11 @@ int bl_sweep_app_record(const bl_sweep_ctx *c, bl_sweep_app_run *a,
     int rc;
     memset(&out, 0, sizeof out);
     out.h = *h; /* the sweep's description of the layout */
+    free(out.h.kernel_args); /* the program's argv, as filled */
+    out.h.kernel_args = bl_shell_join(a->program);
     bl_run_collect(&a->rl, res, lo, &out, &m);
-    out.run.kernel = strdup(h->kernel);
-    out.run.args = strdup(h->kernel_args ? h->kernel_args : "");
+    out.run.kernel = strdup(out.h.kernel);
+    out.run.args = strdup(out.h.kernel_args ? out.h.kernel_args : "");
     out.run.threads = a->rl.argv.threads;
     out.run.result.local_page_fraction = -1.0;
     if (strcmp(out.h.status, "ok") == 0)

@@ -6,6 +6,7 @@
 #include "sweep/sweep_file_priv.h"
 
 #include <regex.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,7 +82,9 @@ static int parse_env(bl_sf_ctx *c, bl_app_spec *a, const yaml_node_t *n)
             if (!strcmp(a->env_names[j], bl_sf_text(k)))
                 return bl_sf_fail_at(c, k, "app: env: '%s' given twice",
                                      bl_sf_text(k));
-        if (!(a->env_values[a->nenv] = template_at(c, v, "app: env value")))
+        char key[160];
+        snprintf(key, sizeof key, "app: env: %.140s", bl_sf_text(k));
+        if (!(a->env_values[a->nenv] = template_at(c, v, key)))
             return -1;
         if (!(a->env_names[a->nenv++] = strdup(bl_sf_text(k))))
             return bl_sf_fail_at(c, k, "out of memory");

@@ -94,7 +94,7 @@ static void app_errors_are_named_where_written(void **state)
                  "{bind_to}, {rank_by}, {omp_places}, {omp_proc_bind}, "
                  "{run_id}, {repetition}");
     expect_error("app: {command: [x], env: {A: \"{np\"}}\nlayouts: [{np: 1}]\n",
-                 "t.yaml:1:30: app: env value '{np': '{' without its '}' "
+                 "t.yaml:1:30: app: env: A '{np': '{' without its '}' "
                  "(write {{ for the brace itself)");
     expect_error("app: {command: [x], env: {1A: b}}\nlayouts: [{np: 1}]\n",
                  "t.yaml:1:27: app: env: '1A' is not a variable name; "
