@@ -59,7 +59,7 @@ expect_line nomatch.dump "reason rate: no match for Performance: ([0-9.]+) in th
 expect_line nomatch.dump "ranks 2"
 
 # --- (a) LAMMPS -----------------------------------------------------------
-have lmp "Debian package lammps" || exit 77
+have lmp "Debian package lammps" || apps_end # CI=true: fails; else a skip
 cat >lj.yaml <<YAML
 app:
   command: [lmp, -in, "$apps/lammps/in.lj", -log, none]
