@@ -14,7 +14,9 @@
 
 #include "err.h"
 #include "h5/h5schema.h"
+#include "launcher/launcher.h"
 #include "layout/layout.h"
+#include "proc/launch.h"
 
 /* More flags than the cross-check's (crosscheck.h):
  *   drift-after-init      an affinity change of a rank's thread after
@@ -43,6 +45,41 @@ typedef struct bl_run_outcome {
     char log[4096];             /* the launcher's output, beside the record */
     char probe_dir[4096];       /* the probe files (kept) */
 } bl_run_outcome;
+
+/* One launch under the probe, as `bindlab run` and a sweep's app: runs
+ * make it: the layout translated and checked by the caller. */
+typedef struct bl_run_launch {
+    const bl_launcher_info *li;
+    const bl_layout *layout;    /* translated for li */
+    hwloc_topology_t topo;      /* this machine's: names the rows */
+    bl_layout_argv_opts argv;   /* launcher, is_root, threads, pus_per_rank,
+                                 * hosts, oversubscribe, program; rank_env:
+                                 * more "NAME=VALUE" for every rank, or
+                                 * NULL (the probe's are added) */
+    const char *probe;          /* path of libbindlab-probe.so */
+    const char *probe_dir;      /* where its files go (exists) */
+    int period_ms;              /* BINDLAB_PROBE_PERIOD_MS, 0: default */
+} bl_run_launch;
+
+/* The command of rl: the launcher's argv with the probe preloaded in
+ * every rank. 0, or -1 with err. */
+int bl_run_command(const bl_run_launch *rl, bl_command *cmd, bl_err *err);
+
+/* After the launch: out->h's status (ok, failed, timeout) and reason
+ * from how it ended, the probe files of rl->probe_dir into out->run (a
+ * failure to read them added to the reason), the OpenMP variables, *m
+ * this machine (free with bl_h5_machine_free), and the cross-check and
+ * probe flags into out->h. out->h's layout fields are the caller's. */
+void bl_run_collect(const bl_run_launch *rl, const bl_launch_result *res,
+                    const bl_launch_opts *lo, bl_run_outcome *out,
+                    bl_h5_machine *m);
+
+/* The probe's files of dir and dir itself removed (once a record holds
+ * them). */
+void bl_run_probe_dir_remove(const char *dir);
+
+/* 1 when dir holds a probe file: the program started. */
+int bl_run_probe_dir_used(const char *dir);
 
 /* Is path a program the probe can see: an ELF executable with a program
  * interpreter or needed libraries (a static one is refused with a line

@@ -64,7 +64,7 @@ static void beside(const char *out, const char *suffix, char *buf,
 }
 
 /* The probe files are in the record once it is written. */
-static void remove_probe_dir(const char *dir)
+void bl_run_probe_dir_remove(const char *dir)
 {
     DIR *d = opendir(dir);
     struct dirent *e;
@@ -78,26 +78,46 @@ static void remove_probe_dir(const char *dir)
     rmdir(dir);
 }
 
-static int build_command(const bl_run_opts *o, run_setup *s,
-                         bl_run_outcome *out, bl_command *cmd, bl_err *err)
+int bl_run_probe_dir_used(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int used = 0;
+    while (d && !used && (e = readdir(d)))
+        used = strncmp(e->d_name, "bindlab-probe.", 14) == 0;
+    if (d)
+        closedir(d);
+    return used;
+}
+
+int bl_run_command(const bl_run_launch *rl, bl_command *cmd, bl_err *err)
 {
     char preload[PATH_MAX + 16], dir[PATH_MAX + 32], period[48];
-    char *env[4] = {preload, dir, NULL, NULL};
-    bl_layout_argv_opts ao = {0};
-    snprintf(preload, sizeof preload, "LD_PRELOAD=%s", o->probe);
-    snprintf(dir, sizeof dir, "BINDLAB_PROBE_DIR=%s", out->probe_dir);
-    if (o->period_ms > 0) {
+    char **env = NULL;
+    size_t n = 0, k = 3;
+    bl_layout_argv_opts ao = rl->argv;
+    int rc;
+    while (rl->argv.rank_env && rl->argv.rank_env[n])
+        n++;
+    if (!(env = calloc(n + 4, sizeof *env)))
+        return bl_err_set(err, "out of memory");
+    snprintf(preload, sizeof preload, "LD_PRELOAD=%s", rl->probe);
+    snprintf(dir, sizeof dir, "BINDLAB_PROBE_DIR=%s", rl->probe_dir);
+    env[0] = preload;
+    env[1] = dir;
+    if (rl->period_ms > 0) {
         snprintf(period, sizeof period, "BINDLAB_PROBE_PERIOD_MS=%d",
-                 o->period_ms);
+                 rl->period_ms);
         env[2] = period;
+    } else {
+        k = 2;
     }
-    ao.launcher = s->program;
-    ao.is_root = bl_launcher_is_root();
-    ao.threads = s->chk.threads;
-    ao.pus_per_rank = s->chk.pus_per_rank;
-    ao.program = o->program;
+    for (size_t i = 0; i < n; i++)
+        env[k + i] = rl->argv.rank_env[i];
     ao.rank_env = env;
-    return bl_launcher_command(&s->li, &s->l, NULL, &ao, NULL, cmd, err);
+    rc = bl_launcher_command(rl->li, rl->layout, NULL, &ao, NULL, cmd, err);
+    free(env);
+    return rc;
 }
 
 /* ok / failed / timeout, with the reason of anything but ok. */
@@ -153,12 +173,13 @@ static void describe(const bl_run_opts *o, const run_setup *s,
 
 /* The OpenMP variables the ranks were given (the cross-check reads
  * OMP_PROC_BIND there). */
-static void omp_env(const run_setup *s, bl_h5_run *r)
+static void omp_env(const bl_run_launch *rl, bl_h5_run *r)
 {
     char threads[16];
     const char *names[] = {"OMP_NUM_THREADS", "OMP_PLACES", "OMP_PROC_BIND"};
-    const char *values[] = {threads, s->l.omp_places, s->l.omp_proc_bind};
-    snprintf(threads, sizeof threads, "%d", s->chk.threads);
+    const char *values[] = {threads, rl->layout->omp_places,
+                            rl->layout->omp_proc_bind};
+    snprintf(threads, sizeof threads, "%d", rl->argv.threads);
     r->env = calloc(3, sizeof *r->env);
     for (int i = 0; r->env && i < 3; i++)
         if (values[i][0]) {
@@ -169,12 +190,12 @@ static void omp_env(const run_setup *s, bl_h5_run *r)
 
 /* The launcher's report against the ranks' given sets (the sweep's
  * cross-check, on the compute threads), then the probe's own flags. */
-static void cross_check(const run_setup *s, const bl_launch_result *res,
+static void cross_check(const bl_run_launch *rl, const bl_launch_result *res,
                         int numa_balancing, bl_run_outcome *out)
 {
     char flags[512], *errs = bl_launch_output_text(&res->errs);
     char *outs = bl_launch_output_text(&res->out), *text;
-    bl_report_topos t = {s->topo, 0, NULL, NULL};
+    bl_report_topos t = {rl->topo, 0, NULL, NULL};
     bl_binding_report rep = {0};
     bl_h5_run view = out->run;
     bl_err e;
@@ -222,16 +243,13 @@ static void describe_machine(hwloc_topology_t topo, bl_h5_machine *m)
         fclose(f);
 }
 
-/* After the launch: the probe's rows, the checks, the record. */
-static int record(const bl_run_opts *o, const run_setup *s,
-                  const bl_launch_result *res, const bl_launch_opts *lo,
-                  bl_run_outcome *out, bl_err *err)
+void bl_run_collect(const bl_run_launch *rl, const bl_launch_result *res,
+                    const bl_launch_opts *lo, bl_run_outcome *out,
+                    bl_h5_machine *m)
 {
-    bl_h5_machine m;
     bl_err e;
-    int rc;
     judge(res, lo, &out->h);
-    if (bl_run_record_read(out->probe_dir, s->topo, &out->run, &e) < 0) {
+    if (bl_run_record_read(rl->probe_dir, rl->topo, &out->run, &e) < 0) {
         char msg[1200];
         snprintf(msg, sizeof msg, "%s%sprobe files: %s", out->h.reason,
                  out->h.reason[0] ? "; " : "", e.msg);
@@ -239,20 +257,49 @@ static int record(const bl_run_opts *o, const run_setup *s,
         out->h.reason = strdup(msg);
     }
     out->run.status = strdup(out->h.status);
-    omp_env(s, &out->run);
-    describe_machine(s->topo, &m);
-    cross_check(s, res, m.numa_balancing, out);
+    omp_env(rl, &out->run);
+    describe_machine(rl->topo, m);
+    cross_check(rl, res, m->numa_balancing, out);
+}
+
+/* After the launch: the probe's rows, the checks, the record. */
+static int record(const bl_run_opts *o, const bl_run_launch *rl,
+                  const bl_launch_result *res, const bl_launch_opts *lo,
+                  bl_run_outcome *out, bl_err *err)
+{
+    bl_h5_machine m;
+    int rc;
+    bl_run_collect(rl, res, lo, out, &m);
     rc = bl_h5_write_sweep_run(o->out, o->command, &m, 1, &out->run, &out->h,
                                err);
     bl_h5_machine_free(&m);
     if (rc == 0)
-        remove_probe_dir(out->probe_dir);
+        bl_run_probe_dir_remove(out->probe_dir);
     return rc;
+}
+
+/* The launch of s: what bl_run_command and bl_run_collect read. */
+static void launch_of(const bl_run_opts *o, const run_setup *s,
+                      const bl_run_outcome *out, bl_run_launch *rl)
+{
+    memset(rl, 0, sizeof *rl);
+    rl->li = &s->li;
+    rl->layout = &s->l;
+    rl->topo = s->topo;
+    rl->argv.launcher = s->program;
+    rl->argv.is_root = bl_launcher_is_root();
+    rl->argv.threads = s->chk.threads;
+    rl->argv.pus_per_rank = s->chk.pus_per_rank;
+    rl->argv.program = o->program;
+    rl->probe = o->probe;
+    rl->probe_dir = out->probe_dir;
+    rl->period_ms = o->period_ms;
 }
 
 int bl_run(const bl_run_opts *o, bl_run_outcome *out, bl_err *err)
 {
     run_setup s = {0};
+    bl_run_launch rl;
     bl_command cmd = {0};
     bl_launch_opts lo = {0};
     bl_launch_result res;
@@ -269,7 +316,8 @@ int bl_run(const bl_run_opts *o, bl_run_outcome *out, bl_err *err)
                    out->probe_dir, strerror(errno));
         goto done;
     }
-    if (build_command(o, &s, out, &cmd, err) < 0) {
+    launch_of(o, &s, out, &rl);
+    if (bl_run_command(&rl, &cmd, err) < 0) {
         rmdir(out->probe_dir);
         goto done;
     }
@@ -282,7 +330,7 @@ int bl_run(const bl_run_opts *o, bl_run_outcome *out, bl_err *err)
     lo.stderr_path = out->log;
     out->h.start_time = (double)time(NULL);
     if (bl_launch_run(&lo, &res, err) == 0)
-        rc = record(o, &s, &res, &lo, out, err);
+        rc = record(o, &rl, &res, &lo, out, err);
     else
         rmdir(out->probe_dir); /* nothing ran: nothing in it */
     bl_launch_result_free(&res);

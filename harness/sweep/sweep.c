@@ -17,6 +17,7 @@
 #include "proc/shellquote.h"
 #include "sweep/sweep_lock.h"
 #include "sweep/sweep_item.h"
+#include "sweep/sweep_merge.h"
 #include "sweep/sweep_nodes.h"
 #include "sys_util.h"
 #include "topo.h"

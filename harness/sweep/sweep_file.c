@@ -44,10 +44,37 @@ static int parse_max_runs(bl_sf_ctx *c, const yaml_node_t *v)
     return 0;
 }
 
+/* kernels: and app: say what runs: one or the other. */
+static int exclusive(bl_sf_ctx *c, const yaml_node_t *v, const char *key,
+                     const char *other)
+{
+    return bl_sf_fail_at(c, v, "%s: and %s: cannot both be given: a sweep "
+                         "runs bindlab's kernels or a program of yours",
+                         key, other);
+}
+
 #define NAME_ACCEPTED                                                       \
     "accepted: 1 to 63 letters, digits, '.', '_' or '-', not starting "    \
     "with '.' or '-' (the name becomes a file name under the results "     \
     "directory, so no '/')"
+
+/* name: and description: */
+static int parse_text(bl_sf_ctx *c, const yaml_node_t *v, const char *key)
+{
+    int is_name = strcmp(key, "name") == 0;
+    char *dst = is_name ? c->out->name : c->out->description;
+    size_t len = is_name ? sizeof c->out->name : sizeof c->out->description;
+    if (bl_sf_expect(c, v, YAML_SCALAR_NODE, key) < 0)
+        return -1;
+    if (is_name && !bl_sweep_name_ok(bl_sf_text(v)))
+        return bl_sf_fail_at(c, v, "name '%s': " NAME_ACCEPTED,
+                             bl_sf_text(v));
+    if (strlen(bl_sf_text(v)) >= len)
+        return bl_sf_fail_at(c, v, "%s: longer than %zu characters", key,
+                             len - 1);
+    strcpy(dst, bl_sf_text(v));
+    return 0;
+}
 
 static int parse_top(bl_sf_ctx *c, const yaml_node_t *root)
 {
@@ -55,8 +82,8 @@ static int parse_top(bl_sf_ctx *c, const yaml_node_t *root)
                                        "defaults", "sweep", "exclude",
                                        "layouts", "launcher",
                                        "repetition_order", "max_runs",
-                                       NULL};
-    const yaml_node_t *excl = NULL;
+                                       "app", NULL};
+    const yaml_node_t *excl = NULL, *kernels = NULL;
     if (bl_sf_expect(c, root, YAML_MAPPING_NODE, "sweep file") < 0)
         return -1;
     for (yaml_node_pair_t *p = root->data.mapping.pairs.start;
@@ -65,22 +92,12 @@ static int parse_top(bl_sf_ctx *c, const yaml_node_t *root)
         const yaml_node_t *v = bl_sf_node(c, p->value);
         int rc = 0;
         switch (i) {
-        case 0: case 1: {
-            char *dst = i == 0 ? c->out->name : c->out->description;
-            size_t len = i == 0 ? sizeof c->out->name
-                                : sizeof c->out->description;
-            if (bl_sf_expect(c, v, YAML_SCALAR_NODE, keys[i]) < 0)
-                return -1;
-            if (i == 0 && !bl_sweep_name_ok(bl_sf_text(v)))
-                return bl_sf_fail_at(c, v, "name '%s': " NAME_ACCEPTED,
-                                     bl_sf_text(v));
-            if (strlen(bl_sf_text(v)) >= len)
-                return bl_sf_fail_at(c, v, "%s: longer than %zu characters",
-                                     keys[i], len - 1);
-            strcpy(dst, bl_sf_text(v));
+        case 0: case 1: rc = parse_text(c, v, keys[i]); break;
+        case 2:
+            kernels = v;
+            rc = c->app ? exclusive(c, v, "kernels", "app")
+                        : bl_sf_kernels(c, v);
             break;
-        }
-        case 2: rc = bl_sf_kernels(c, v); break;
         case 3:
             rc = bl_sf_partial(c, v, &c->spec.defaults, 0, 0, "defaults");
             break;
@@ -106,6 +123,10 @@ static int parse_top(bl_sf_ctx *c, const yaml_node_t *root)
                                      bl_sf_text(v));
             break;
         case 9: rc = parse_max_runs(c, v); break;
+        case 10:
+            rc = kernels ? exclusive(c, v, "app", "kernels")
+                         : bl_sf_app(c, v);
+            break;
         default: return -1;
         }
         if (rc < 0)
@@ -114,7 +135,8 @@ static int parse_top(bl_sf_ctx *c, const yaml_node_t *root)
     if (!c->nkernels)
         return bl_sf_fail_at(c, root, "kernels: missing; accepted: a list "
                              "such as [{name: triad, size: 256MiB, "
-                             "iters: 20}]");
+                             "iters: 20}], or app: {command: [PROGRAM, "
+                             "ARG...]}");
     if (!c->spec.have_axes && !c->spec.nexplicit)
         return bl_sf_fail_at(c, root, "no layouts: give a sweep: mapping "
                              "(crossed) or a layouts: list (or both)");
@@ -221,7 +243,9 @@ static int load(yaml_parser_t *parser, const char *file, bl_sweep *out,
     }
     out->kernels = c.kernels;
     out->nkernels = c.nkernels;
+    out->app = c.app;
     c.kernels = NULL;
+    c.app = NULL;
     rc = 0;
 done:
     if (c.kernels) {
@@ -229,6 +253,8 @@ done:
             bl_kernel_spec_clear(&c.kernels[i]);
         free(c.kernels);
     }
+    bl_app_spec_free(c.app);
+    free(c.app);
     ctx_free(&c);
     yaml_document_delete(&c.doc);
     if (rc < 0)

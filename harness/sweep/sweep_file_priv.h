@@ -1,6 +1,7 @@
 /* Shared by sweep_file*.c only: the state of reading one sweep file and the
  * readers of its parts. sweep_file_yaml.c: libyaml nodes, with every error
- * at FILE:LINE:COLUMN; sweep_file_kernels.c: kernels:;
+ * at FILE:LINE:COLUMN; sweep_file_kernels.c: kernels:; sweep_file_app.c:
+ * app:;
  * sweep_file_fields.c: layout fields (defaults:, sweep:, exclude:,
  * layouts:); sweep_file.c: the top-level keys and the whole load. */
 #ifndef BL_SWEEP_FILE_PRIV_H
@@ -14,6 +15,7 @@
 #include <yaml.h>
 
 #include "err.h"
+#include "sweep/sweep_app.h"
 #include "sweep/sweep_spec.h"
 
 typedef struct bl_sf_ctx {
@@ -28,6 +30,7 @@ typedef struct bl_sf_ctx {
     int nkernels;
     bl_sweep *out;
     long max_runs;          /* max_runs:, or 0: BL_SWEEP_RUNS_MAX */
+    bl_app_spec *app;       /* app:, or NULL */
 } bl_sf_ctx;
 
 /* --- sweep_file_yaml.c --------------------------------------------------- */
@@ -66,6 +69,11 @@ int bl_sf_key_index(bl_sf_ctx *c, const yaml_node_t *map,
 
 /* kernels: into c->kernels, c->nkernels. */
 int bl_sf_kernels(bl_sf_ctx *c, const yaml_node_t *n);
+
+/* --- sweep_file_app.c -------------------------------------------------- */
+
+/* app: into c->app, and the one kernel entry standing for the program. */
+int bl_sf_app(bl_sf_ctx *c, const yaml_node_t *n);
 
 /* --- sweep_file_fields.c ------------------------------------------------- */
 

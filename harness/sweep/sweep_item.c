@@ -1,8 +1,5 @@
 #include "sweep/sweep_item.h"
 
-#include <dirent.h>
-#include <fcntl.h>
-#include <sys/file.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,13 +9,13 @@
 #include "bindreport/bindreport.h"
 #include "bindreport/crosscheck.h"
 #include "sweep/fail_reason.h"
-#include "grow.h"
 #include "launcher/launcher.h"
 #include "sweep/noisy.h"
 #include "results/results_file.h"
 #include "proc/shellquote.h"
 #include "topo.h"
 #include "sys_util.h"
+#include "sweep/sweep_app_run.h"
 #include "sweep/sweep_nodes.h"
 #include "sweep/sweep_retry.h"
 
@@ -80,15 +77,17 @@ static int item_hosts(const bl_sweep_ctx *c, const bl_layout *l,
     return rc;
 }
 
-char **bl_sweep_item_argv(const bl_sweep_ctx *c, const bl_sweep_item *it,
-                          bl_err *err)
+/* The command of a valid item: bindlab-app's, or with app: the program
+ * under the probe (ar filled; free with bl_sweep_app_run_free). */
+static int item_command(const bl_sweep_ctx *c, const bl_sweep_item *it,
+                        bl_sweep_app_run *ar, bl_command *cmd, bl_err *err)
 {
     char out[PATH_MAX], hosts[4096];
     const bl_layout *l = it->layout;
     const bl_launcher_ops *ops = bl_launcher_ops_of(&c->launcher);
     bl_layout_argv_opts o = {0};
-    bl_command cmd;
-    char **argv;
+    memset(cmd, 0, sizeof *cmd);
+    memset(ar, 0, sizeof *ar);
     app_path(c, it, out, sizeof out);
     o.launcher = c->program;
     o.app = c->app;
@@ -98,13 +97,26 @@ char **bl_sweep_item_argv(const bl_sweep_ctx *c, const bl_sweep_item *it,
     o.threads = it->check.threads;
     o.pus_per_rank = it->check.pus_per_rank;
     if (item_hosts(c, l, ops ? ops->hosts : BL_HOSTS_NONE, hosts,
-                   sizeof hosts, &o.hosts, err) < 0 ||
-        bl_launcher_command(&c->launcher, l, &c->sweep.kernels[l->kernel], &o,
-                            NULL, &cmd, err) < 0)
-        return NULL;
-    argv = cmd.argv;
-    cmd.argv = NULL;
+                   sizeof hosts, &o.hosts, err) < 0)
+        return -1;
+    if (c->sweep.app)
+        return bl_sweep_app_command(c, it, o.hosts, ar, cmd, err);
+    return bl_launcher_command(&c->launcher, l, &c->sweep.kernels[l->kernel],
+                               &o, NULL, cmd, err);
+}
+
+char **bl_sweep_item_argv(const bl_sweep_ctx *c, const bl_sweep_item *it,
+                          bl_err *err)
+{
+    bl_sweep_app_run ar;
+    bl_command cmd;
+    char **argv = NULL;
+    if (item_command(c, it, &ar, &cmd, err) == 0) {
+        argv = cmd.argv;
+        cmd.argv = NULL;
+    }
     bl_command_free(&cmd);
+    bl_sweep_app_run_free(&ar);
     return argv;
 }
 
@@ -398,16 +410,43 @@ static int record_outcome(bl_sweep_ctx *c, const char *record,
     return rc;
 }
 
+/* The launch, again while it dies before the program starts (retry):
+ * 0 with res filled, -1 with err. With app:, "started" is the probe's
+ * directory holding a file. */
+static int launch(bl_sweep_ctx *c, const bl_sweep_item *it,
+                  const bl_sweep_app_run *ar, const bl_launch_opts *lo,
+                  const char *appfile, const char *log, bl_launch_result *res,
+                  bl_h5_harness *h, bl_err *err)
+{
+    int rc;
+    h->start_time = wall_clock_s();
+    while ((rc = ar->program && bl_sweep_app_probe_dir(ar, err) < 0
+                     ? -1
+                     : bl_launch_run(lo, res, err)) == 0 &&
+           !res->interrupted &&
+           (rc = another_attempt(c, it, lo, res,
+                                 ar->program &&
+                                         bl_run_probe_dir_used(ar->probe_dir)
+                                     ? ar->probe_dir
+                                     : appfile,
+                                 log, h, err)) == 1) {
+        bl_launch_result_free(res);
+        h->start_time = wall_clock_s();
+    }
+    return rc;
+}
+
 int bl_sweep_item_run(bl_sweep_ctx *c, const bl_sweep_item *it,
                       bl_h5_harness *h, double *rate, char *unit,
                       size_t unit_len, bl_err *err)
 {
     char record[PATH_MAX], appfile[PATH_MAX], log[PATH_MAX];
     bl_launch_opts lo = {0};
-    bl_launch_result res;
+    bl_launch_result res = {0};
+    bl_sweep_app_run ar;
+    bl_command cmd;
     bl_noisy_run nr;
     bl_err nerr;
-    char **argv;
     int rc;
 
     *rate = 0.0;
@@ -416,158 +455,43 @@ int bl_sweep_item_run(bl_sweep_ctx *c, const bl_sweep_item *it,
     bl_sweep_item_path(c, it, record, sizeof record);
     if (!it->valid)
         return record_not_run(c, record, "invalid", it->reason, h, err);
-    argv = bl_sweep_item_argv(c, it, err);
-    if (!argv)
+    if (item_command(c, it, &ar, &cmd, err) < 0) {
+        bl_sweep_app_run_free(&ar);
         return -1;
-    h->argv = bl_shell_join(argv);
+    }
+    h->argv = bl_shell_join(cmd.argv);
     app_path(c, it, appfile, sizeof appfile);
     unlink(appfile);
     bl_textf(log, sizeof log, "%s/%s.log", c->dir, it->run_id);
-    lo.argv = argv;
+    lo.argv = cmd.argv;
+    lo.env = cmd.env;
     lo.timeout_s = c->o->timeout_s > 0 ? c->o->timeout_s : it->layout->timeout_s;
     lo.stdout_path = log;
     lo.stderr_path = log;
     rc = start_neighbours(it->layout, &nr, &nerr);
     if (rc < 0) {
-        bl_argv_free(argv);
+        bl_command_free(&cmd);
+        bl_sweep_app_run_free(&ar);
         if (rc == -2)
             return -2;
         /* a run-time failure of this run, recorded as such */
         h->start_time = wall_clock_s();
         return record_not_run(c, record, "failed", nerr.msg, h, err);
     }
-    h->start_time = wall_clock_s();
-    while ((rc = bl_launch_run(&lo, &res, err)) == 0 && !res.interrupted &&
-           (rc = another_attempt(c, it, &lo, &res, appfile, log, h,
-                                 err)) == 1) {
-        bl_launch_result_free(&res);
-        h->start_time = wall_clock_s();
-    }
+    rc = launch(c, it, &ar, &lo, appfile, log, &res, h, err);
     /* the neighbour ends with the run, however the run ended */
     bl_noisy_stop(&nr);
     record_neighbours(&nr, h);
-    bl_argv_free(argv);
-    if (rc < 0 || res.interrupted) {
-        bl_launch_result_free(&res);
-        return rc < 0 ? -1 : -2;
-    }
-    rc = record_outcome(c, record, appfile, &res, &lo, h, rate, unit,
-                        unit_len, err);
+    if (rc < 0 || res.interrupted)
+        rc = rc < 0 ? -1 : -2;
+    else if (ar.program)
+        rc = bl_sweep_app_record(c, &ar, record, &res, &lo, h, rate, unit,
+                                 unit_len, err);
+    else
+        rc = record_outcome(c, record, appfile, &res, &lo, h, rate, unit,
+                            unit_len, err);
     bl_launch_result_free(&res);
+    bl_command_free(&cmd);
+    bl_sweep_app_run_free(&ar);
     return rc;
-}
-
-static int cmp_path(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int is_record(const char *name)
-{
-    size_t n = strlen(name);
-    return name[0] != '.' && n > 3 && strcmp(name + n - 3, ".h5") == 0 &&
-           strstr(name, ".tmp.") == NULL;
-}
-
-/* One appender at a time on the merged file: the shards of a sweep share
- * the directory (and its lock, shared); this one is taken exclusive for
- * the length of an append. -1 when it cannot be had. */
-static int append_lock(const bl_sweep_ctx *c)
-{
-    char path[PATH_MAX];
-    int fd;
-    bl_textf(path, sizeof path, "%s/.append.lock", c->dir);
-    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd >= 0 && flock(fd, LOCK_EX) < 0) {
-        close(fd);
-        fd = -1;
-    }
-    return fd;
-}
-
-static void twin_path(const bl_sweep_ctx *c, char *buf, size_t len)
-{
-    bl_textf(buf, len, "%s/.merged.twin", c->dir);
-}
-
-static int append(bl_sweep_ctx *c, const char *const *records, size_t n,
-                  bl_err *err)
-{
-    char twin[PATH_MAX];
-    int dups, unreadable, rc, fd = append_lock(c);
-    if (fd < 0)
-        return bl_err_set(err, "%s/.append.lock: cannot lock it", c->dir);
-    twin_path(c, twin, sizeof twin);
-    rc = bl_h5_append(c->out, twin, c->sweep.file, records, n, &dups,
-                      &unreadable, err);
-    close(fd);
-    if (rc == 0 && unreadable && c->o->progress)
-        fprintf(c->o->progress, "warning: %d record%s could not be read and "
-                "%s left out of %s: %s\n", unreadable,
-                unreadable == 1 ? "" : "s", unreadable == 1 ? "is" : "are",
-                c->out, err->msg);
-    return rc;
-}
-
-int bl_sweep_append(bl_sweep_ctx *c, const bl_sweep_item *it, bl_err *err)
-{
-    char record[PATH_MAX];
-    const char *one[1] = {record};
-    bl_sweep_item_path(c, it, record, sizeof record);
-    return append(c, one, 1, err);
-}
-
-/* The records of the directory that the merged file lacks (a run whose
- * record was written just before a kill, or a merged file removed):
- * looked up by run id, not opened. */
-int bl_sweep_merge(bl_sweep_ctx *c, bl_err *err)
-{
-    DIR *d = opendir(c->dir);
-    struct dirent *e;
-    char **paths = NULL;
-    size_t n = 0, cap = 0;
-    int rc = 0;
-    hid_t out = H5I_INVALID_HID;
-    bl_err ignored;
-    if (!d)
-        return 0; /* nothing ran yet */
-    if (access(c->out, F_OK) == 0)
-        out = bl_h5_open_read(c->out, &ignored);
-    while ((e = readdir(d)) != NULL) {
-        char group[PATH_MAX];
-        if (!is_record(e->d_name))
-            continue;
-        bl_textf(group, sizeof group, "runs/%.*s",
-                 (int)strlen(e->d_name) - 3, e->d_name);
-        if (out >= 0 && H5Lexists(out, group, H5P_DEFAULT) > 0)
-            continue;
-        if (bl_grow(&paths, sizeof *paths, n, &cap, 64) < 0 ||
-            !(paths[n] = malloc(strlen(c->dir) + strlen(e->d_name) + 2))) {
-            rc = bl_err_set(err, "out of memory listing %s", c->dir);
-            break;
-        }
-        sprintf(paths[n], "%s/%s", c->dir, e->d_name);
-        n++;
-    }
-    closedir(d);
-    if (out >= 0)
-        H5Fclose(out);
-    if (rc == 0 && n > 1)
-        qsort(paths, n, sizeof *paths, cmp_path);
-    if (rc == 0 && (n > 0 || access(c->out, F_OK) != 0))
-        rc = append(c, (const char *const *)paths, n, err);
-    for (size_t i = 0; i < n; i++)
-        free(paths[i]);
-    free(paths);
-    return rc;
-}
-
-void bl_sweep_merge_done(bl_sweep_ctx *c)
-{
-    char twin[PATH_MAX];
-    int fd = append_lock(c);
-    twin_path(c, twin, sizeof twin);
-    unlink(twin);
-    if (fd >= 0)
-        close(fd);
 }

@@ -67,14 +67,4 @@ int bl_sweep_item_run(bl_sweep_ctx *c, const bl_sweep_item *it,
                       bl_h5_harness *h, double *rate, char *unit,
                       size_t unit_len, bl_err *err);
 
-/* Appends to the merged file the records of DIR it lacks (looked up by run
- * id; creates the merged file when missing). */
-int bl_sweep_merge(bl_sweep_ctx *c, bl_err *err);
-/* Appends the record of one run to the merged file (bl_h5_append): time
- * proportional to the run, not to the sweep. */
-int bl_sweep_append(bl_sweep_ctx *c, const bl_sweep_item *it, bl_err *err);
-/* At the end of a sweep: the merged file's twin removed (the next append
- * copies it anew), so that the results hold one copy of the runs. */
-void bl_sweep_merge_done(bl_sweep_ctx *c);
-
 #endif

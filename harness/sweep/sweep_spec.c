@@ -19,6 +19,8 @@ void bl_sweep_free(bl_sweep *s)
         bl_kernel_spec_clear(&s->kernels[i]);
     free(s->kernels);
     free(s->layouts);
+    bl_app_spec_free(s->app);
+    free(s->app);
     memset(s, 0, sizeof *s);
 }
 

@@ -5,6 +5,7 @@
 #define BL_SWEEP_SPEC_H
 
 #include "layout/layout.h"
+#include "sweep/sweep_app.h"
 
 /* The order of a sweep's repetitions: interleaved runs repetition 1 of
  * every layout, then repetition 2 of every layout, ... (A B A B), so that
@@ -29,8 +30,9 @@ typedef struct bl_sweep {
     char launcher[512];     /* launcher: as written (launcher_choice.h), or
                              * "" when the file names none */
     int launcher_line, launcher_col;
-    bl_kernel_spec *kernels;
+    bl_kernel_spec *kernels;    /* with app: one entry, the program's name */
     int nkernels;
+    bl_app_spec *app;           /* app: (a program of anyone's), or NULL */
     bl_layout *layouts;     /* in run id order: layouts[i].run_id = r%04d */
     int nlayouts;
     bl_rep_order repetition_order;  /* repetition_order: */

@@ -1,6 +1,7 @@
 /* Test helper: prints what a record of `bindlab run` says (a sweep file's
- * /runs/run: the run and the harness's record), one fact per line:
- *   status S / exit_status N / flags F / log PATH / ranks N
+ * /runs/run, or /runs/RUN_ID of a sweep's record when given: the run and
+ * the harness's record), one fact per line:
+ *   status S / exit_status N / flags F / log PATH / ranks N / reason R
  *   place R.T host H cpuset C rank_cpuset G cpu_last P numa N
  *   thread R.T label L
  *   affinity R phase P changed C caller OBJECT
@@ -14,8 +15,9 @@
 
 static void dump(const bl_h5_run *r, const bl_h5_harness *h)
 {
-    printf("status %s\nexit_status %d\nflags %s\nlog %s\nranks %d\n",
-           h->status, h->exit_status, h->flags, h->log, r->ranks);
+    printf("status %s\nexit_status %d\nflags %s\nlog %s\nranks %d\n"
+           "reason %s\n", h->status, h->exit_status, h->flags, h->log,
+           r->ranks, h->reason ? h->reason : "");
     for (size_t i = 0; i < r->nplacement; i++) {
         const bl_h5_placement *p = &r->placement[i];
         printf("place %d.%d host %s cpuset %s rank_cpuset %s cpu_last %d "
@@ -43,21 +45,23 @@ static void dump(const bl_h5_run *r, const bl_h5_harness *h)
 
 int main(int argc, char **argv)
 {
-    bl_h5_run r;
-    bl_h5_harness h;
+    bl_h5_run r = {0};
+    bl_h5_harness h = {0};
     bl_err err;
+    char group[96];
     hid_t f;
     int rc = 0;
-    if (argc != 2) {
-        fprintf(stderr, "usage: runrecord_dump FILE.h5\n");
+    if (argc != 2 && argc != 3) {
+        fprintf(stderr, "usage: runrecord_dump FILE.h5 [RUN_ID]\n");
         return 2;
     }
+    snprintf(group, sizeof group, "runs/%s", argc == 3 ? argv[2] : "run");
     if ((f = bl_h5_open_read(argv[1], &err)) < 0) {
         fprintf(stderr, "runrecord_dump: %s\n", err.msg);
         return 1;
     }
-    if (bl_h5_read_run(f, "runs/run", &r, &err) < 0 ||
-        bl_h5_read_harness(f, "runs/run", &h, &err) < 0) {
+    if (bl_h5_read_run(f, group, &r, &err) < 0 ||
+        bl_h5_read_harness(f, group, &h, &err) < 0) {
         fprintf(stderr, "runrecord_dump: %s\n", err.msg);
         rc = 1;
     } else {

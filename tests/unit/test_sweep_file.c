@@ -9,6 +9,7 @@
 
 #include "bl_test.h"
 #include "sweep/sweep_file.h"
+#include "sweep_file_expect.h"
 #include "topo.h"
 
 /* The source tree: from CTest's environment, else from this file's path
@@ -63,20 +64,6 @@ static void load_fixture(const char *name, bl_sweep *s, int want_rc,
     if (bl_sweep_file_load(path, s, err) != want_rc)
         fail_msg("%s: expected %d: %s", name, want_rc,
                  want_rc ? "success" : err->msg);
-}
-
-/* Loads text as "t.yaml" and expects exactly the message msg. */
-static void expect_error(const char *text, const char *msg)
-{
-    bl_sweep s;
-    bl_err err;
-    if (bl_sweep_file_load_string(text, "t.yaml", &s, &err) == 0) {
-        bl_sweep_free(&s);
-        fail_msg("accepted: %s", text);
-    }
-    assert_string_equal(err.msg, msg);
-    assert_int_equal(s.nlayouts, 0);
-    assert_null(s.layouts);
 }
 
 static int count_kernel(const bl_sweep *s, int k)
@@ -195,7 +182,7 @@ static void config_rejects_unknown_keys_listing_accepted(void **state)
     expect_error("kernels: [triad]\nsweeps: {np: 1}\n",
                  "t.yaml:2:1: sweep file: unknown key 'sweeps'; accepted: "
                  "name, description, kernels, defaults, sweep, exclude, "
-                 "layouts, launcher, repetition_order, max_runs");
+                 "layouts, launcher, repetition_order, max_runs, app");
     expect_error("kernels:\n  - {name: triad, sizes: 1GiB}\n",
                  "t.yaml:2:19: kernels entry: unknown key 'sizes'; accepted: "
                  "name, label, size, iters, warmup, grid, radius, overlap, "
@@ -373,7 +360,8 @@ static void config_rejects_sweeps_that_expand_wrong(void **state)
                                 "needs kernels: and sweep: or layouts:");
     expect_error("sweep: {np: 1}\n",
                  "t.yaml:1:1: kernels: missing; accepted: a list such as "
-                 "[{name: triad, size: 256MiB, iters: 20}]");
+                 "[{name: triad, size: 256MiB, iters: 20}], or app: "
+                 "{command: [PROGRAM, ARG...]}");
     expect_error("kernels: [triad]\n",
                  "t.yaml:1:1: no layouts: give a sweep: mapping (crossed) or "
                  "a layouts: list (or both)");

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# bindlab sweep of a program this project did not write (app: in the sweep
+# file). (a) LAMMPS (tests/apps/lammps/in.lj) over bind_to core and none,
+# np 2: both runs ok, each run's record holds both ranks as the probe saw
+# them (placement rows of ranks 0 and 1, their processes), the rate is the
+# tau/day number LAMMPS printed in that run's log, `bindlab report` ranks
+# the two, and --resume runs nothing again. (b) a small program of the
+# test's own (sh printing a line) without rate:: the rate is runs per
+# second of the job's wall time (unit runs/s, rate x wall_s = 1);
+# (c) with a rate regex its output does not match: the run failed, with
+# the reason naming the regex. LAMMPS missing fails under CI=true and is
+# skipped elsewhere (tests/integration/apps_common.sh).
+. "$(dirname "$0")/common.sh"
+. "$(dirname "$0")/apps_common.sh"
+
+B=$BINDLAB_BUILD_DIR
+DUMP=$B/tests/runrecord_dump
+[ -x "$DUMP" ] && [ -f "$B/libbindlab-probe.so" ] || fail "runrecord_dump or the probe not built"
+command -v mpirun >/dev/null || { echo "SKIP: no mpirun in PATH"; exit 77; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+cd "$WORK"
+
+# csv FILE RUN COLUMN: one column of a run's /summary row (bindlab report --csv).
+csv() {
+    "$BINDLAB" report --csv "$1" | awk -F, -v run="$2" -v col="$3" '
+        NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
+        $1 == run { print $c }'
+}
+
+# --- (b) and (c): sh, a program of the test's own making ------------------
+cat >wall.yaml <<'YAML'
+app:
+  command: [sh, -c, "echo speed {np} {bind_to}"]
+layouts: [{np: 2, bind_to: none}]
+YAML
+"$BINDLAB" sweep wall.yaml --results res >wall.out 2>&1 || fail "(b) sweep: $(cat wall.out)"
+"$DUMP" res/wall.d/r0000.h5 r0000 >wall.dump || fail "(b) record unreadable"
+expect_line wall.dump "status ok"
+expect_line wall.dump "ranks 2"
+expect_line res/wall.d/r0000.log "speed 2 none"
+[ "$(csv res/wall.h5 r0000 rate_unit)" = runs/s ] || fail "(b) unit: $(csv res/wall.h5 r0000 rate_unit)"
+awk -v r="$(csv res/wall.h5 r0000 rate)" -v w="$(csv res/wall.h5 r0000 wall_s)" \
+    'BEGIN { exit !(r > 0 && (r * w - 1) ^ 2 < 1e-12) }' ||
+    fail "(b) rate $(csv res/wall.h5 r0000 rate) is not 1/wall_s $(csv res/wall.h5 r0000 wall_s)"
+
+cat >nomatch.yaml <<'YAML'
+app:
+  command: [sh, -c, "echo nothing to see"]
+  rate: {regex: 'Performance: ([0-9.]+)', unit: tau/day}
+layouts: [{np: 2, bind_to: none}]
+YAML
+rc=0
+"$BINDLAB" sweep nomatch.yaml --results res >nomatch.out 2>&1 || rc=$?
+[ "$rc" = 1 ] || fail "(c) exit $rc, expected 1 (a run failed): $(cat nomatch.out)"
+"$DUMP" res/nomatch.d/r0000.h5 r0000 >nomatch.dump || fail "(c) record unreadable"
+expect_line nomatch.dump "status failed"
+expect_line nomatch.dump "exit_status 0"
+expect_line nomatch.dump "reason rate: no match for Performance: ([0-9.]+) in the output"
+expect_line nomatch.dump "ranks 2"
+
+# --- (a) LAMMPS -----------------------------------------------------------
+have lmp "Debian package lammps" || apps_end # CI=true: fails; else a skip
+cat >lj.yaml <<YAML
+app:
+  command: [lmp, -in, "$apps/lammps/in.lj", -log, none]
+  env: {OMP_NUM_THREADS: "{threads}"}
+  rate: {regex: 'Performance: ([0-9.]+) tau/day', unit: tau/day}
+sweep: {np: 2, bind_to: [$BIND, none]}
+YAML
+"$BINDLAB" sweep lj.yaml --results res >lj.out 2>&1 || fail "(a) sweep: $(cat lj.out)"
+for run in r0000 r0001; do
+    "$DUMP" res/lj.d/$run.h5 $run >$run.dump || fail "(a) $run: record unreadable"
+    expect_line $run.dump "status ok"
+    expect_line $run.dump "ranks 2"
+    for r in 0 1; do
+        grep -q "^place $r\.0 " $run.dump || fail "(a) $run: no placement row of rank $r: $(cat $run.dump)"
+        grep -q "^process $r pid [0-9]* complete 1 mpi_init 1$" $run.dump ||
+            fail "(a) $run: rank $r's process not recorded whole: $(cat $run.dump)"
+    done
+    printed=$(sed -n 's/^Performance: \([0-9.]*\) tau\/day.*/\1/p' res/lj.d/$run.log)
+    [ -n "$printed" ] || fail "(a) $run: no Performance line in its log"
+    [ "$(csv res/lj.h5 $run rate_unit)" = tau/day ] || fail "(a) $run: unit"
+    awk -v a="$printed" -v b="$(csv res/lj.h5 $run rate)" 'BEGIN { exit !(a == b) }' ||
+        fail "(a) $run: rate $(csv res/lj.h5 $run rate) is not LAMMPS's $printed"
+done
+"$BINDLAB" report res/lj.h5 >report.txt || fail "(a) report"
+ranks=$(awk '$1 ~ /^r000[01]$/ { print $1 }' report.txt | wc -l)
+[ "$ranks" = 2 ] || fail "(a) report lists $ranks runs: $(cat report.txt)"
+ranked=$("$BINDLAB" report --csv res/lj.h5 | awk -F, 'NR > 1 && $5 == "ok" && $20 == 1' | wc -l)
+[ "$ranked" = 2 ] || fail "(a) report does not rank both runs: $("$BINDLAB" report --csv res/lj.h5)"
+grep -q '^lmp: best r000[01] ' report.txt || fail "(a) no best line: $(cat report.txt)"
+# The better rate is ranked first.
+best=$("$BINDLAB" report --csv res/lj.h5 | awk -F, 'NR > 1 && $27 == 1 { print $1 }')
+other=$([ "$best" = r0000 ] && echo r0001 || echo r0000)
+awk -v a="$(csv res/lj.h5 "$best" rate)" -v b="$(csv res/lj.h5 "$other" rate)" 'BEGIN { exit !(a >= b) }' ||
+    fail "(a) $best ranked best with the lower rate"
+
+before=$(stat -c %Y res/lj.d/r0000.h5 res/lj.d/r0001.h5)
+"$BINDLAB" sweep lj.yaml --results res --resume >resume.out 2>&1 || fail "(a) --resume: $(cat resume.out)"
+[ "$(stat -c %Y res/lj.d/r0000.h5 res/lj.d/r0001.h5)" = "$before" ] || fail "(a) --resume ran a run again"
+! grep -q '^\[' resume.out || fail "(a) --resume ran something: $(cat resume.out)"
+echo "ok: $(tail -1 report.txt)"; cat resume.out
