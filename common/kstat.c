@@ -167,6 +167,14 @@ char *bl_kstat_read(const char *path)
     return bl_strbuf_take(&b);
 }
 
+int bl_numa_balancing_read(void)
+{
+    char *text = bl_kstat_read("/proc/sys/kernel/numa_balancing");
+    int v = text && *text >= '0' && *text <= '9' ? atoi(text) : -1;
+    free(text);
+    return v;
+}
+
 void bl_vmstat_read(bl_vm_numa *v)
 {
     char *text = bl_kstat_read("/proc/vmstat");

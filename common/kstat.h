@@ -48,6 +48,10 @@ void bl_sysfs_choice(const char *text, char *out, size_t len);
  * NUL-terminated; NULL when it cannot be read. */
 char *bl_kstat_read(const char *path);
 
+/* /proc/sys/kernel/numa_balancing (0 off, 1 on, 2 tiering...), -1
+ * unknown. */
+int bl_numa_balancing_read(void);
+
 /* /proc/vmstat now; every field -1 when it cannot be read. */
 void bl_vmstat_read(bl_vm_numa *v);
 
