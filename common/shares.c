@@ -79,7 +79,10 @@ static void straddle_one(const bl_shares *s, uintptr_t page, uintptr_t huge,
         for (int t = 0; t < s->nthreads; t++) {
             uintptr_t lo = first_page(s, t, page), hi = first_page(s, t + 1, page);
             uintptr_t in = hi > lo ? overlap(lo, hi, w, w + huge) : 0;
-            if (in > most)
+            /* A thread whose share starts in the window touches it first
+             * (the one before reaches it at the end of its share); of two
+             * that start in it, the larger part at best. */
+            if (in > most && lo >= w)
                 most = in;
             parts += in > 0;
         }
@@ -153,12 +156,13 @@ int bl_flag_huge_straddle(const bl_straddle *st, double huge_share,
     if (measured >= 0)
         snprintf(why, len, "%d huge pages straddle two threads' shares: "
                  "first touch can reach %.3f local at best (measured "
-                 "%.3f); align the shares to the huge page (--align-shares)",
+                 "%.3f); align the shares to the huge page "
+                 "(--align-shares) for 1.000",
                  st->straddles, st->best, measured);
     else
         snprintf(why, len, "%d huge pages straddle two threads' shares: "
                  "first touch can reach %.3f local at best; align the "
-                 "shares to the huge page (--align-shares)",
+                 "shares to the huge page (--align-shares) for 1.000",
                  st->straddles, st->best);
     return 1;
 }

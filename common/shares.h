@@ -40,8 +40,12 @@ typedef struct bl_straddle {
 
 /* Over arrays s[0..n): every huge-page-aligned window of huge bytes that
  * lies whole inside an array can be a huge page; one that holds pages of
- * several threads lands whole on one node, so at best the largest part is
- * local. huge_share (0..1) is the share of the arrays' pages that are
+ * several threads lands whole on the node of the thread that touches it
+ * first. A share's first touch runs from its start, so that is the thread
+ * whose share starts in the window, not the one before it, which reaches
+ * the window only at the end of its share: its part is lost (of two
+ * threads starting in one window, the larger part is kept, at best).
+ * huge_share (0..1) is the share of the arrays' pages that are
  * huge-page backed (smaps); the loss is scaled by it against the share of
  * pages in whole windows (a negative huge_share: all windows backed).
  * page and huge are the base and huge page sizes in bytes. */
