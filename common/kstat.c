@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,9 +45,17 @@ static int field(const char *line, size_t n, const char *name, long long *v)
         return 0;
     memcpy(buf, line, n);
     buf[n] = '\0';
+    if (buf[0] < '0' || buf[0] > '9') /* counters are never negative */
+        return 0;
     errno = 0;
     *v = strtoll(buf, &end, 10);
     return end != buf && errno == 0;
+}
+
+/* *sum += v, stopping at LLONG_MAX (a damaged file cannot overflow it). */
+static void add_capped(long long *sum, long long v)
+{
+    *sum = v > LLONG_MAX - *sum ? LLONG_MAX : *sum + v;
 }
 
 void bl_vmstat_parse(const char *text, bl_vm_numa *v)
@@ -85,8 +94,8 @@ int bl_sched_numa_parse(const char *text, long long *migrated,
     }
     if (m < 0 || f < 0)
         return 0;
-    *migrated += m;
-    *faults += f;
+    add_capped(migrated, m);
+    add_capped(faults, f);
     return 1;
 }
 
@@ -127,9 +136,9 @@ int bl_smaps_parse(const char *text, const bl_span *spans, size_t n,
             in = overlaps(lo, hi, spans, n);
             counted += in;
         } else if (in && field(line, len, "Rss", &v)) {
-            *rss_kb += v;
+            add_capped(rss_kb, v);
         } else if (in && field(line, len, "AnonHugePages", &v)) {
-            *huge_kb += v;
+            add_capped(huge_kb, v);
         }
     }
     return counted;

@@ -34,7 +34,8 @@ typedef struct bl_span {
  * every mapping that overlaps one of spans[0..n) are added to *rss_kb and
  * *huge_kb (a mapping counts once). Mappings merge neighbouring anonymous
  * memory, so the figures are of the mappings that hold the spans.
- * Returns the mappings counted; malformed lines are skipped. */
+ * Returns the mappings counted; malformed lines are skipped, sums stop at
+ * LLONG_MAX. *rss_kb and *huge_kb must not be negative. */
 int bl_smaps_parse(const char *text, const bl_span *spans, size_t n,
                    long long *rss_kb, long long *huge_kb);
 
