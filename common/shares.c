@@ -4,6 +4,8 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* Unit k of the static split's boundaries: thread k starts there. */
 static size_t static_bound(size_t units, size_t nthreads, size_t k)
@@ -66,32 +68,90 @@ static uintptr_t overlap(uintptr_t a0, uintptr_t a1, uintptr_t b0,
     return hi > lo ? hi - lo : 0;
 }
 
-/* One array: its pages, the pages in whole windows, the pages lost. */
-static void straddle_one(const bl_shares *s, uintptr_t page, uintptr_t huge,
-                         long long *pages, long long *windowed,
-                         long long *lost, int *straddles)
+/* Pages of thread t's share as the app counts them: [first_page(t),
+ * first_page(t + 1)). */
+static uintptr_t part_in(const bl_shares *s, int t, uintptr_t page,
+                         uintptr_t w, uintptr_t huge, int *starts)
 {
-    uintptr_t p0 = first_page(s, 0, page), pn = first_page(s, s->nthreads, page);
-    uintptr_t end = s->base + s->units * s->unit_bytes;
-    *pages += (long long)((pn - p0) / page);
-    for (uintptr_t w = round_up(s->base, huge); w + huge <= end; w += huge) {
-        uintptr_t most = 0, parts = 0;
-        for (int t = 0; t < s->nthreads; t++) {
-            uintptr_t lo = first_page(s, t, page), hi = first_page(s, t + 1, page);
-            uintptr_t in = hi > lo ? overlap(lo, hi, w, w + huge) : 0;
-            /* A thread whose share starts in the window touches it first
-             * (the one before reaches it at the end of its share); of two
-             * that start in it, the larger part at best. */
-            if (in > most && lo >= w)
-                most = in;
-            parts += in > 0;
-        }
-        *windowed += (long long)(huge / page);
-        if (parts > 1) {
-            *lost += (long long)((huge - most) / page);
-            (*straddles)++;
-        }
+    uintptr_t lo = first_page(s, t, page), hi = first_page(s, t + 1, page);
+    uintptr_t in = hi > lo ? overlap(lo, hi, w, w + huge) : 0;
+    /* A thread whose share starts in the window touches it first (the one
+     * before reaches it at the end of its share). */
+    if (in && lo >= w)
+        *starts = 1;
+    return in;
+}
+
+/* Scratch of one window: per thread its pages there and whether its share
+ * starts inside. */
+typedef struct window_parts {
+    uintptr_t *part;
+    int *starts;
+    int nthreads;
+} window_parts;
+
+/* Window [w, w + huge), when the arrays fill it (only then can it be one
+ * huge page: arrays mapped side by side share a mapping, and a window may
+ * hold the end of one and the start of the next). */
+static void one_window(const bl_shares *s, size_t n, uintptr_t w,
+                       uintptr_t page, uintptr_t huge, window_parts *wp,
+                       long long *windowed, bl_straddle *out)
+{
+    uintptr_t covered = 0, most = 0, largest = 0;
+    int owners = 0;
+    memset(wp->part, 0, sizeof *wp->part * (size_t)wp->nthreads);
+    memset(wp->starts, 0, sizeof *wp->starts * (size_t)wp->nthreads);
+    for (size_t r = 0; r < n; r++) {
+        uintptr_t p0 = first_page(&s[r], 0, page);
+        uintptr_t pn = first_page(&s[r], s[r].nthreads, page);
+        covered += overlap(p0, pn, w, w + huge);
+        for (int t = 0; t < s[r].nthreads && p0 < w + huge && pn > w; t++)
+            wp->part[t] += part_in(&s[r], t, page, w, huge, &wp->starts[t]);
     }
+    if (covered < huge)
+        return;
+    *windowed += (long long)(huge / page);
+    for (int t = 0; t < wp->nthreads; t++) {
+        owners += wp->part[t] > 0;
+        if (wp->part[t] > largest)
+            largest = wp->part[t];
+        /* of two starting in it, the larger part at best */
+        if (wp->starts[t] && wp->part[t] > most)
+            most = wp->part[t];
+    }
+    if (owners < 2)
+        return;
+    out->lost += (long long)((huge - (most ? most : largest)) / page);
+    out->straddles++;
+}
+
+static int cmp_addr(const void *a, const void *b)
+{
+    uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The huge-page windows any array touches, sorted, each once (*nw). */
+static uintptr_t *windows_of(const bl_shares *s, size_t n, uintptr_t page,
+                             uintptr_t huge, size_t *nw)
+{
+    size_t count = 0, k = 0;
+    uintptr_t *w;
+    for (size_t r = 0; r < n; r++)
+        count += (first_page(&s[r], s[r].nthreads, page) - 1) / huge -
+                 first_page(&s[r], 0, page) / huge + 1;
+    if (!(w = malloc(sizeof *w * (count + 1))))
+        return NULL;
+    for (size_t r = 0; r < n; r++)
+        for (uintptr_t a = first_page(&s[r], 0, page) / huge * huge;
+             a < first_page(&s[r], s[r].nthreads, page); a += huge)
+            w[k++] = a;
+    qsort(w, k, sizeof *w, cmp_addr);
+    *nw = 0;
+    for (size_t i = 0; i < k; i++)
+        if (i == 0 || w[i] != w[i - 1])
+            w[(*nw)++] = w[i];
+    return w;
 }
 
 void bl_straddle_compute(const bl_shares *s, size_t n, size_t page,
@@ -99,15 +159,30 @@ void bl_straddle_compute(const bl_shares *s, size_t n, size_t page,
 {
     long long windowed = 0;
     double scale = 1.0;
+    size_t nw = 0;
+    uintptr_t *w = NULL;
+    window_parts wp = {NULL, NULL, 0};
     out->pages = out->lost = 0;
     out->straddles = 0;
     out->best = 1.0;
     if (page == 0 || huge < page)
         return;
-    for (size_t i = 0; i < n; i++)
-        if (s[i].nthreads > 0 && s[i].units > 0)
-            straddle_one(&s[i], page, huge, &out->pages, &windowed,
-                         &out->lost, &out->straddles);
+    for (size_t i = 0; i < n; i++) {
+        if (s[i].nthreads <= 0 || s[i].units == 0)
+            return; /* nothing to split */
+        out->pages += (long long)((first_page(&s[i], s[i].nthreads, page) -
+                                   first_page(&s[i], 0, page)) / page);
+        if (s[i].nthreads > wp.nthreads)
+            wp.nthreads = s[i].nthreads;
+    }
+    wp.part = calloc((size_t)wp.nthreads + 1, sizeof *wp.part);
+    wp.starts = calloc((size_t)wp.nthreads + 1, sizeof *wp.starts);
+    if (wp.part && wp.starts && (w = windows_of(s, n, page, huge, &nw)))
+        for (size_t i = 0; i < nw; i++)
+            one_window(s, n, w[i], page, huge, &wp, &windowed, out);
+    free(w);
+    free(wp.part);
+    free(wp.starts);
     if (out->pages == 0)
         return;
     /* Only the huge-page-backed part of the windows loses pages. */

@@ -45,6 +45,9 @@ typedef struct bl_straddle {
  * whose share starts in the window, not the one before it, which reaches
  * the window only at the end of its share: its part is lost (of two
  * threads starting in one window, the larger part is kept, at best).
+ * Arrays mapped side by side share a mapping, so a window may hold the end
+ * of one array and the start of the next: windows the arrays fill count
+ * whole. The arrays must not overlap.
  * huge_share (0..1) is the share of the arrays' pages that are
  * huge-page backed (smaps); the loss is scaled by it against the share of
  * pages in whole windows (a negative huge_share: all windows backed).

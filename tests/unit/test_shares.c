@@ -53,6 +53,29 @@ static void straddle_of_the_triad_run(void **state)
     assert_true(fabs(st.best - (1.0 - 1539.0 / 16386.0)) < 1e-12);
 }
 
+/* Two arrays side by side, 3 MiB each from 2 MiB, 2 threads: A's split
+ * at 3.5 MiB, B's at 6.5 MiB. [2, 4): A's threads 0 (384 pages) and 1
+ * (128) both start in it: 128 lost. [4, 6): the end of A's thread 1 (256)
+ * and the start of B's thread 0 (256), which touches it first: 256 lost.
+ * [6, 8): B's thread 0 (128, started before) and 1 (384): 128 lost. */
+static void straddle_across_neighbouring_arrays(void **state)
+{
+    bl_shares s[2] = {{2 * MIB, 3 * MIB / 8, 8, 2, 0},
+                      {5 * MIB, 3 * MIB / 8, 8, 2, 0}};
+    bl_straddle st;
+    (void)state;
+    bl_straddle_compute(s, 2, 4096, 2 * MIB, -1.0, &st);
+    assert_int_equal(st.pages, 1536);
+    assert_int_equal(st.lost, 128 + 256 + 128);
+    assert_int_equal(st.straddles, 3);
+    /* B moved to 9 MiB: [4, 6) and [8, 10) are no longer filled, so no
+     * huge page; B's split at 10.5 MiB costs 128 in [10, 12) */
+    s[1].base = 9 * MIB;
+    bl_straddle_compute(s, 2, 4096, 2 * MIB, -1.0, &st);
+    assert_int_equal(st.straddles, 2);
+    assert_int_equal(st.lost, 128 + 128);
+}
+
 static void aligned_shares_start_on_huge_pages(void **state)
 {
     bl_shares s = {2 * MIB, 6 * MIB / 8, 8, 2, 2 * MIB};
@@ -199,6 +222,7 @@ int main(int argc, char **argv)
     static const struct CMUnitTest shares[] = {
         cmocka_unit_test(straddle_of_a_split_inside_a_huge_page),
         cmocka_unit_test(straddle_of_the_triad_run),
+        cmocka_unit_test(straddle_across_neighbouring_arrays),
         cmocka_unit_test(aligned_shares_start_on_huge_pages),
         cmocka_unit_test(unaligned_split_is_schedule_static),
     };
