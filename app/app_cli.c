@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kstat.h"
 #include "units.h"
 
 const char *bl_app_usage(void)
@@ -27,6 +28,10 @@ const char *bl_app_usage(void)
 "                       first touch by all threads with the compute loop's\n"
 "                       schedule(static) (default), or by the master thread\n"
 "                       alone (the classic mistake, kept to measure it)\n"
+"  --align-shares       triad: start every thread's share on a huge page\n"
+"                       (transparent huge page size, 2 MiB if unknown),\n"
+"                       in first touch and the compute loop alike, so that\n"
+"                       no huge page holds two threads' data\n"
 "  --grid AxB[xC]       stencil: global grid NX[xNY[xNZ]]; lu: process grid PxQ\n"
 "  --radius R           stencil: star radius 1..4 (default 2)\n"
 "  --overlap            stencil: compute the interior while halos travel\n"
@@ -114,7 +119,7 @@ static const struct {
     {"--n", "lu"},               {"--nb", "lu"},
     {"--seed", "lu, shared, latency"}, {"--writes", "shared"},
     {"--huge-pages", "latency"}, {"--round-trips", "c2c"},
-    {"--access", "latency"},
+    {"--access", "latency"},     {"--align-shares", "triad"},
 };
 #define N_KERNEL_OPTIONS (sizeof kernel_options / sizeof kernel_options[0])
 
@@ -291,6 +296,15 @@ static int set_value(bl_app_opts *o, const char *name, const char *v,
     return 0;
 }
 
+/* The transparent huge page size, 2 MiB when the kernel does not say. */
+static size_t huge_page_bytes(void)
+{
+    char mode[16];
+    long long huge = 0;
+    bl_thp_read(mode, sizeof mode, &huge);
+    return huge > 0 ? (size_t)huge : (size_t)2 << 20;
+}
+
 /* A flag (an option without a value): 0 when arg is one, else -1. */
 static int set_flag(bl_app_opts *o, const char *arg)
 {
@@ -304,6 +318,8 @@ static int set_flag(bl_app_opts *o, const char *arg)
         o->check = 1;
     else if (strcmp(arg, "--overlap") == 0)
         o->k.overlap = 1;
+    else if (strcmp(arg, "--align-shares") == 0)
+        o->k.share_align = huge_page_bytes();
     else
         return -1;
     return 0;

@@ -13,6 +13,7 @@
 #include <mpi.h>
 #include <omp.h>
 
+#include "kstat.h"
 #include "topo.h"
 
 extern char **environ;
@@ -78,18 +79,6 @@ static char *kernel_release(void)
     if (uname(&u) < 0)
         return strdup("");
     return strdup(u.release);
-}
-
-static int numa_balancing(void)
-{
-    int v = -1;
-    FILE *f = fopen("/proc/sys/kernel/numa_balancing", "r");
-    if (f) {
-        if (fscanf(f, "%d", &v) != 1)
-            v = -1;
-        fclose(f);
-    }
-    return v;
 }
 
 /* First line of a small /sys file, without its newline; "" if absent. */
@@ -177,7 +166,7 @@ void bl_machine_describe(hwloc_topology_t topo, bl_h5_machine *m)
     m->compiler = compiler();
     m->omp_runtime = omp_runtime();
     m->kernel_release = kernel_release();
-    m->numa_balancing = numa_balancing();
+    m->numa_balancing = bl_numa_balancing_read();
     m->virtualization = virtualization();
     bl_h5_machine_topology(m, topo);
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "app_machine.h"
+#include "shares.h"
 #include "units.h"
 
 static int by_rank_thread(const void *a, const void *b)
@@ -64,6 +65,37 @@ static void print_traffic(FILE *out, const bl_h5_run *r)
             "between nodes\n", nodes, in, between);
 }
 
+/* Both moments of the pages, what the kernel did between them, and the
+ * first-touch flags with their sentences. */
+static void print_first_touch(FILE *out, const bl_h5_run *r)
+{
+    const bl_h5_result *x = &r->result;
+    bl_straddle st = {x->pages_total_init, 0, x->straddles,
+                      x->best_local_fraction};
+    char why[256];
+    if (x->pages_total_init <= 0 || x->local_page_fraction < 0)
+        return;
+    fprintf(out, "first touch: local pages %.3f right after it, %.3f after "
+            "the timed region (%+.3f)",
+            x->local_page_fraction_init, x->local_page_fraction,
+            x->local_page_fraction - x->local_page_fraction_init);
+    if (x->pages_migrated >= 0)
+        fprintf(out, "; NUMA balancing migrated %lld pages", x->pages_migrated);
+    if (x->huge_share >= 0)
+        fprintf(out, "; huge pages back %.0f%% of the arrays (THP %s)",
+                100.0 * x->huge_share,
+                r->nnuma && r->numa[0].thp_enabled && *r->numa[0].thp_enabled
+                    ? r->numa[0].thp_enabled : "unknown");
+    fprintf(out, "\n");
+    if (bl_flag_pages_migrated(x->local_page_fraction_init,
+                               x->local_page_fraction, x->pages_migrated,
+                               x->pages_total_init, why, sizeof why))
+        fprintf(out, "bindlab-app: pages-migrated: %s\n", why);
+    if (bl_flag_huge_straddle(&st, x->huge_share,
+                              x->local_page_fraction_init, why, sizeof why))
+        fprintf(out, "bindlab-app: huge-page-straddle: %s\n", why);
+}
+
 void bl_print_run(FILE *out, const bl_app_opts *o, const bl_h5_machine *m,
                   const bl_h5_run *r, const bl_work *w)
 {
@@ -91,6 +123,7 @@ void bl_print_run(FILE *out, const bl_app_opts *o, const bl_h5_machine *m,
                 k->min_s, k->local_page_fraction);
     }
     print_traffic(out, r);
+    print_first_touch(out, r);
     fprintf(out,
             "total: %.3f %s (median iteration %.6f s, min %.6f s, slowest "
             "rank per iteration), verified: %s (%s)\n",

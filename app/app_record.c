@@ -3,47 +3,133 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "shares.h"
 
 #define MAX_REGIONS 16
+
+/* The kernel's regions (a kernel that leaves align unset gets 0). */
+static size_t regions_of(const bl_kernel *k, const bl_kernel_ctx *ctx,
+                         bl_region *regs)
+{
+    size_t n;
+    memset(regs, 0, sizeof *regs * MAX_REGIONS);
+    n = k->regions(ctx, regs, MAX_REGIONS);
+    return n > MAX_REGIONS ? MAX_REGIONS : n;
+}
+
+static bl_shares shares_of(const bl_region *r, int nthreads)
+{
+    bl_shares s = {(uintptr_t)r->base, r->units, r->unit_bytes, nthreads,
+                   r->align};
+    return s;
+}
+
+/* One moment: the pages of every thread's share per NUMA node, into
+ * rec->share_pages[moment] ([thread][nnodes + 1]). A page belongs to the
+ * thread whose share holds its first byte; that thread's NUMA node is
+ * where it should live. */
+static int page_moment(hwloc_topology_t topo, const bl_kernel *k,
+                       const bl_kernel_ctx *ctx, bl_rank_record *rec,
+                       int moment, bl_err *err)
+{
+    bl_region regs[MAX_REGIONS];
+    size_t nreg = regions_of(k, ctx, regs);
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    size_t slots = (size_t)rec->nnodes + 1;
+    long long *counts = calloc((size_t)rec->nthreads * slots, sizeof *counts);
+
+    if (!counts)
+        return bl_err_set(err, "out of memory");
+    free(rec->share_pages[moment]);
+    rec->share_pages[moment] = counts;
+    for (size_t r = 0; r < nreg; r++) {
+        bl_shares s = shares_of(&regs[r], rec->nthreads);
+        for (int t = 0; t < rec->nthreads; t++) {
+            size_t lo, hi;
+            uintptr_t start, end;
+            bl_share_range(&s, t, &lo, &hi);
+            start = s.base + lo * s.unit_bytes;
+            end = s.base + hi * s.unit_bytes;
+            start = t == 0 ? start & ~(page - 1)
+                           : (start + page - 1) & ~(page - 1);
+            if (end <= start)
+                continue;
+            if (bl_place_pages_by_node(topo, (const void *)start,
+                                       end - start, counts + (size_t)t * slots,
+                                       err) < 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+int bl_record_first_touch(hwloc_topology_t topo, const bl_kernel *k,
+                          const bl_kernel_ctx *ctx, bl_rank_record *rec,
+                          bl_err *err)
+{
+    bl_region regs[MAX_REGIONS];
+    bl_shares shares[MAX_REGIONS];
+    bl_span spans[MAX_REGIONS];
+    bl_straddle st;
+    bl_numa_account *a = &rec->account;
+    size_t nreg = regions_of(k, ctx, regs);
+
+    for (size_t r = 0; r < nreg; r++) {
+        shares[r] = shares_of(&regs[r], rec->nthreads);
+        spans[r].lo = shares[r].base;
+        spans[r].hi = shares[r].base + regs[r].units * regs[r].unit_bytes;
+    }
+    bl_numa_account_huge(a, spans, nreg);
+    if (a->huge_page_bytes > 0 && a->huge_share > 0) {
+        bl_straddle_compute(shares, nreg, (size_t)a->page_bytes,
+                            (size_t)a->huge_page_bytes, a->huge_share, &st);
+        a->straddles = st.straddles;
+        a->best_local_fraction = st.best;
+    } else if (a->huge_share == 0) {
+        a->best_local_fraction = 1.0; /* no huge page to straddle */
+    }
+    return page_moment(topo, k, ctx, rec, 0, err);
+}
+
+/* Per-node totals of one moment and its local pages, now that every
+ * thread's NUMA node is known. */
+static void sum_moment(const bl_rank_record *rec, const long long *shares,
+                       long long *by_node, long long *local,
+                       long long *total)
+{
+    size_t slots = (size_t)rec->nnodes + 1;
+    *local = *total = 0;
+    for (int t = 0; shares && t < rec->nthreads; t++) {
+        const long long *c = shares + (size_t)t * slots;
+        int numa = rec->threads[t].numa;
+        for (size_t node = 0; node < slots; node++) {
+            by_node[node] += c[node];
+            if (node + 1 < slots)
+                *total += c[node];
+        }
+        if (numa >= 0 && numa < rec->nnodes)
+            *local += c[numa];
+    }
+}
 
 int bl_record_pages(hwloc_topology_t topo, const bl_kernel *k,
                     const bl_kernel_ctx *ctx, bl_rank_record *rec,
                     bl_err *err)
 {
-    bl_region regs[MAX_REGIONS];
-    size_t nreg = k->regions(ctx, regs, MAX_REGIONS);
-    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-    int nnodes = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE);
-
-    rec->pages = calloc((size_t)nnodes + 1, sizeof *rec->pages);
-    if (!rec->pages)
+    size_t slots = (size_t)rec->nnodes + 1;
+    rec->pages = calloc(slots, sizeof *rec->pages);
+    rec->pages_init = calloc(slots, sizeof *rec->pages_init);
+    if (!rec->pages || !rec->pages_init)
         return bl_err_set(err, "out of memory");
-    if (nreg > MAX_REGIONS)
-        nreg = MAX_REGIONS;
-    for (size_t r = 0; r < nreg; r++) {
-        const char *base = regs[r].base;
-        size_t bytes = regs[r].units * regs[r].unit_bytes;
-        if (bl_place_pages_by_node(topo, base, bytes, rec->pages, err) < 0)
-            return -1;
-        /* A page belongs to the thread whose static share holds its first
-         * byte; that thread's NUMA node is where it should live. */
-        for (int t = 0; t < rec->nthreads; t++) {
-            size_t lo, hi;
-            uintptr_t start, end;
-            bl_static_range(regs[r].units, rec->nthreads, t, &lo, &hi);
-            start = (uintptr_t)base + lo * regs[r].unit_bytes;
-            end = (uintptr_t)base + hi * regs[r].unit_bytes;
-            start = (start + page - 1) & ~(page - 1);
-            if (t == 0)
-                start = (uintptr_t)base & ~(page - 1);
-            if (end <= start || rec->threads[t].numa < 0)
-                continue;
-            if (bl_place_pages_local(topo, (const void *)start, end - start,
-                                     rec->threads[t].numa, &rec->pages_local,
-                                     &rec->pages_total, err) < 0)
-                return -1;
-        }
-    }
+    if (page_moment(topo, k, ctx, rec, 1, err) < 0)
+        return -1;
+    sum_moment(rec, rec->share_pages[1], rec->pages, &rec->pages_local,
+               &rec->pages_total);
+    sum_moment(rec, rec->share_pages[0], rec->pages_init,
+               &rec->account.pages_local_init,
+               &rec->account.pages_total_init);
     return 0;
 }
 
@@ -117,6 +203,9 @@ typedef struct gathered {
                                            * one after the other */
     int *page_bytes;                      /* [nranks] */
     long long *local_total;               /* [nranks][2] */
+    long long *pages_init;                /* as pages, after first touch */
+    int *page_init_bytes;                 /* [nranks] */
+    bl_numa_account *accounts;            /* [nranks] */
     size_t nthreads, nmetrics;
 } gathered;
 
@@ -133,6 +222,9 @@ static void gathered_free(gathered *g)
     free(g->pages);
     free(g->page_bytes);
     free(g->local_total);
+    free(g->pages_init);
+    free(g->page_init_bytes);
+    free(g->accounts);
 }
 
 /* The records of variable size: threads, counters, verification, metrics,
@@ -157,7 +249,14 @@ static int gather_records(MPI_Comm comm, const bl_rank_record *rec,
                      rec->pages ? (int)(sizeof *rec->pages *
                                         ((size_t)nnodes + 1))
                                 : 0,
-                     (void **)&g->pages, &g->page_bytes, err) < 0)
+                     (void **)&g->pages, &g->page_bytes, err) < 0 ||
+        gather_bytes(comm, rec->pages_init,
+                     rec->pages_init ? (int)(sizeof *rec->pages_init *
+                                             ((size_t)nnodes + 1))
+                                     : 0,
+                     (void **)&g->pages_init, &g->page_init_bytes, err) < 0 ||
+        gather_bytes(comm, &rec->account, (int)sizeof rec->account,
+                     (void **)&g->accounts, NULL, err) < 0)
         return -1;
     for (int q = 0; g->place_bytes && q < g->nranks; q++) {
         g->nthreads += (size_t)g->place_bytes[q] / sizeof *g->places;
@@ -303,28 +402,80 @@ static int fill_rank_rows(bl_h5_run *r, const gathered *g, bl_err *err)
 
 /* One row per rank and NUMA node that holds pages (node -1: not present).
  * Rank q sent its own node's NUMA nodes and one more slot (not present):
- * its count says how many. */
-static int fill_memory(bl_h5_run *r, const gathered *g, bl_err *err)
+ * its count says how many. pages/bytes: after the run or after first
+ * touch. */
+static int fill_memory_rows(bl_h5_memory **out, size_t *nout,
+                            const gathered *g, const long long *pages,
+                            const int *bytes, bl_err *err)
 {
     size_t k = 0, all = 0, at = 0;
+    bl_h5_memory *rows;
     for (int q = 0; q < g->nranks; q++)
-        all += (size_t)g->page_bytes[q] / sizeof *g->pages;
-    if (!(r->memory = calloc(all + 1, sizeof *r->memory)))
+        all += (size_t)bytes[q] / sizeof *pages;
+    if (!(rows = calloc(all + 1, sizeof *rows)))
         return oom(err, "page locations");
+    *out = rows;
     for (int q = 0; q < g->nranks; q++) {
-        size_t npg = (size_t)g->page_bytes[q] / sizeof *g->pages;
+        size_t npg = (size_t)bytes[q] / sizeof *pages;
         for (size_t node = 0; node < npg; node++) {
-            long long cnt = g->pages[at + node];
+            long long cnt = pages[at + node];
             if (cnt == 0)
                 continue;
-            r->memory[k].rank = q;
-            r->memory[k].numa_node = node + 1 < npg ? (int)node : -1;
-            r->memory[k].pages = cnt;
+            rows[k].rank = q;
+            rows[k].numa_node = node + 1 < npg ? (int)node : -1;
+            rows[k].pages = cnt;
             k++;
         }
         at += npg;
     }
-    r->nmemory = k;
+    *nout = k;
+    return 0;
+}
+
+static int fill_memory(bl_h5_run *r, const gathered *g, bl_err *err)
+{
+    return fill_memory_rows(&r->memory, &r->nmemory, g, g->pages,
+                            g->page_bytes, err) < 0 ||
+                   fill_memory_rows(&r->memory_init, &r->nmemory_init, g,
+                                    g->pages_init, g->page_init_bytes,
+                                    err) < 0
+               ? -1
+               : 0;
+}
+
+/* One /run/numa row per rank from its account. */
+static int fill_numa(bl_h5_run *r, const gathered *g, bl_err *err)
+{
+    if (!(r->numa = calloc((size_t)g->nranks + 1, sizeof *r->numa)))
+        return oom(err, "NUMA account");
+    r->nnuma = (size_t)g->nranks;
+    for (int q = 0; q < g->nranks; q++) {
+        const bl_numa_account *a = &g->accounts[q];
+        bl_h5_numa *row = &r->numa[q];
+        row->rank = q;
+        row->numa_balancing = a->numa_balancing;
+        if (!(row->thp_enabled = strdup(a->thp)))
+            return oom(err, "NUMA account");
+        row->page_bytes = a->page_bytes;
+        row->huge_page_bytes = a->huge_page_bytes;
+        row->share_align = a->share_align;
+        row->huge_share = a->huge_share;
+        row->straddles = a->straddles;
+        row->best_local_fraction = a->best_local_fraction;
+        row->pages_local_init = a->pages_local_init;
+        row->pages_total_init = a->pages_total_init;
+        row->local_page_fraction_init =
+            a->pages_total_init > 0
+                ? (double)a->pages_local_init / (double)a->pages_total_init
+                : -1.0;
+        row->task_numa_pages_migrated = a->task_migrated;
+        row->task_numa_faults = a->task_faults;
+        row->vm_numa_pages_migrated = a->vm.pages_migrated;
+        row->vm_numa_hint_faults = a->vm.hint_faults;
+        row->vm_numa_hint_faults_local = a->vm.hint_faults_local;
+        row->vm_numa_pte_updates = a->vm.pte_updates;
+        row->vm_pgmigrate_success = a->vm.pgmigrate_success;
+    }
     return 0;
 }
 
@@ -386,6 +537,7 @@ int bl_record_gather(MPI_Comm comm, int iters, int nnodes,
         (fill_placement(r, &g, err) < 0 || fill_counters(r, &g, err) < 0 ||
          fill_timings(r, &g, iter_max, err) < 0 ||
          fill_rank_rows(r, &g, err) < 0 || fill_memory(r, &g, err) < 0 ||
+         fill_numa(r, &g, err) < 0 ||
          fill_metrics(r, &g, err) < 0 || fill_verify(r, &g, err) < 0))
         rc = -1;
     gathered_free(&g);

@@ -9,6 +9,7 @@
 #include "measure/counters.h"
 #include "h5/h5schema.h"
 #include "kernel.h"
+#include "measure/numa_account.h"
 #include "measure/placement.h"
 
 #define BL_MAX_METRICS 32
@@ -18,16 +19,32 @@ typedef struct bl_rank_record {
     bl_thread_place *threads;          /* [nthreads] */
     bl_counter (*counters)[BL_NCOUNTERS]; /* [nthreads] */
     double *times;                     /* [iters]: this rank's step times */
-    long long *pages;                  /* [nnodes + 1] pages per NUMA node */
+    int nnodes;                        /* NUMA nodes of this node */
+    long long *pages;                  /* [nnodes + 1] pages per NUMA node
+                                        * after the timed region */
+    long long *pages_init;             /* [nnodes + 1] after first touch */
+    long long *share_pages[2];         /* scratch: [nthreads][nnodes + 1]
+                                        * per moment (first touch, end) */
     long long pages_local, pages_total;
+    bl_numa_account account;           /* the kernel's, around the run */
     bl_verify verify;
     bl_metric metrics[BL_MAX_METRICS];
     int nmetrics;
     bl_work work;
 } bl_rank_record;
 
-/* Where this rank's regions live: counts per node, and pages on the NUMA
- * node of the thread whose static-schedule share holds them. */
+/* Right after first touch: where each share's pages are (the first
+ * moment), the arrays' huge-page share and the best local fraction first
+ * touch can reach with it (rec->account; the counters' first reading must
+ * have been taken before first touch). */
+int bl_record_first_touch(hwloc_topology_t topo, const bl_kernel *k,
+                          const bl_kernel_ctx *ctx, bl_rank_record *rec,
+                          bl_err *err);
+
+/* After the timed region, with each thread's NUMA node known: where the
+ * pages are now (the second moment), and for both moments the counts per
+ * node and the pages on the NUMA node of the thread whose share holds
+ * them. */
 int bl_record_pages(hwloc_topology_t topo, const bl_kernel *k,
                     const bl_kernel_ctx *ctx, bl_rank_record *rec,
                     bl_err *err);

@@ -1,5 +1,7 @@
 #include "app_result.h"
 
+#include "h5/h5schema.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,4 +62,40 @@ void bl_result_summary(const double *iter_max, int iters, double amount,
     out->rate = out->median_s > 0 && scale > 0
                     ? amount / out->median_s / scale
                     : 0.0;
+}
+
+void bl_first_touch_result(bl_h5_run *r)
+{
+    long long local = 0, total = 0, tasks = 0, vm = -1;
+    double share = 0, best = 0, w_share = 0, w_best = 0;
+    int tasks_known = r->nnuma > 0;
+    bl_h5_result *res = &r->result;
+    res->straddles = 0;
+    for (size_t q = 0; q < r->nnuma; q++) {
+        const bl_h5_numa *n = &r->numa[q];
+        double w = (double)(n->pages_total_init > 0 ? n->pages_total_init : 0);
+        local += n->pages_local_init;
+        total += n->pages_total_init;
+        res->straddles += n->straddles;
+        if (n->task_numa_pages_migrated >= 0)
+            tasks += n->task_numa_pages_migrated;
+        else
+            tasks_known = 0;
+        if (n->vm_numa_pages_migrated > vm)
+            vm = n->vm_numa_pages_migrated;
+        if (n->huge_share >= 0) {
+            share += w * n->huge_share;
+            w_share += w;
+        }
+        if (n->best_local_fraction >= 0) {
+            best += w * n->best_local_fraction;
+            w_best += w;
+        }
+    }
+    res->pages_total_init = total;
+    res->local_page_fraction_init =
+        total > 0 ? (double)local / (double)total : -1.0;
+    res->pages_migrated = tasks_known ? tasks : vm;
+    res->huge_share = w_share > 0 ? share / w_share : -1.0;
+    res->best_local_fraction = w_best > 0 ? best / w_best : -1.0;
 }

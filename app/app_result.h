@@ -25,4 +25,14 @@ typedef struct bl_result_times {
 void bl_result_summary(const double *iter_max, int iters, double amount,
                        double scale, bl_result_times *out);
 
+
+struct bl_h5_run;
+
+/* The run's first-touch figures from its per-rank /run/numa rows: pages
+ * local right after first touch (all ranks), the pages NUMA balancing
+ * migrated (the ranks' tasks' sum; when a kernel does not expose them, the
+ * largest system-wide /proc/vmstat delta), the huge-page share and best
+ * reachable fraction weighted by each rank's pages, the straddles. */
+void bl_first_touch_result(struct bl_h5_run *r);
+
 #endif

@@ -104,12 +104,14 @@ static int time_loop(const bl_kernel *k, bl_kernel_ctx *ctx, int iters,
 }
 
 static int init_record(bl_rank_record *rec, int rank, int nthreads,
-                       int iters, hwloc_const_bitmap_t rank_set, bl_err *err)
+                       int nnodes, int iters, hwloc_const_bitmap_t rank_set,
+                       bl_err *err)
 {
     char host[BL_HOST_MAX] = "";
     memset(rec, 0, sizeof *rec);
     gethostname(host, sizeof host - 1);
     rec->nthreads = nthreads;
+    rec->nnodes = nnodes;
     rec->threads = calloc((size_t)nthreads, sizeof *rec->threads);
     rec->counters = calloc((size_t)nthreads, sizeof *rec->counters);
     rec->times = calloc((size_t)iters, sizeof *rec->times);
@@ -134,6 +136,9 @@ static void free_record(bl_rank_record *rec)
     free(rec->counters);
     free(rec->times);
     free(rec->pages);
+    free(rec->pages_init);
+    free(rec->share_pages[0]);
+    free(rec->share_pages[1]);
 }
 
 /* A run in progress: what every step below reads or fills. */
@@ -231,8 +236,8 @@ enum { MEASURED, STEP_FAILED, NOT_MEASURED };
 static int measure(app_run *a)
 {
     bl_counters_thread **cts = NULL;
-    int rc = init_record(&a->rec, a->rank, a->ctx.nthreads, a->o->iters,
-                         a->rank_set, &a->err);
+    int rc = init_record(&a->rec, a->rank, a->ctx.nthreads, a->nnodes,
+                         a->o->iters, a->rank_set, &a->err);
     if (rc == 0 && !(cts = calloc((size_t)a->ctx.nthreads, sizeof *cts)))
         rc = bl_err_set(&a->err, "rank %d: out of memory", a->rank);
     if (failed_somewhere(a, rc, "") < 0) {
@@ -240,7 +245,13 @@ static int measure(app_run *a)
         return NOT_MEASURED;
     }
     bl_counters_init();
+    bl_numa_account_begin(&a->rec.account, a->o->k.share_align);
     a->k->first_touch(&a->ctx);
+    /* The first moment: where first touch put the pages, before the
+     * warm-up gives NUMA balancing a chance to move them. */
+    if (bl_record_first_touch(a->topo, a->k, &a->ctx, &a->rec, &a->err) < 0)
+        fprintf(stderr, "bindlab-app: rank %d: page locations after first "
+                "touch: %s\n", a->rank, a->err.msg);
     /* Counters, migrations and context switches start after the warm-up,
      * so they are those of the timed iterations (and of the step's own
      * parallel regions, which these two regions bracket). */
@@ -273,6 +284,7 @@ static void take_matrix(app_run *a)
 static void record_results(app_run *a, int run_ok)
 {
     bl_rank_record *rec = &a->rec;
+    bl_numa_account_end(&rec->account);
     /* Pages are located as the timed region left them: the serial verify
      * below touches every page from one thread, and NUMA balancing would
      * migrate them towards it. */
@@ -292,6 +304,9 @@ static void record_results(app_run *a, int run_ok)
      * if even that fails, the page counts are what is given up. */
     if (!rec->pages)
         rec->pages = calloc((size_t)a->nnodes + 1, sizeof *rec->pages);
+    if (!rec->pages_init)
+        rec->pages_init = calloc((size_t)a->nnodes + 1,
+                                 sizeof *rec->pages_init);
     MPI_Reduce(&rec->work.amount, &a->total_amount, 1, MPI_DOUBLE, MPI_SUM,
                0, a->comm);
 }
@@ -314,6 +329,7 @@ static void summarise(const bl_work *w, int iters, const double *iter_max,
     }
     r->result.local_page_fraction =
         total > 0 ? (double)local / (double)total : -1.0;
+    bl_first_touch_result(r);
 }
 
 /* Rank 0: the run's own fields next to the gathered tables. */

@@ -400,7 +400,12 @@ static void check_kernel(const bl_pcheck_state *s, bl_pcheck_findings *f)
             "= %d): %s",
             s->numa_balancing,
             nodes > 1 ? "the kernel moves pages and threads during the run, "
-                        "so the placement measured is not the one set; "
+                        "so the placement measured is not the one set: "
+                        "pages migrate towards the threads that use them "
+                        "after first touch, so a serial first touch can read "
+                        "as mostly local once the run is over (bindlab-app "
+                        "records the pages right after first touch and "
+                        "after the run, and flags pages-migrated); "
                         "echo 0 > /proc/sys/kernel/numa_balancing for "
                         "placement experiments"
                       : "with one NUMA node it has nothing to move");

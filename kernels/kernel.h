@@ -36,6 +36,10 @@ typedef struct bl_kernel_opts {
     int access;         /* --access (latency): BL_ACCESS_* below */
     long round_trips;   /* --round-trips (c2c): per pair and iteration */
     int test_hook;      /* --test-hook N: deliberate fault for tests */
+    /* --align-shares (triad): every thread's share starts on a multiple of
+     * this many bytes (the huge page size), in first touch and compute
+     * alike; 0: schedule(static) */
+    size_t share_align;
 } bl_kernel_opts;
 
 /* --huge-pages: how the latency kernel asks for 2 MiB pages. */
@@ -74,6 +78,7 @@ typedef struct bl_region {
     const void *base;
     size_t units;
     size_t unit_bytes;
+    size_t align;   /* the shares' alignment (bl_share_range), 0 static */
 } bl_region;
 
 /* What one timed iteration of this rank does. rate = amount / seconds /
@@ -180,6 +185,9 @@ void bl_static_range(size_t n, int nthreads, int tid, size_t *lo, size_t *hi);
  * on failure. Free with bl_untouched_free(p, bytes). */
 void *bl_untouched_alloc(size_t bytes);
 void bl_untouched_free(void *p, size_t bytes);
+/* The same, starting at a multiple of align bytes (a power of two; 0 or
+ * the page size: bl_untouched_alloc). Freed with bl_untouched_free. */
+void *bl_untouched_alloc_aligned(size_t bytes, size_t align);
 
 /* 0 if `bytes` per rank fits this rank's share of the node's free memory;
  * else -1 with a message naming `what` (e.g. "--size '64GiB'"). */

@@ -4,14 +4,16 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/mman.h>
+#include <unistd.h>
+
+#include "shares.h"
 
 void bl_static_range(size_t n, int nthreads, int tid, size_t *lo, size_t *hi)
 {
-    size_t t = (size_t)(nthreads > 0 ? nthreads : 1);
-    size_t q = n / t, r = n % t, i = (size_t)tid;
-    *lo = q * i + (i < r ? i : r);
-    *hi = *lo + q + (i < r ? 1 : 0);
+    bl_shares s = {0, n, 1, nthreads, 0};
+    bl_share_range(&s, tid, lo, hi);
 }
 
 void *bl_untouched_alloc(size_t bytes)
@@ -24,6 +26,31 @@ void *bl_untouched_alloc(size_t bytes)
     p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
              -1, 0);
     return p == MAP_FAILED ? NULL : p;
+}
+
+void *bl_untouched_alloc_aligned(size_t bytes, size_t align)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), span;
+    uintptr_t p, start;
+    void *m;
+    if (align <= page)
+        return bl_untouched_alloc(bytes);
+    if (bytes == 0)
+        bytes = 1;
+    bytes = (bytes + page - 1) / page * page;
+    /* Map align more than needed and give back the ends. */
+    span = bytes + align;
+    m = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+             -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    p = (uintptr_t)m;
+    start = (p + align - 1) / align * align;
+    if (start > p)
+        munmap(m, start - p);
+    if (p + span > start + bytes)
+        munmap((void *)(start + bytes), p + span - (start + bytes));
+    return (void *)start;
 }
 
 void bl_untouched_free(void *p, size_t bytes)

@@ -6,7 +6,10 @@
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
+
+#include "shares.h"
 
 #define TRIAD_SCALAR 3.0
 #define TRIAD_DEFAULT_SIZE ((size_t)256 << 20)
@@ -42,9 +45,11 @@ static int triad_setup(bl_kernel_ctx *ctx, bl_err *err)
         return bl_err_set(err, "out of memory");
     t->n = total / 24;
     t->bytes = t->n * sizeof(double);
-    t->a = bl_untouched_alloc(t->bytes);
-    t->b = bl_untouched_alloc(t->bytes);
-    t->c = bl_untouched_alloc(t->bytes);
+    /* Aligned shares need aligned arrays: then the three arrays split at
+     * the same elements. */
+    t->a = bl_untouched_alloc_aligned(t->bytes, o->share_align);
+    t->b = bl_untouched_alloc_aligned(t->bytes, o->share_align);
+    t->c = bl_untouched_alloc_aligned(t->bytes, o->share_align);
     ctx->state = t;
     if (!t->a || !t->b || !t->c)
         return bl_err_set(err, "--size: cannot map 3 x %zu bytes", t->bytes);
@@ -60,23 +65,32 @@ static void touch_range(triad *t, size_t lo, size_t hi)
     }
 }
 
+/* The calling thread's share: schedule(static), or with --align-shares
+ * every share starting on a huge page (the arrays are aligned alike). */
+static void my_share(const bl_kernel_ctx *ctx, const triad *t, size_t *lo,
+                     size_t *hi)
+{
+    bl_shares s = {(uintptr_t)t->a, t->n, sizeof(double),
+                   omp_get_num_threads(), ctx->opts->share_align};
+    bl_share_range(&s, omp_get_thread_num(), lo, hi);
+}
+
 static void triad_first_touch(bl_kernel_ctx *ctx)
 {
     triad *t = ctx->state;
-    const size_t n = t->n;
     if (ctx->opts->serial_init) {
         /* The classic mistake, on purpose: every page lands on the NUMA
          * node of the master thread. */
-        touch_range(t, 0, n);
+        touch_range(t, 0, t->n);
         return;
     }
-    /* Same schedule(static) as the compute loop, so each page lands on the
-     * NUMA node of the thread that will use it. */
-#pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < n; i++) {
-        t->a[i] = 0.0;
-        t->b[i] = b_value(i);
-        t->c[i] = c_value(i);
+    /* The compute loop's shares, so each page lands on the NUMA node of
+     * the thread that will use it. */
+#pragma omp parallel
+    {
+        size_t lo, hi;
+        my_share(ctx, t, &lo, &hi);
+        touch_range(t, lo, hi);
     }
 }
 
@@ -86,11 +100,14 @@ static int triad_step(bl_kernel_ctx *ctx, bl_err *err)
     double *restrict a = t->a;
     const double *restrict b = t->b;
     const double *restrict c = t->c;
-    const size_t n = t->n;
     (void)err;
-#pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < n; i++)
-        a[i] = b[i] + TRIAD_SCALAR * c[i];
+#pragma omp parallel
+    {
+        size_t lo, hi;
+        my_share(ctx, t, &lo, &hi);
+        for (size_t i = lo; i < hi; i++)
+            a[i] = b[i] + TRIAD_SCALAR * c[i];
+    }
     return 0;
 }
 
@@ -147,6 +164,7 @@ static size_t triad_regions(const bl_kernel_ctx *ctx, bl_region *out,
         out[k].base = arrays[k];
         out[k].units = t->n;
         out[k].unit_bytes = sizeof(double);
+        out[k].align = ctx->opts->share_align;
     }
     return 3;
 }

@@ -12,6 +12,7 @@
 #include <omp.h>
 
 #include "cpuset.h"
+#include "measure/pagemap.h"
 #include "topo.h"
 
 void bl_place_cpuset_text(hwloc_const_bitmap_t set, char *buf, size_t len)
@@ -151,6 +152,9 @@ static int for_each_page(hwloc_topology_t topo, const void *base, size_t bytes,
         free(status);
         return bl_err_set(err, "out of memory");
     }
+    /* opened at the first page move_pages cannot see */
+    bl_pagemap pm = {.fd = -1};
+    int pm_tried = 0;
     while (start < end) {
         unsigned long n = 0;
         for (; n < BATCH && start < end; n++, start += (uintptr_t)page)
@@ -159,13 +163,22 @@ static int for_each_page(hwloc_topology_t topo, const void *base, size_t bytes,
             int e = errno;
             free(pages);
             free(status);
+            bl_pagemap_close(&pm);
             return bl_err_set(err, "move_pages: %s", strerror(e));
         }
-        for (unsigned long i = 0; i < n; i++)
+        for (unsigned long i = 0; i < n; i++) {
+            if (status[i] < 0 && !pm_tried) {
+                pm_tried = 1;
+                bl_pagemap_open(&pm);
+            }
+            if (status[i] < 0)
+                status[i] = bl_pagemap_node(&pm, (uintptr_t)pages[i]);
             fn(status[i] >= 0 ? numa_logical(topo, status[i]) : -1, arg);
+        }
     }
     free(pages);
     free(status);
+    bl_pagemap_close(&pm);
     return 0;
 }
 

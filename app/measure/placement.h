@@ -57,7 +57,9 @@ void bl_place_cpuset_text(hwloc_const_bitmap_t set, char *buf, size_t len);
  * slots: counts[i] for hwloc logical NUMA node i, counts[nnodes] for pages
  * that are not present (never touched). Uses move_pages(2) in query mode,
  * the call behind hwloc_get_area_memlocation(), because hwloc only returns
- * the union of nodes and bindlab wants counts. Adds to counts. */
+ * the union of nodes and bindlab wants counts; a page it reports absent
+ * is looked up in /proc/self/pagemap when that shows frames (pagemap.h:
+ * NUMA balancing's PROT_NONE pages). Adds to counts. */
 int bl_place_pages_by_node(hwloc_topology_t topo, const void *base,
                            size_t bytes, long long *counts, bl_err *err);
 

@@ -53,6 +53,27 @@ static const bl_h5_field memory_fields[] = {
     F(bl_h5_memory, numa_node, BL_H5_I32),
     F(bl_h5_memory, pages, BL_H5_I64),
 };
+static const bl_h5_field numa_fields[] = {
+    F(bl_h5_numa, rank, BL_H5_I32),
+    F(bl_h5_numa, numa_balancing, BL_H5_I32),
+    F(bl_h5_numa, thp_enabled, BL_H5_STR),
+    F(bl_h5_numa, page_bytes, BL_H5_I64),
+    F(bl_h5_numa, huge_page_bytes, BL_H5_I64),
+    F(bl_h5_numa, share_align, BL_H5_I64),
+    F(bl_h5_numa, huge_share, BL_H5_F64),
+    F(bl_h5_numa, straddles, BL_H5_I32),
+    F(bl_h5_numa, best_local_fraction, BL_H5_F64),
+    F(bl_h5_numa, pages_local_init, BL_H5_I64),
+    F(bl_h5_numa, pages_total_init, BL_H5_I64),
+    F(bl_h5_numa, local_page_fraction_init, BL_H5_F64),
+    F(bl_h5_numa, task_numa_pages_migrated, BL_H5_I64),
+    F(bl_h5_numa, task_numa_faults, BL_H5_I64),
+    F(bl_h5_numa, vm_numa_pages_migrated, BL_H5_I64),
+    F(bl_h5_numa, vm_numa_hint_faults, BL_H5_I64),
+    F(bl_h5_numa, vm_numa_hint_faults_local, BL_H5_I64),
+    F(bl_h5_numa, vm_numa_pte_updates, BL_H5_I64),
+    F(bl_h5_numa, vm_pgmigrate_success, BL_H5_I64),
+};
 static const bl_h5_field rank_fields[] = {
     F(bl_h5_rank, rank, BL_H5_I32),
     F(bl_h5_rank, host, BL_H5_STR),
@@ -122,6 +143,13 @@ static const bl_h5_field summary_fields[] = {
     F(bl_h5_summary, nodes, BL_H5_STR),
     /* retry: launches the run took (0 in files written before it) */
     F(bl_h5_summary, attempts, BL_H5_I32),
+    /* first touch and what the kernel did after it */
+    F(bl_h5_summary, local_page_fraction_init, BL_H5_F64),
+    F(bl_h5_summary, pages_total_init, BL_H5_I64),
+    F(bl_h5_summary, pages_migrated, BL_H5_I64),
+    F(bl_h5_summary, huge_share, BL_H5_F64),
+    F(bl_h5_summary, best_local_fraction, BL_H5_F64),
+    F(bl_h5_summary, straddles, BL_H5_I32),
 };
 
 /* ---- the kernels' time split (its own block: written only when a kernel
@@ -216,6 +244,8 @@ static const bl_h5_field affinity_fields[] = {
 DEF(bl_h5_placement_def, "placement", bl_h5_placement, placement_fields);
 DEF(bl_h5_counter_def, "counters", bl_h5_counter, counter_fields);
 DEF(bl_h5_memory_def, "memory", bl_h5_memory, memory_fields);
+DEF(bl_h5_memory_init_def, "memory_init", bl_h5_memory, memory_fields);
+DEF(bl_h5_numa_def, "numa", bl_h5_numa, numa_fields);
 DEF(bl_h5_rank_def, "ranks", bl_h5_rank, rank_fields);
 DEF(bl_h5_metric_def, "metrics", bl_h5_metric, metric_fields);
 DEF(bl_h5_env_def, "env", bl_h5_env, env_fields);
@@ -277,6 +307,13 @@ static const bl_h5_attr result_attrs[] = {
     A(bl_h5_result, checksum, BL_A_F64, 0),
     A(bl_h5_result, verify_detail, BL_A_STR, 0),
     A(bl_h5_result, local_page_fraction, BL_A_F64, -1),
+    /* first touch and what the kernel did after it */
+    A(bl_h5_result, local_page_fraction_init, BL_A_F64, -1),
+    A(bl_h5_result, pages_total_init, BL_A_LLONG, 0),
+    A(bl_h5_result, pages_migrated, BL_A_LLONG, -1),
+    A(bl_h5_result, huge_share, BL_A_F64, -1),
+    A(bl_h5_result, best_local_fraction, BL_A_F64, -1),
+    A(bl_h5_result, straddles, BL_A_INT, 0),
 };
 static const bl_h5_attr harness_attrs[] = {
     A(bl_h5_harness, run_id, BL_A_STR, 0),
@@ -343,8 +380,11 @@ static const run_table run_tables[] = {
     RT(bl_h5_finding_def, findings, nfindings),
 };
 #define NRUN_TABLES (sizeof run_tables / sizeof run_tables[0])
-/* bindlab run's: written only when they have rows */
+/* Written only when they have rows: first touch's (bindlab-app), and
+ * bindlab run's */
 static const run_table probe_tables[] = {
+    RT(bl_h5_memory_init_def, memory_init, nmemory_init),
+    RT(bl_h5_numa_def, numa, nnuma),
     RT(bl_h5_process_def, processes, nprocesses),
     RT(bl_h5_thread_def, thread_rows, nthread_rows),
     RT(bl_h5_affinity_def, affinity, naffinity),

@@ -102,9 +102,33 @@ typedef struct bl_h5_finding {
     char *text;
 } bl_h5_finding;
 
+/* /run/numa: per rank, first touch and what the kernel did after it (the
+ * after-init page counts per NUMA node are /run/memory_init, rows of
+ * bl_h5_memory; /run/memory holds them after the timed region). Files
+ * written before it have neither (0 rows). */
+typedef struct bl_h5_numa {
+    int32_t rank;
+    int32_t numa_balancing;    /* /proc/sys/kernel/numa_balancing, -1 */
+    char *thp_enabled;         /* THP mode: always, madvise, never; "" */
+    int64_t page_bytes, huge_page_bytes; /* base and huge page sizes */
+    int64_t share_align;       /* --align-shares: bytes, 0 not asked */
+    double huge_share;         /* arrays' mappings huge-page backed
+                                * (smaps, after init), -1 unknown */
+    int32_t straddles;         /* huge pages holding two threads' shares */
+    double best_local_fraction; /* the best first touch can reach */
+    int64_t pages_local_init, pages_total_init; /* right after first touch */
+    double local_page_fraction_init; /* -1 unknown */
+    /* NUMA balancing during the run (first touch to end of the timed
+     * region): the rank's tasks' sched fields (-1: not exposed), and
+     * /proc/vmstat's deltas (system-wide; -1 absent) */
+    int64_t task_numa_pages_migrated, task_numa_faults;
+    int64_t vm_numa_pages_migrated, vm_numa_hint_faults,
+        vm_numa_hint_faults_local, vm_numa_pte_updates, vm_pgmigrate_success;
+} bl_h5_numa;
+
 extern const bl_h5_table_def bl_h5_placement_def, bl_h5_counter_def,
     bl_h5_memory_def, bl_h5_rank_def, bl_h5_metric_def, bl_h5_env_def,
-    bl_h5_finding_def;
+    bl_h5_finding_def, bl_h5_memory_init_def, bl_h5_numa_def;
 
 /* /run/time_split: a kernel's per-rank time split of its last iteration
  * (the LU's panel, broadcast, swap, update, wait, solve); written only by
@@ -193,7 +217,16 @@ typedef struct bl_h5_result {
     int verified;
     double error, checksum;
     char *verify_detail;
-    double local_page_fraction;
+    double local_page_fraction;  /* after the timed region */
+    /* right after first touch, and what happened in between (all ranks;
+     * files written before them: pages_total_init 0, the others their
+     * defaults) */
+    double local_page_fraction_init; /* -1 unknown */
+    long long pages_total_init;
+    long long pages_migrated;  /* by NUMA balancing during the run, -1 */
+    double huge_share;         /* -1 unknown */
+    double best_local_fraction; /* -1 unknown */
+    int straddles;
 } bl_h5_result;
 
 /* ---- matrices (latency, bandwidth, c2c) -------------------------------- */
@@ -262,6 +295,8 @@ typedef struct bl_h5_run {
     bl_h5_placement *placement; size_t nplacement;
     bl_h5_counter *counters;   size_t ncounters;
     bl_h5_memory *memory;      size_t nmemory;
+    bl_h5_memory *memory_init; size_t nmemory_init; /* may be 0 */
+    bl_h5_numa *numa;          size_t nnuma;        /* may be 0 */
     bl_h5_rank *rank_rows;     size_t nrank_rows;
     bl_h5_metric *metrics;     size_t nmetrics;
     /* --check: empty when the app was not asked (or found nothing) */
@@ -372,6 +407,11 @@ typedef struct bl_h5_summary {
     int32_t exit_status;
     char *nodes;               /* as the harness record's */
     int32_t attempts;          /* retry: as the harness record's */
+    /* first touch: as the app's result (0 in files written before) */
+    double local_page_fraction_init;
+    int64_t pages_total_init, pages_migrated;
+    double huge_share, best_local_fraction;
+    int32_t straddles;
 } bl_h5_summary;
 
 extern const bl_h5_table_def bl_h5_check_def, bl_h5_summary_def;

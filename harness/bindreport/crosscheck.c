@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cpuset.h"
+#include "shares.h"
 
 static void add_flag(char *flags, size_t len, const char *flag)
 {
@@ -90,6 +91,25 @@ static const char *env_value(const bl_h5_run *run, const char *name)
     return NULL;
 }
 
+/* pages-migrated and huge-page-straddle, from the app's result (files
+ * written before it say nothing: pages_total_init 0). */
+static void first_touch_flags(const bl_h5_result *x, char *flags,
+                              size_t flags_len)
+{
+    bl_straddle st = {x->pages_total_init, 0, x->straddles,
+                      x->best_local_fraction};
+    char why[256];
+    if (x->pages_total_init <= 0)
+        return;
+    if (bl_flag_pages_migrated(x->local_page_fraction_init,
+                               x->local_page_fraction, x->pages_migrated,
+                               x->pages_total_init, why, sizeof why))
+        add_flag(flags, flags_len, "pages-migrated");
+    if (bl_flag_huge_straddle(&st, x->huge_share, x->local_page_fraction_init,
+                              why, sizeof why))
+        add_flag(flags, flags_len, "huge-page-straddle");
+}
+
 int bl_crosscheck(const bl_binding_report *report, const bl_h5_run *run,
                   int numa_balancing, bl_h5_check **checks, size_t *nchecks,
                   char *flags, size_t flags_len)
@@ -157,6 +177,7 @@ int bl_crosscheck(const bl_binding_report *report, const bl_h5_run *run,
     if (run->result.local_page_fraction >= 0 &&
         run->result.local_page_fraction < BL_LOCAL_PAGES_MIN)
         add_flag(flags, flags_len, "remote-pages");
+    first_touch_flags(&run->result, flags, flags_len);
     if (numa_balancing > 0)
         add_flag(flags, flags_len, "numa-balancing");
     if (migrated)

@@ -1,7 +1,8 @@
 /* The cross-check: per rank, the cpuset the launcher claimed (its binding
  * report) against the one the rank recorded, and the flags that explain a
  * placement: mismatches, ranks spanning NUMA nodes, threads sharing a PU,
- * OpenMP threads left unbound, remote pages, NUMA balancing, migrations. */
+ * OpenMP threads left unbound, remote pages, pages the kernel moved after
+ * first touch, huge pages across shares, NUMA balancing, migrations. */
 #ifndef BL_CROSSCHECK_H
 #define BL_CROSSCHECK_H
 
@@ -21,6 +22,10 @@
  *   pu-shared         two threads ended on the same PU of one host
  *   omp-unbound       OMP_PROC_BIND unset or false: threads may wander
  *   remote-pages      local page fraction below BL_LOCAL_PAGES_MIN
+ *   pages-migrated    the kernel moved pages after first touch
+ *                     (bl_flag_pages_migrated, common/shares.h)
+ *   huge-page-straddle huge pages straddle the threads' shares, so first
+ *                     touch cannot be exact (bl_flag_huge_straddle)
  *   numa-balancing    /proc/sys/kernel/numa_balancing is on
  *   migrated          a thread migrated during the timed region */
 

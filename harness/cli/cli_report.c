@@ -11,6 +11,7 @@
 #include "results/results_file.h"
 #include "results/results_report.h"
 #include "report/report_html.h"
+#include "report/report_firsttouch.h"
 #include "report/report_retries.h"
 #include "report/report_write.h"
 #include "atomic_file.h"
@@ -337,6 +338,7 @@ int bl_cli_report(int argc, char **argv)
     }
     if (!o.csv && rc >= 0) {
         notes_from_machine(stdout, o.input, &r);
+        bl_report_write_first_touch(stdout, &r);
         bl_report_write_retries(stdout, o.input, &r);
     }
     if (fflush(stdout) != 0 || rc < 0) {

@@ -19,6 +19,16 @@ static const struct {
                     "were free to move between the rank's CPUs."},
     {"remote-pages", "Less than 90% of the ranks' pages were on their own "
                      "NUMA node (local_page_fraction < 0.9)."},
+    {"pages-migrated", "The kernel (NUMA balancing) moved at least 1% of "
+                       "the pages after first touch, or the local page "
+                       "fraction changed by 0.01 or more: the placement "
+                       "measured after the run is not the one first touch "
+                       "made (both are in the run's first-touch line)."},
+    {"huge-page-straddle", "Transparent huge pages back the arrays and some "
+                           "straddle two threads' shares: a huge page lands "
+                           "whole on one node, so first touch cannot make "
+                           "every page local; --align-shares (sweep key "
+                           "align_shares) fixes it."},
     {"numa-balancing", "The kernel's automatic NUMA balancing was on and may "
                        "have moved pages or threads during the run."},
     {"migrated", "A thread moved to another CPU during the timed region."},

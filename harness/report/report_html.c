@@ -9,6 +9,7 @@
 
 #include "atomic_file.h"
 #include "report/compare_priv.h"
+#include "report/report_firsttouch.h"
 #include "report/report_nodemap.h"
 #include "report/report_priv.h"
 
@@ -369,6 +370,7 @@ char *bl_report_html_text(const bl_report *r, const char *input,
     }
     if (rc == 0) {
         table_part(&b, r);
+        bl_report_html_first_touch(&b, r);
         rc = flags_part(&b, r);
     }
     if (rc == 0 && d && d->nmatrices)

@@ -17,6 +17,7 @@ static const struct {
     {"size", "--size", ARG_SIZE},       {"iters", "--iters", ARG_COUNT},
     {"warmup", "--warmup", ARG_COUNT},  {"grid", "--grid", ARG_GRID},
     {"radius", "--radius", ARG_COUNT},  {"overlap", "--overlap", ARG_BOOL},
+    {"align_shares", "--align-shares", ARG_BOOL},
     {"n", "--n", ARG_COUNT},            {"nb", "--nb", ARG_COUNT},
     {"seed", "--seed", ARG_COUNT},      {"writes", "--writes", ARG_COUNT},
 };

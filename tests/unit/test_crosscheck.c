@@ -243,6 +243,38 @@ static void crosscheck_flags_unbound_threads_remote_pages_and_balancing(void **s
     bl_bindreport_free(&rep);
 }
 
+/* The app's first-touch figures: a serial first touch the kernel made
+ * more local, and huge pages across shares; a file written before them
+ * (pages_total_init 0) raises neither. */
+static void crosscheck_flags_what_happened_after_first_touch(void **state)
+{
+    char flags[256];
+    bl_h5_check *c;
+    size_t n;
+    bl_binding_report rep;
+    bl_err err;
+    (void)state;
+    make_run("close", "0", "1", 0, 1);
+    run.ranks = 1;
+    run.result.local_page_fraction = 0.95;
+    run.result.local_page_fraction_init = 0.25;
+    run.result.pages_total_init = 16386;
+    run.result.pages_migrated = 9000;
+    run.result.huge_share = 1.0;
+    run.result.straddles = 6;
+    run.result.best_local_fraction = 0.9376;
+    assert_int_equal(bl_bindreport_parse("", BL_REPORT_AUTO, topo, &rep, &err), 0);
+    bl_crosscheck(&rep, &run, 0, &c, &n, flags, sizeof flags);
+    assert_string_equal(flags, "pages-migrated,huge-page-straddle");
+    bl_h5_table_free(&bl_h5_check_def, c, n);
+    run.result.pages_total_init = 0; /* an older file */
+    bl_crosscheck(&rep, &run, 0, &c, &n, flags, sizeof flags);
+    assert_string_equal(flags, "");
+    bl_h5_table_free(&bl_h5_check_def, c, n);
+    bl_bindreport_free(&rep);
+    memset(&run.result, 0, sizeof run.result);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -254,6 +286,7 @@ int main(void)
             crosscheck_records_the_node_whose_topology_read_each_claim),
         cmocka_unit_test(crosscheck_takes_slurm_lines_as_the_launchers),
         cmocka_unit_test(crosscheck_flags_unbound_threads_remote_pages_and_balancing),
+        cmocka_unit_test(crosscheck_flags_what_happened_after_first_touch),
     };
     bl_err err;
     int rc;

@@ -17,6 +17,7 @@
 #include <linux/mempolicy.h>
 
 #include "kernel.h"
+#include "measure/pagemap.h"
 #include "measure/placement.h"
 #include "topo.h"
 
@@ -216,6 +217,35 @@ static void thread_record_names_the_cpu_it_was_pinned_to(void **state)
     assert_true(p.migrations == 0 || p.migrations == -1);
 }
 
+/* The frames of /proc/self/pagemap name the node get_mempolicy names; an
+ * untouched page has none. Root only: other users read frame 0. */
+static void pagemap_names_the_node_of_present_pages(void **state)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    char *buf = bl_untouched_alloc((size_t)page * 4);
+    bl_pagemap pm;
+    (void)state;
+    assert_non_null(buf);
+    if (bl_pagemap_open(&pm) < 0) {
+        bl_pagemap_close(&pm);
+        bl_untouched_free(buf, (size_t)page * 4);
+        BL_SKIP("/proc/self/pagemap shows no frames to this user "
+                "(CAP_SYS_ADMIN needed)");
+    }
+    for (int i = 0; i < 3; i++)
+        buf[(size_t)i * (size_t)page] = 1;
+    for (int i = 0; i < 3; i++) {
+        int os = bl_pagemap_node(&pm, (uintptr_t)(buf + (size_t)i * (size_t)page));
+        hwloc_obj_t node = hwloc_get_numanode_obj_by_os_index(topo, (unsigned)os);
+        assert_non_null(node);
+        assert_int_equal((int)node->logical_index,
+                         page_node(buf + (size_t)i * (size_t)page));
+    }
+    assert_int_equal(bl_pagemap_node(&pm, (uintptr_t)(buf + 3 * (size_t)page)), -1);
+    bl_pagemap_close(&pm);
+    bl_untouched_free(buf, (size_t)page * 4);
+}
+
 int main(int argc, char **argv)
 {
     static const struct CMUnitTest placement[] = {
@@ -225,8 +255,12 @@ int main(int argc, char **argv)
         cmocka_unit_test(foreign_topology_loads_from_synthetic),
         cmocka_unit_test(thread_record_names_the_cpu_it_was_pinned_to),
     };
+    static const struct CMUnitTest pagemap[] = {
+        cmocka_unit_test(pagemap_names_the_node_of_present_pages),
+    };
     static const bl_test_group groups[] = {
         BL_GROUP("placement", placement),
+        BL_MACHINE_GROUP("pagemap", pagemap),
     };
     bl_err err;
     int rc;

@@ -182,6 +182,11 @@ static void numa_balancing_warns_only_with_two_nodes(void **state)
     s.numa_balancing = 1;
     bl_pcheck_eval(&s, &f);
     assert_int_equal(found(&f, "numa-balancing"), 'w');
+    /* it says what balancing does to a first-touch measurement */
+    for (int i = 0; i < f.n; i++)
+        if (strcmp(f.item[i].id, "numa-balancing") == 0)
+            assert_non_null(strstr(f.item[i].text, "a serial first touch "
+                                   "can read as mostly local"));
     hwloc_bitmap_only(s.nodes, 0);
     hwloc_bitmap_only(s.mems_allowed, 0);
     bl_pcheck_eval(&s, &f);

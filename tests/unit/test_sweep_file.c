@@ -186,6 +186,7 @@ static void config_rejects_unknown_keys_listing_accepted(void **state)
     expect_error("kernels:\n  - {name: triad, sizes: 1GiB}\n",
                  "t.yaml:2:19: kernels entry: unknown key 'sizes'; accepted: "
                  "name, label, size, iters, warmup, grid, radius, overlap, "
+                 "align_shares, "
                  "n, nb, seed, writes");
     expect_error("kernels: [triad]\nsweep:\n  np: 1\n  np: 2\n",
                  "t.yaml:4:3: sweep: key 'np' is given twice");
@@ -643,6 +644,22 @@ static void config_refuses_long_lines_at_their_position(void **state)
     free(text);
 }
 
+/* align_shares: true passes --align-shares, false passes nothing. */
+static void align_shares_key_passes_the_app_flag(void **state)
+{
+    bl_sweep s;
+    bl_err err;
+    (void)state;
+    assert_int_equal(bl_sweep_file_load_string(
+                         "kernels:\n  - {name: triad, align_shares: true}\n"
+                         "  - {name: triad, label: plain, align_shares: false}\n"
+                         "sweep: {np: 1}\n", "t.yaml", &s, &err), 0);
+    assert_int_equal(s.kernels[0].nargs, 1);
+    assert_string_equal(s.kernels[0].args[0], "--align-shares");
+    assert_int_equal(s.kernels[1].nargs, 0);
+    bl_sweep_free(&s);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest parser[] = {
@@ -653,6 +670,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(config_rejects_wrong_shapes),
         cmocka_unit_test(config_reads_the_repetition_order),
         cmocka_unit_test(config_rejects_bad_kernel_entries),
+        cmocka_unit_test(align_shares_key_passes_the_app_flag),
         cmocka_unit_test(config_rejects_bad_values_where_written),
         cmocka_unit_test(config_reads_the_launcher_key),
         cmocka_unit_test(config_rejects_keys_in_the_wrong_section),
