@@ -23,7 +23,7 @@ static const bl_binding *claim_of(const bl_binding_report *report, int rank)
 }
 
 /* 1 equal, 0 different, -1 when either side is missing or unreadable. */
-static int same_set(const bl_binding *claim, const char *seen)
+static int same_set(hwloc_const_bitmap_t claim, const char *seen)
 {
     hwloc_bitmap_t s;
     int eq;
@@ -34,7 +34,7 @@ static int same_set(const bl_binding *claim, const char *seen)
         hwloc_bitmap_free(s);
         return -1;
     }
-    eq = hwloc_bitmap_isequal(s, claim->cpus);
+    eq = hwloc_bitmap_isequal(s, claim);
     hwloc_bitmap_free(s);
     return eq;
 }
@@ -45,6 +45,23 @@ static int same_host(const char *a, const char *b)
 {
     size_t na = strcspn(a, "."), nb = strcspn(b, ".");
     return na == nb && strncmp(a, b, na) == 0;
+}
+
+/* What an unbound claim means on its host: the job's CPUs there (within
+ * the report's whole topology), into out. 0 when set, -1 when the allowed
+ * set is unknown or belongs to another host. */
+static int unbound_claim(const bl_binding *claim, const bl_h5_placement *m,
+                         const bl_crosscheck_allowed *allowed,
+                         hwloc_bitmap_t out)
+{
+    const char *host = claim->host[0] ? claim->host : m ? m->host : NULL;
+    if (claim->bound || !allowed || !allowed->cpus || !allowed->cpus[0] ||
+        (allowed->host && allowed->host[0] && host && host[0] &&
+         !same_host(host, allowed->host)) ||
+        bl_cpuset_parse_list(allowed->cpus, out, NULL) < 0)
+        return -1;
+    hwloc_bitmap_and(out, out, claim->cpus);
+    return hwloc_bitmap_iszero(out) ? -1 : 0;
 }
 
 static const bl_h5_placement *master_of(const bl_h5_run *run, int rank)
@@ -91,24 +108,30 @@ static const char *env_value(const bl_h5_run *run, const char *name)
 }
 
 int bl_crosscheck(const bl_binding_report *report, const bl_h5_run *run,
-                  int numa_balancing, bl_h5_check **checks, size_t *nchecks,
+                  int numa_balancing, const bl_crosscheck_allowed *allowed,
+                  bl_h5_check **checks, size_t *nchecks,
                   char *flags, size_t flags_len)
 {
     int mismatches = 0, spans = 0, migrated = 0, elsewhere = 0;
     const char *bind;
+    hwloc_bitmap_t within;
 
     *checks = NULL;
     *nchecks = 0;
     flags[0] = '\0';
     if (!run)
         return 0;
+    within = hwloc_bitmap_alloc();
     *checks = calloc((size_t)run->ranks + 1, sizeof **checks);
     for (int r = 0; r < run->ranks && *checks; r++) {
         const bl_binding *claim = claim_of(report, r);
         const bl_h5_placement *master = master_of(run, r);
         bl_h5_check *c = &(*checks)[r];
         const char *seen = master ? master->rank_cpuset : "";
-        char *claimed = claim ? bl_cpuset_list_strdup(claim->cpus) : NULL;
+        hwloc_const_bitmap_t set = claim ? claim->cpus : NULL;
+        if (claim && within && unbound_claim(claim, master, allowed, within) == 0)
+            set = within;
+        char *claimed = set ? bl_cpuset_list_strdup(set) : NULL;
         /* An Open MPI line printed by the rank itself comes from MPI_Init,
          * when only its master thread's binding could be seen. (Slurm's
          * lines name the task's pid too, but slurmstepd prints them from
@@ -131,7 +154,7 @@ int bl_crosscheck(const bl_binding_report *report, const bl_h5_run *run,
         c->claimed = claimed ? claimed : strdup("");
         c->seen = strdup(seen);
         c->source = strdup(!claim ? "" : self ? "rank" : "launcher");
-        c->matches = (int8_t)same_set(claim, seen);
+        c->matches = (int8_t)same_set(set, seen);
         c->node = claim ? claim->node : -1;
         mismatches += c->matches == 0;
         /* the launcher put the rank on one node and it ran on another */
@@ -139,6 +162,7 @@ int bl_crosscheck(const bl_binding_report *report, const bl_h5_run *run,
         spans |= rank_spans_numa(run, r);
         (*nchecks)++;
     }
+    hwloc_bitmap_free(within);
     for (size_t i = 0; i < run->nplacement; i++)
         migrated |= run->placement[i].migrations > 0;
     bind = env_value(run, "OMP_PROC_BIND");
