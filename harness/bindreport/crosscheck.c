@@ -64,6 +64,29 @@ static int unbound_claim(const bl_binding *claim, const bl_h5_placement *m,
     return hwloc_bitmap_iszero(out) ? -1 : 0;
 }
 
+/* 1 when the rank's recorded set reaches CPUs outside the job's on the
+ * set's host (a launcher binding past taskset, which does not confine its
+ * children as a cgroup does). */
+static int outside_allowed(const bl_h5_placement *m,
+                           const bl_crosscheck_allowed *allowed)
+{
+    hwloc_bitmap_t seen, set;
+    int out;
+    if (!m || !m->rank_cpuset || !m->rank_cpuset[0] || !allowed ||
+        !allowed->cpus || !allowed->cpus[0] ||
+        (allowed->host && allowed->host[0] && m->host && m->host[0] &&
+         !same_host(m->host, allowed->host)))
+        return 0;
+    seen = hwloc_bitmap_alloc();
+    set = hwloc_bitmap_alloc();
+    out = seen && set && bl_cpuset_parse_list(m->rank_cpuset, seen, NULL) == 0 &&
+          bl_cpuset_parse_list(allowed->cpus, set, NULL) == 0 &&
+          !hwloc_bitmap_isincluded(seen, set);
+    hwloc_bitmap_free(seen);
+    hwloc_bitmap_free(set);
+    return out;
+}
+
 static const bl_h5_placement *master_of(const bl_h5_run *run, int rank)
 {
     for (size_t i = 0; i < run->nplacement; i++)
@@ -112,7 +135,7 @@ int bl_crosscheck(const bl_binding_report *report, const bl_h5_run *run,
                   bl_h5_check **checks, size_t *nchecks,
                   char *flags, size_t flags_len)
 {
-    int mismatches = 0, spans = 0, migrated = 0, elsewhere = 0;
+    int mismatches = 0, spans = 0, migrated = 0, elsewhere = 0, outside = 0;
     const char *bind;
     hwloc_bitmap_t within;
 
@@ -160,6 +183,7 @@ int bl_crosscheck(const bl_binding_report *report, const bl_h5_run *run,
         /* the launcher put the rank on one node and it ran on another */
         elsewhere += known_hosts && !same_host(claim->host, master->host);
         spans |= rank_spans_numa(run, r);
+        outside |= outside_allowed(master, allowed);
         (*nchecks)++;
     }
     hwloc_bitmap_free(within);
@@ -171,6 +195,8 @@ int bl_crosscheck(const bl_binding_report *report, const bl_h5_run *run,
         add_flag(flags, flags_len, "binding-mismatch");
     if (elsewhere)
         add_flag(flags, flags_len, "host-mismatch");
+    if (outside)
+        add_flag(flags, flags_len, "outside-allowed");
     if (spans)
         add_flag(flags, flags_len, "rank-spans-numa");
     if (pu_shared(run))

@@ -17,6 +17,9 @@
 /* The flags, in the order they are written ("a,b,c"):
  *   binding-mismatch  a rank's recorded cpuset differs from the report
  *   host-mismatch     a rank ran on another host than its report line names
+ *   outside-allowed   a rank's binding reaches CPUs outside the ones the
+ *                     job may use (bl_crosscheck_allowed): a launcher
+ *                     binding past taskset, which does not confine it
  *   rank-spans-numa   the threads of one rank ran on more than one NUMA node
  *   pu-shared         two threads ended on the same PU of one host
  *   omp-unbound       OMP_PROC_BIND unset or false: threads may wander

@@ -277,6 +277,18 @@ static void crosscheck_reads_not_bound_as_the_allowed_cpus(void **state)
     assert_string_equal(c[0].claimed, "0-1");
     bl_h5_table_free(&bl_h5_check_def, c, n);
     bl_bindreport_free(&rep);
+    /* a rank bound past the allowed set (mpirun under taskset -c 1
+     * binding to core 0): its claim matches, but it ran outside */
+    rows[0].rank_cpuset = (char *)"0";
+    assert_int_equal(bl_crosscheck(NULL, &run, 0, &here, &c, &n, flags,
+                                   sizeof flags), 0);
+    assert_non_null(strstr(flags, "outside-allowed"));
+    bl_h5_table_free(&bl_h5_check_def, c, n);
+    assert_int_equal(bl_crosscheck(NULL, &run, 0, &there, &c, &n, flags,
+                                   sizeof flags), 0);
+    assert_null(strstr(flags, "outside-allowed"));
+    bl_h5_table_free(&bl_h5_check_def, c, n);
+    rows[0].rank_cpuset = rows[0].cpuset;
     /* Slurm's NONE reads the same way */
     assert_int_equal(bl_bindreport_parse(
                          "cpu-bind=NONE - vm, task  0  0 [1000]: mask 0x3 "
