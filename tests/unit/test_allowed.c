@@ -82,9 +82,9 @@ static void allowed_is_the_affinity_within_a_cgroup_v2_cpuset(void **state)
 
 static void allowed_reads_a_cgroup_v1_cpuset_and_slurms_grant(void **state)
 {
+    char list[64], from[256];
     bl_allowed a;
     bl_err err;
-    char list[64], from[256];
     (void)state;
     put("/proc/self/cgroup", "4:memory:/x\n3:cpuset:/slurm/uid_0/job_7\n");
     put("/sys/fs/cgroup/cpuset/slurm/uid_0/job_7/cpuset.effective_cpus",

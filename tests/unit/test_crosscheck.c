@@ -253,11 +253,11 @@ static void crosscheck_reads_not_bound_as_the_allowed_cpus(void **state)
         "[vm:11] Rank 0 is not bound (or bound to all available "
         "processors)\n";
     bl_crosscheck_allowed here = {"vm", "1"}, there = {"other", "1"};
-    char flags[256];
-    bl_h5_check *c;
-    size_t n;
     bl_binding_report rep;
     bl_err err;
+    bl_h5_check *c;
+    char flags[256];
+    size_t n;
     (void)state;
     make_run("close", "1", "1", 1, 1);
     run.ranks = 1;
