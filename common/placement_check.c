@@ -339,7 +339,11 @@ static void check_openmp(const bl_pcheck_state *s, bl_pcheck_findings *f)
         char *end;
         first_item(s->omp_num_threads, first, sizeof first);
         long n = strtol(first, &end, 10);
-        int ncpus = hwloc_bitmap_weight(s->cpus);
+        int ncpus = hwloc_bitmap_weight(s->cpus), granted = 0;
+        if (s->slurm_cpus_on_node > 0 && s->slurm_cpus_on_node < ncpus) {
+            ncpus = s->slurm_cpus_on_node; /* what the job was granted */
+            granted = 1;
+        }
         if (end == first || *end || n < 1)
             add(f, "omp-num-threads-invalid", BL_PCHECK_WARNING,
                 "OMP_NUM_THREADS=%s is not a positive number: the OpenMP "
@@ -348,10 +352,11 @@ static void check_openmp(const bl_pcheck_state *s, bl_pcheck_findings *f)
         else if (ncpus > 0 && n > ncpus)
             add(f, "omp-threads-exceed-cpus", BL_PCHECK_WARNING,
                 "OMP_NUM_THREADS=%ld but this process may run on %d CPU%s "
-                "(%s): threads share CPUs and take turns; use at most %d "
+                "(%s%s): threads share CPUs and take turns; use at most %d "
                 "thread%s or give the process more CPUs",
-                n, ncpus, ncpus == 1 ? "" : "s", lt(s->cpus).s, ncpus,
-                ncpus == 1 ? "" : "s");
+                n, ncpus, ncpus == 1 ? "" : "s",
+                granted ? "SLURM_CPUS_ON_NODE, of " : "", lt(s->cpus).s,
+                ncpus, ncpus == 1 ? "" : "s");
         else
             check_smt(s, n, bind, f);
     }
@@ -387,6 +392,15 @@ static void check_launchers(const bl_pcheck_state *s, bl_pcheck_findings *f)
             "intersection or fewer CPUs than asked; let one of them bind "
             "(SLURM_CPU_BIND=none under mpirun, or srun alone)",
             s->slurm_cpu_bind, s->mpirun_binding);
+    int ncpus = hwloc_bitmap_weight(s->cpus);
+    if (s->slurm_cpus_on_node > 0 && s->slurm_cpus_on_node < ncpus)
+        add(f, "allocation-unenforced", BL_PCHECK_NOTE,
+            "Slurm grants this job %d CPU%s on this node "
+            "(SLURM_CPUS_ON_NODE) but the process may run on %d (%s): "
+            "nothing confines it (TaskPlugin without task/affinity or "
+            "task/cgroup), so other jobs' tasks may share these CPUs",
+            s->slurm_cpus_on_node, s->slurm_cpus_on_node == 1 ? "" : "s",
+            ncpus, lt(s->cpus).s);
 }
 
 /* ---- the kernel ------------------------------------------------------- */

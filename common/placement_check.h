@@ -34,7 +34,8 @@ enum {
 };
 
 typedef struct bl_pcheck_state {
-    hwloc_bitmap_t cpus;         /* Cpus_allowed_list */
+    hwloc_bitmap_t cpus;         /* the CPUs this job may use (allowed.h):
+                                  * Cpus_allowed_list within the cgroup's */
     hwloc_bitmap_t mems_allowed; /* Mems_allowed_list */
     /* node_cpus[n]: the CPUs of NUMA node n (empty: memory only, or no
      * such node); nodes: the nodes that exist. */
@@ -50,6 +51,8 @@ typedef struct bl_pcheck_state {
     hwloc_bitmap_t policy_nodes; /* the policy's node mask (may be empty) */
     char cgroup_cpus[BL_PCHECK_TEXT]; /* "" when there is no cpuset cgroup */
     char cgroup_mems[BL_PCHECK_TEXT];
+    int slurm_cpus_on_node;       /* SLURM_CPUS_ON_NODE, -1 (or 0) unset */
+    char allowed_from[BL_PCHECK_TEXT * 2]; /* the sources of cpus, one line */
     int numa_balancing;           /* /proc/sys/kernel/numa_balancing, -1 */
     char thp[32];                 /* THP "enabled" mode, "" unknown */
     /* The environment; NULL when unset. */

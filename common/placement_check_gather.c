@@ -12,31 +12,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "allowed.h"
 #include "cpuset.h"
+#include "sys_util.h"
 
 /* Node masks get_mempolicy may return: Linux allows at most 1024 nodes
  * (CONFIG_NODES_SHIFT 10). */
 #define MAX_NODE_BITS 1024
-
-/* The whole of a small file, NUL-terminated; -1 if it cannot be read. */
-static int read_small(const char *path, char *buf, size_t len)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    size_t got = 0;
-    while (got + 1 < len) {
-        ssize_t n = read(fd, buf + got, len - 1 - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-    }
-    close(fd);
-    buf[got] = '\0';
-    return 0;
-}
 
 /* Cuts s at its first newline. */
 static char *chomp(char *s)
@@ -80,7 +62,7 @@ static int gather_status(bl_pcheck_state *s, bl_err *err)
 {
     char status[16384];
     char v[BL_PCHECK_TEXT * 8];
-    if (read_small("/proc/self/status", status, sizeof status) < 0)
+    if (bl_read_small_file("/proc/self/status", status, sizeof status) < 0)
         return bl_err_set(err, "cannot read /proc/self/status: %s",
                           strerror(errno));
     if (status_field(status, "Cpus_allowed_list", v, sizeof v) < 0 ||
@@ -104,7 +86,7 @@ static void gather_nodes(bl_pcheck_state *s, hwloc_const_bitmap_t online)
         if (!hwloc_bitmap_isset(online, (unsigned)n))
             continue;
         snprintf(path, sizeof path, "/sys/devices/system/node/node%d/cpulist", n);
-        if (read_small(path, v, sizeof v) == 0)
+        if (bl_read_small_file(path, v, sizeof v) == 0)
             parse_kernel_list(v, s->node_cpus[n]);
     }
 }
@@ -123,7 +105,7 @@ static void gather_cores(bl_pcheck_state *s)
     hwloc_bitmap_foreach_begin(c, s->cpus)
         snprintf(path, sizeof path,
                  "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", c);
-        if (sib && read_small(path, v, sizeof v) == 0 &&
+        if (sib && bl_read_small_file(path, v, sizeof v) == 0 &&
             parse_kernel_list(v, sib) == 0 && !hwloc_bitmap_iszero(sib))
             s->core_of[c] = hwloc_bitmap_first(sib);
     hwloc_bitmap_foreach_end();
@@ -147,56 +129,30 @@ static void gather_mempolicy(bl_pcheck_state *s)
             hwloc_bitmap_set(s->policy_nodes, i);
 }
 
-/* The cpuset cgroup of this process: cgroup v2 (the "0::" line, files
- * cpuset.cpus.effective) or v1 (the line naming the cpuset controller,
- * files cpuset.effective_cpus). Left "" when neither can be read. */
-static void gather_cgroup(bl_pcheck_state *s)
+/* The CPUs this job may use: the affinity within the cgroup's CPUs, and
+ * Slurm's grant (allowed.h). Left as Cpus_allowed_list when unreadable. */
+static void gather_allowed(bl_pcheck_state *s)
 {
-    char path[1200], v[BL_PCHECK_TEXT];
-    FILE *f = fopen("/proc/self/cgroup", "re");
-    if (!f)
-        return;
-    char line[1024];
-    while (fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\n")] = '\0';
-        char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-        if (!c2)
-            continue;
-        *c1 = *c2 = '\0';
-        const char *ctrl = c1 + 1, *cg = c2 + 1;
-        const char *cpus_file, *mems_file, *base;
-        if (strcmp(line, "0") == 0 && *ctrl == '\0') {
-            base = "/sys/fs/cgroup";
-            cpus_file = "cpuset.cpus.effective";
-            mems_file = "cpuset.mems.effective";
-        } else if (strstr(ctrl, "cpuset")) {
-            base = "/sys/fs/cgroup/cpuset";
-            cpus_file = "cpuset.effective_cpus";
-            mems_file = "cpuset.effective_mems";
-        } else {
-            continue;
-        }
-        if (bl_textf(path, sizeof path, "%s%s/%s", base,
-                     strcmp(cg, "/") ? cg : "", cpus_file) < 0 ||
-            read_small(path, v, sizeof v) < 0)
-            continue;
-        snprintf(s->cgroup_cpus, sizeof s->cgroup_cpus, "%s", chomp(v));
-        if (bl_textf(path, sizeof path, "%s%s/%s", base,
-                     strcmp(cg, "/") ? cg : "", mems_file) == 0 &&
-            read_small(path, v, sizeof v) == 0)
-            snprintf(s->cgroup_mems, sizeof s->cgroup_mems, "%s", chomp(v));
-        break;
+    bl_allowed a;
+    bl_err e;
+    s->slurm_cpus_on_node = -1;
+    if (bl_allowed_gather(&a, NULL, &e) == 0 && !hwloc_bitmap_iszero(a.cpus)) {
+        hwloc_bitmap_copy(s->cpus, a.cpus);
+        snprintf(s->cgroup_cpus, sizeof s->cgroup_cpus, "%s", a.cgroup_cpus);
+        snprintf(s->cgroup_mems, sizeof s->cgroup_mems, "%s", a.cgroup_mems);
+        s->slurm_cpus_on_node = a.slurm_cpus_on_node;
+        bl_allowed_sources(&a, s->allowed_from, sizeof s->allowed_from);
     }
-    fclose(f);
+    bl_allowed_free(&a);
 }
 
 static void gather_kernel(bl_pcheck_state *s)
 {
     char v[256];
-    if (read_small("/proc/sys/kernel/numa_balancing", v, sizeof v) == 0)
+    if (bl_read_small_file("/proc/sys/kernel/numa_balancing", v, sizeof v) == 0)
         s->numa_balancing = atoi(v);
     /* "always [madvise] never": the bracketed word is the mode. */
-    if (read_small("/sys/kernel/mm/transparent_hugepage/enabled", v,
+    if (bl_read_small_file("/sys/kernel/mm/transparent_hugepage/enabled", v,
                    sizeof v) == 0) {
         char *a = strchr(chomp(v), '['), *b = a ? strchr(a, ']') : NULL;
         if (b && (size_t)(b - a - 1) < sizeof s->thp) {
@@ -259,13 +215,14 @@ int bl_pcheck_gather(bl_pcheck_state *s, bl_err *err)
     hwloc_bitmap_t online = hwloc_bitmap_alloc();
     if (!online)
         return bl_err_set(err, "placement check: out of memory");
-    if (read_small("/sys/devices/system/node/online", v, sizeof v) < 0 ||
+    if (bl_read_small_file("/sys/devices/system/node/online", v, sizeof v) < 0 ||
         parse_kernel_list(v, online) < 0 || hwloc_bitmap_iszero(online))
         hwloc_bitmap_only(online, 0);
     int rc = bl_pcheck_state_init(s, hwloc_bitmap_last(online) + 1, err);
     if (rc == 0)
         rc = gather_status(s, err);
     if (rc == 0) {
+        gather_allowed(s);
         gather_nodes(s, online);
         /* No node directory at all (no NUMA in the kernel): node 0 holds
          * every CPU. */
@@ -273,7 +230,6 @@ int bl_pcheck_gather(bl_pcheck_state *s, bl_err *err)
             hwloc_bitmap_copy(s->node_cpus[0], s->cpus);
         gather_cores(s);
         gather_mempolicy(s);
-        gather_cgroup(s);
         gather_kernel(s);
         gather_mpirun(s);
         s->omp_num_threads = env_or_null("OMP_NUM_THREADS");

@@ -2,6 +2,7 @@
 #include "sys_util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -71,5 +72,24 @@ int bl_beside_self(const char *name, char *buf, size_t len, bl_err *err)
         return -1;
     if (bl_textf(buf, len, "%s/%s", dir, name) < 0)
         return bl_err_set(err, "%s/%s: path too long", dir, name);
+    return 0;
+}
+
+int bl_read_small_file(const char *path, char *buf, size_t len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    size_t got = 0;
+    while (got + 1 < len) {
+        ssize_t n = read(fd, buf + got, len - 1 - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    close(fd);
+    buf[got] = '\0';
     return 0;
 }

@@ -1,5 +1,6 @@
 /* Small operating-system helpers used in several places:
- * a monotonic clock, "mkdir -p", and files beside the running bindlab. */
+ * a monotonic clock, "mkdir -p", small /proc and /sys files, and files
+ * beside the running bindlab. */
 #ifndef BL_SYS_UTIL_H
 #define BL_SYS_UTIL_H
 
@@ -26,5 +27,9 @@ int bl_self_dir(char *buf, size_t len, bl_err *err);
 /* DIR/name for DIR the directory of the running executable; whether it
  * exists is the caller's question. Returns 0, or -1 with err set. */
 int bl_beside_self(const char *name, char *buf, size_t len, bl_err *err);
+
+/* The whole of a small file (/proc, /sys), NUL-terminated and cut at len
+ * - 1 bytes. Returns 0, or -1 (errno set) when it cannot be opened. */
+int bl_read_small_file(const char *path, char *buf, size_t len);
 
 #endif

@@ -389,6 +389,9 @@ typedef struct bl_h5_harness {
     bl_h5_retry *retries;
     size_t nretries;
     char *log;                      /* bindlab run: its log file, "" none */
+    /* the CPUs the job might use on the harness's node (common/allowed.h)
+     * and where that set came from; "" in records written before it */
+    char *allowed_cpus, *allowed_from;
 } bl_h5_harness;
 
 

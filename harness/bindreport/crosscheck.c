@@ -24,7 +24,7 @@ static const bl_binding *claim_of(const bl_binding_report *report, int rank)
 }
 
 /* 1 equal, 0 different, -1 when either side is missing or unreadable. */
-static int same_set(const bl_binding *claim, const char *seen)
+static int same_set(hwloc_const_bitmap_t claim, const char *seen)
 {
     hwloc_bitmap_t s;
     int eq;
@@ -35,7 +35,7 @@ static int same_set(const bl_binding *claim, const char *seen)
         hwloc_bitmap_free(s);
         return -1;
     }
-    eq = hwloc_bitmap_isequal(s, claim->cpus);
+    eq = hwloc_bitmap_isequal(s, claim);
     hwloc_bitmap_free(s);
     return eq;
 }
@@ -46,6 +46,46 @@ static int same_host(const char *a, const char *b)
 {
     size_t na = strcspn(a, "."), nb = strcspn(b, ".");
     return na == nb && strncmp(a, b, na) == 0;
+}
+
+/* What an unbound claim means on its host: the job's CPUs there (within
+ * the report's whole topology), into out. 0 when set, -1 when the allowed
+ * set is unknown or belongs to another host. */
+static int unbound_claim(const bl_binding *claim, const bl_h5_placement *m,
+                         const bl_crosscheck_allowed *allowed,
+                         hwloc_bitmap_t out)
+{
+    const char *host = claim->host[0] ? claim->host : m ? m->host : NULL;
+    if (claim->bound || !allowed || !allowed->cpus || !allowed->cpus[0] ||
+        (allowed->host && allowed->host[0] && host && host[0] &&
+         !same_host(host, allowed->host)) ||
+        bl_cpuset_parse_list(allowed->cpus, out, NULL) < 0)
+        return -1;
+    hwloc_bitmap_and(out, out, claim->cpus);
+    return hwloc_bitmap_iszero(out) ? -1 : 0;
+}
+
+/* 1 when the rank's recorded set reaches CPUs outside the job's on the
+ * set's host (a launcher binding past taskset, which does not confine its
+ * children as a cgroup does). */
+static int outside_allowed(const bl_h5_placement *m,
+                           const bl_crosscheck_allowed *allowed)
+{
+    hwloc_bitmap_t seen, set;
+    int out;
+    if (!m || !m->rank_cpuset || !m->rank_cpuset[0] || !allowed ||
+        !allowed->cpus || !allowed->cpus[0] ||
+        (allowed->host && allowed->host[0] && m->host && m->host[0] &&
+         !same_host(m->host, allowed->host)))
+        return 0;
+    seen = hwloc_bitmap_alloc();
+    set = hwloc_bitmap_alloc();
+    out = seen && set && bl_cpuset_parse_list(m->rank_cpuset, seen, NULL) == 0 &&
+          bl_cpuset_parse_list(allowed->cpus, set, NULL) == 0 &&
+          !hwloc_bitmap_isincluded(seen, set);
+    hwloc_bitmap_free(seen);
+    hwloc_bitmap_free(set);
+    return out;
 }
 
 static const bl_h5_placement *master_of(const bl_h5_run *run, int rank)
@@ -111,24 +151,30 @@ static void first_touch_flags(const bl_h5_result *x, char *flags,
 }
 
 int bl_crosscheck(const bl_binding_report *report, const bl_h5_run *run,
-                  int numa_balancing, bl_h5_check **checks, size_t *nchecks,
+                  int numa_balancing, const bl_crosscheck_allowed *allowed,
+                  bl_h5_check **checks, size_t *nchecks,
                   char *flags, size_t flags_len)
 {
-    int mismatches = 0, spans = 0, migrated = 0, elsewhere = 0;
+    int mismatches = 0, spans = 0, migrated = 0, elsewhere = 0, outside = 0;
     const char *bind;
+    hwloc_bitmap_t within;
 
     *checks = NULL;
     *nchecks = 0;
     flags[0] = '\0';
     if (!run)
         return 0;
+    within = hwloc_bitmap_alloc();
     *checks = calloc((size_t)run->ranks + 1, sizeof **checks);
     for (int r = 0; r < run->ranks && *checks; r++) {
         const bl_binding *claim = claim_of(report, r);
         const bl_h5_placement *master = master_of(run, r);
         bl_h5_check *c = &(*checks)[r];
         const char *seen = master ? master->rank_cpuset : "";
-        char *claimed = claim ? bl_cpuset_list_strdup(claim->cpus) : NULL;
+        hwloc_const_bitmap_t set = claim ? claim->cpus : NULL;
+        if (claim && within && unbound_claim(claim, master, allowed, within) == 0)
+            set = within;
+        char *claimed = set ? bl_cpuset_list_strdup(set) : NULL;
         /* An Open MPI line printed by the rank itself comes from MPI_Init,
          * when only its master thread's binding could be seen. (Slurm's
          * lines name the task's pid too, but slurmstepd prints them from
@@ -151,14 +197,16 @@ int bl_crosscheck(const bl_binding_report *report, const bl_h5_run *run,
         c->claimed = claimed ? claimed : strdup("");
         c->seen = strdup(seen);
         c->source = strdup(!claim ? "" : self ? "rank" : "launcher");
-        c->matches = (int8_t)same_set(claim, seen);
+        c->matches = (int8_t)same_set(set, seen);
         c->node = claim ? claim->node : -1;
         mismatches += c->matches == 0;
         /* the launcher put the rank on one node and it ran on another */
         elsewhere += known_hosts && !same_host(claim->host, master->host);
         spans |= rank_spans_numa(run, r);
+        outside |= outside_allowed(master, allowed);
         (*nchecks)++;
     }
+    hwloc_bitmap_free(within);
     for (size_t i = 0; i < run->nplacement; i++)
         migrated |= run->placement[i].migrations > 0;
     bind = env_value(run, "OMP_PROC_BIND");
@@ -167,6 +215,8 @@ int bl_crosscheck(const bl_binding_report *report, const bl_h5_run *run,
         add_flag(flags, flags_len, "binding-mismatch");
     if (elsewhere)
         add_flag(flags, flags_len, "host-mismatch");
+    if (outside)
+        add_flag(flags, flags_len, "outside-allowed");
     if (spans)
         add_flag(flags, flags_len, "rank-spans-numa");
     if (pu_shared(run))

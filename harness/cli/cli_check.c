@@ -26,9 +26,12 @@ static const char help[] =
     "  mpirun -np 4 --map-by numa bindlab check     (one block per rank)\n"
     "\n"
     "What it reads: Cpus_allowed_list and Mems_allowed_list\n"
-    "(/proc/self/status), the memory policy (get_mempolicy), the NUMA nodes'\n"
-    "CPUs (/sys/devices/system/node), each CPU's SMT siblings, the cgroup\n"
-    "cpuset, OMP_NUM_THREADS,\n"
+    "(/proc/self/status) within the cgroup cpuset: the CPUs this job may\n"
+    "use, printed as 'allowed cpus' with where they come from (Slurm's\n"
+    "SLURM_CPUS_ON_NODE, SLURM_JOB_CPUS_PER_NODE too); every rule judges\n"
+    "against that set. Then the memory policy (get_mempolicy), the NUMA\n"
+    "nodes' CPUs (/sys/devices/system/node), each CPU's SMT siblings,\n"
+    "OMP_NUM_THREADS,\n"
     "OMP_PLACES, OMP_PROC_BIND, SLURM_CPU_BIND, mpirun's binding as its ranks\n"
     "see it (OMPI_MCA_hwloc_base_binding_policy, OMPI_MCA_orte_bound_at_launch,\n"
     "PRTE_MCA_hwloc_default_binding_policy), /proc/sys/kernel/numa_balancing\n"
@@ -46,6 +49,8 @@ static const char help[] =
     "  omp-num-threads-invalid  OMP_NUM_THREADS not a positive number\n"
     "  smt-siblings             close threads on SMT siblings, cores idle\n"
     "  double-binding           SLURM_CPU_BIND binds and mpirun binds too\n"
+    "  allocation-unenforced (note) Slurm grants fewer CPUs than the process\n"
+    "                           may run on\n"
     "  numa-balancing           the kernel moves pages (a note on one node)\n"
     "  local-mask-wider  (note) local memory, but the memory mask is wider\n"
     "  mem-nodes-wider   (note) bound memory may spill to CPU-less nodes\n"
@@ -105,6 +110,8 @@ static void print_text(const bl_pcheck_state *s, const bl_pcheck_findings *f)
     hwloc_bitmap_free(cpun);
 
     emit(prefix, "host %s pid %ld", s->host, s->pid);
+    emit(prefix, "allowed cpus %s (%s)", cpus,
+         s->allowed_from[0] ? s->allowed_from : "Cpus_allowed_list");
     emit(prefix, "cpus %s on NUMA node%s %s", cpus,
          strchr(nodes, ',') || strchr(nodes, '-') ? "s" : "",
          nodes[0] ? nodes : "?");
@@ -184,6 +191,8 @@ static void print_json(const bl_pcheck_state *s, const bl_pcheck_findings *f)
     bl_strbuf_printf(&b, "{\"rank\":%d,\"pid\":%ld", s->rank, s->pid);
     sb_key(&b, "host", s->host);
     sb_set(&b, "cpus", s->cpus);
+    sb_key(&b, "allowed_from", s->allowed_from);
+    bl_strbuf_printf(&b, ",\"slurm_cpus_on_node\":%d", s->slurm_cpus_on_node);
     hwloc_bitmap_t cpun = hwloc_bitmap_alloc();
     bl_pcheck_cpu_nodes(s, cpun);
     sb_set(&b, "cpu_nodes", cpun);

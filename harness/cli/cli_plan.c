@@ -24,6 +24,7 @@ static const char help[] =
     "                    [--omp-places P] [--omp-proc-bind B]\n"
     "                    [--format text|tsv] [--width COLUMNS]\n"
     "                    [--picture FILE.png|FILE.svg|FILE.pdf]\n"
+    "                    [--cpuset LIST | --allocation]\n"
     "       bindlab plan SWEEP.yaml [--topology FILE.xml|SYNTH] [output options]\n"
     "\n"
     "Shows where every rank and OpenMP thread of a layout would run on a\n"
@@ -55,7 +56,6 @@ static const char help[] =
     "                        node is modelled by bindlab, each node's share\n"
     "                        is placed by Open MPI's mapper on that node's\n"
     "                        topology; the plan says so\n"
-    "\n"
     "Launcher (as bindlab sweep; default: the mpirun in PATH):\n"
     "  --launcher L          openmpi, ompi4, ompi5, mpich, impi, mpirun, or\n"
     "                        a launcher's path; a sweep file's launcher:\n"
@@ -89,7 +89,21 @@ static const char help[] =
     "once and the others point to the first.\n"
     "\n";
 
-/* In two parts: ISO C compilers need only take 4095 characters at once. */
+/* In parts: ISO C compilers need only take 4095 characters at once. */
+static const char help_allocation[] =
+    "Inside an allocation:\n"
+    "  --cpuset LIST         plan inside an allocation of these CPUs (OS\n"
+    "                        indexes, as taskset -c takes them): the node is\n"
+    "                        cut to them as a cgroup cpuset shows it, the\n"
+    "                        launcher's mapper is asked on that node (its\n"
+    "                        affinity the set), Intel MPI's model deals its\n"
+    "                        domains from it, and a layout needing more CPUs\n"
+    "                        than the set holds is said not to fit\n"
+    "  --allocation          the same with the CPUs this process may use\n"
+    "                        (its affinity within its cgroup cpuset, as\n"
+    "                        bindlab check prints them)\n"
+    "\n";
+
 static const char help_output[] =
     "Output:\n"
     "  --format text         (default) the table, the node map, warnings\n"
@@ -204,9 +218,14 @@ static const bl_cli_opt plan_options[] = {
      set_width, NULL},
     {"--picture", BL_OPT_VALUE, "FILE", "draw the plan with lstopo",
      SLOT(picture), NULL, NULL},
+    {"--cpuset", BL_OPT_VALUE, "LIST", "plan inside these CPUs",
+     SLOT(cpuset), NULL, NULL},
+    {"--allocation", BL_OPT_FLAG, NULL, "plan inside this process's CPUs",
+     SLOT(allocation), NULL, NULL},
 };
 
-static const char *const help_parts[] = {help, help_output, NULL};
+static const char *const help_parts[] = {help, help_allocation, help_output,
+                                         NULL};
 
 static const bl_cli_spec spec = {
     .verb = VERB, .help = help_parts, .opts = plan_options,
@@ -229,6 +248,13 @@ static int parse_args(int argc, char **argv, bl_plan_cli *o)
         return bl_cli_usage_error(VERB, "--topology and --node-topologies: "
                                   "give one (--node-topologies names every "
                                   "node's own)");
+    if (o->cpuset && o->allocation)
+        return bl_cli_usage_error(VERB, "--cpuset and --allocation: give "
+                                  "one");
+    if ((o->cpuset || o->allocation) && o->node_dir)
+        return bl_cli_usage_error(VERB, "--cpuset/--allocation and "
+                                  "--node-topologies: the allowed set is "
+                                  "one node's; give one");
     if (o->picture && !bl_plan_picture_format(o->picture))
         return bl_cli_usage_error(VERB, "--picture '%.200s': the name must "
                                   "end in .png, .svg or .pdf", o->picture);
@@ -302,6 +328,13 @@ int bl_cli_plan(int argc, char **argv)
         fprintf(stderr, "bindlab plan: %s\n", err.msg);
         return BL_EXIT_USAGE;
     }
+    if ((o.cpuset || o.allocation) &&
+        bl_plan_cli_allowed(&o, &topo, &err) < 0) {
+        fprintf(stderr, "bindlab plan: %s\n", err.msg);
+        bl_plan_cli_allowed_done(&o);
+        hwloc_topology_destroy(topo);
+        return BL_EXIT_USAGE;
+    }
     o.node_column = o.layout.nodes > 1;
     if (!o.tsv)
         bl_plan_cli_print_node(&o, topo);
@@ -311,6 +344,7 @@ int bl_cli_plan(int argc, char **argv)
         rc = bl_plan_cli_show_layout(&o, topo, &o.layout, NULL, 1);
     if (!o.nodes)
         hwloc_topology_destroy(topo);
+    bl_plan_cli_allowed_done(&o);
     free_nodes(&o);
     return rc;
 }

@@ -152,8 +152,11 @@ void bl_plan_cli_print_node(const bl_plan_cli *o, hwloc_topology_t topo)
 {
     char what[PATH_MAX + 64];
     if (!o->nodes) {
-        snprintf(what, sizeof what, "node: %s",
-                 o->topology && *o->topology ? o->topology : "this machine");
+        const char *name = o->allowed[0] ? o->topology_given : o->topology;
+        snprintf(what, sizeof what, "node: %s", name && *name ? name
+                                                              : "this machine");
+        if (o->allowed[0])
+            printf("allowed CPUs: %s\n", o->allowed);
         print_counts(what, topo);
         return;
     }
@@ -368,6 +371,7 @@ int bl_plan_cli_show_layout(const bl_plan_cli *o, hwloc_topology_t topo,
         else
             printf("plan: %s\n", what);
     }
+    bl_plan_cli_allowed_fit(o, topo, l, run_id);
     if (rc == BL_EXIT_USAGE && plan.refusal[0] && plan.modelled) {
         one_line(plan.refusal, line, sizeof line);
         fprintf(stderr, "bindlab plan: %s%s%s\n", run_id ? run_id : "",

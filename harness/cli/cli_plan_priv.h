@@ -40,7 +40,28 @@ typedef struct bl_plan_cli {
     /* the rank plans of a sweep's layouts, made before the layouts are
      * shown (NULL: each layout plans its ranks itself) */
     const bl_plan_ranks_cache *rank_cache;
+    /* --cpuset LIST / --allocation: the node cut to the CPUs the job may
+     * use, written to allowed_xml for the launcher's mapper; "" none */
+    const char *cpuset;
+    int allocation;
+    char allowed[600];      /* the set and its sources, in words */
+    char allowed_xml[PATH_MAX];
+    const char *topology_given; /* --topology as given (topology is then
+                                   allowed_xml) */
 } bl_plan_cli;
+
+/* --cpuset / --allocation: *topo cut to the allowed CPUs (the node as a
+ * cgroup cpuset shows it to the launcher), exported to o->allowed_xml,
+ * which becomes o->topology. 0, or -1 with err. */
+int bl_plan_cli_allowed(bl_plan_cli *o, hwloc_topology_t *topo, bl_err *err);
+
+/* Removes o->allowed_xml. */
+void bl_plan_cli_allowed_done(bl_plan_cli *o);
+
+/* When l needs more CPUs than the allowed set: says so (text: stdout,
+ * TSV: stderr) and returns 1; else 0. */
+int bl_plan_cli_allowed_fit(const bl_plan_cli *o, hwloc_topology_t topo,
+                            const bl_layout *l, const char *run_id);
 
 /* Bad input (2) outranks a run-time failure (1) in the exit status. */
 int bl_plan_cli_worst(int a, int b);

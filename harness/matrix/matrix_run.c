@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "allowed.h"
 #include "cpuset.h"
 #include "proc/launch.h"
 #include "sys_util.h"
@@ -357,12 +358,33 @@ static int cpulist_places(const char *list, char *buf, size_t len,
     return rc;
 }
 
+/* Core-to-core needs two CPUs the job may use: said before launching,
+ * with the set and where it comes from (taskset, cgroup, Slurm). */
+static int c2c_possible(bl_err *err)
+{
+    bl_allowed a;
+    char list[256], from[512];
+    int rc = bl_allowed_gather(&a, NULL, err);
+    if (rc == 0 && bl_allowed_usable(&a) < 2) {
+        bl_allowed_list(&a, list, sizeof list);
+        bl_allowed_sources(&a, from, sizeof from);
+        rc = bl_err_set(err, "c2c measures pairs of CPUs, but this job may "
+                        "use %d: CPUs %s (%s); run it with two or more "
+                        "(e.g. outside taskset, or a wider allocation)",
+                        bl_allowed_usable(&a), list, from);
+    }
+    bl_allowed_free(&a);
+    return rc;
+}
+
 static int measure_c2c(const bl_matrix_opts *o, bl_h5_matrix *m,
                        bl_h5_machine *machine, FILE *progress, bl_err *err)
 {
     static args argv, env;
     char out[ARG_LEN];
     bl_h5_run run;
+    if (!o->cpus && c2c_possible(err) < 0)
+        return -1;
     argv.n = env.n = 0;
     snprintf(out, sizeof out, "%s/c2c.h5", o->runs_dir);
     add(&argv, "%s", o->app);

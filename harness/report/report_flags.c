@@ -11,6 +11,10 @@ static const struct {
     {"binding-mismatch", "A rank's recorded cpuset differs from the one the "
                          "launcher reported, so the binding asked for is not "
                          "the binding that ran."},
+    {"outside-allowed", "A rank's binding reached CPUs outside the ones the "
+                        "job may use (allowed_cpus): the launcher bound past "
+                        "taskset, which does not confine it as a cgroup "
+                        "does."},
     {"rank-spans-numa", "One rank's threads ran on more than one NUMA node, "
                         "so some of them reach their memory remotely."},
     {"pu-shared", "Two threads ended on the same hardware thread (PU) and "

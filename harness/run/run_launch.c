@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <unistd.h>
 
+#include "allowed.h"
 #include "bindreport/bindreport.h"
 #include "bindreport/crosscheck.h"
 #include "launcher/launcher.h"
@@ -216,8 +217,11 @@ static void cross_check(const bl_run_launch *rl, const bl_launch_result *res,
                 p->cpu_last = -1;
         }
     view.nplacement = n;
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    bl_crosscheck_allowed allowed = {host, out->h.allowed_cpus};
     bl_crosscheck(&rep, view.placement ? &view : &out->run, numa_balancing,
-                  &out->h.checks, &out->h.nchecks, flags, sizeof flags);
+                  &allowed, &out->h.checks, &out->h.nchecks, flags, sizeof flags);
     bl_run_flags(&out->run, flags, sizeof flags, out);
     out->h.flags = strdup(flags);
     out->h.binding_report = errs ? errs : strdup("");
@@ -259,6 +263,8 @@ void bl_run_collect(const bl_run_launch *rl, const bl_launch_result *res,
     out->run.status = strdup(out->h.status);
     omp_env(rl, &out->run);
     describe_machine(rl->topo, m);
+    if (!out->h.allowed_cpus)
+        bl_allowed_record(&out->h.allowed_cpus, &out->h.allowed_from);
     cross_check(rl, res, m->numa_balancing, out);
 }
 

@@ -334,6 +334,8 @@ static int setup(bl_sweep_ctx *c, const bl_sweep_opts *o, bl_err *err)
 {
     char where[600];
     int rc = bl_topo_load(NULL, &c->topo, err);
+    if (rc == 0)
+        rc = bl_sweep_nodes_load_job(c, err);
     /* the command line's --launcher, else the sweep file's launcher: */
     const char *value = o->launcher ? o->launcher
                         : c->sweep.launcher[0] ? c->sweep.launcher : NULL;

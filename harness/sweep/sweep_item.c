@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "allowed.h"
 #include "bindreport/bindreport.h"
 #include "bindreport/crosscheck.h"
 #include "sweep/fail_reason.h"
@@ -191,6 +192,7 @@ static void describe_layout(const bl_sweep_ctx *c, const bl_sweep_item *it,
     h->launcher_version = strdup(v);
     h->repetition_order = strdup(bl_rep_order_name(c->order));
     h->noisy = strdup(l->noisy[0] ? l->noisy : "none");
+    bl_allowed_record(&h->allowed_cpus, &h->allowed_from);
     h->start_time = wall_clock_s();
 }
 
@@ -391,8 +393,11 @@ static int record_outcome(bl_sweep_ctx *c, const char *record,
         parse_report(c, text, mp, nm, &rep);
         free(text);
     }
-    bl_crosscheck(&rep, ap, mp ? mp->numa_balancing : -1, &h->checks,
-                  &h->nchecks, flags, sizeof flags);
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    bl_crosscheck_allowed allowed = {host, h->allowed_cpus};
+    bl_crosscheck(&rep, ap, mp ? mp->numa_balancing : -1, &allowed,
+                  &h->checks, &h->nchecks, flags, sizeof flags);
     h->flags = strdup(flags);
     h->app_s = timed_seconds(ap);
     if (ap && strcmp(h->status, "ok") == 0) {

@@ -38,6 +38,9 @@ typedef struct bl_sweep_ctx {
     hwloc_topology_t *node_topos; /* --node-topologies: alloc.n entries,
                                    NULL where this machine's stands in
                                    (sweep_nodes.h) */
+    hwloc_topology_t job_topo;  /* topo cut to the CPUs the job may use
+                                   (common/allowed.h); NULL: all of it */
+    char job_cpus[512];         /* that set and its sources, in words */
     char results[PATH_MAX], dir[PATH_MAX], out[PATH_MAX], app[PATH_MAX];
     int is_root;
     bl_sweep_item *items;        /* in the order they run */

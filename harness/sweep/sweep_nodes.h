@@ -24,6 +24,12 @@ hwloc_topology_t bl_sweep_node_topo(const bl_sweep_ctx *c, int k);
 int bl_sweep_nodes_validate(const bl_sweep_ctx *c, const bl_layout *l,
                             bl_layout_check *out, bl_err *err);
 
+/* The CPUs the job may use on this node (common/allowed.h): c->job_topo
+ * and c->job_cpus, against which a single-node layout is checked, so that
+ * a layout needing more CPUs than the allocation allows is refused before
+ * launching, the set named. 0, or -1 with err. */
+int bl_sweep_nodes_load_job(bl_sweep_ctx *c, bl_err *err);
+
 void bl_sweep_nodes_free(bl_sweep_ctx *c);
 
 #endif

@@ -14,6 +14,7 @@ PY=/usr/bin/python3
 
 # No inherited OpenMP, Slurm or launcher settings: each case sets its own.
 CLEAN=(env -u OMP_PLACES -u OMP_PROC_BIND -u OMP_NUM_THREADS -u SLURM_CPU_BIND
+    -u SLURM_CPUS_ON_NODE -u SLURM_JOB_CPUS_PER_NODE
     -u SLURM_PROCID -u OMPI_COMM_WORLD_RANK -u PMI_RANK -u PMIX_RANK
     -u OMPI_MCA_hwloc_base_binding_policy -u OMPI_MCA_orte_bound_at_launch
     -u PRTE_MCA_hwloc_default_binding_policy)
@@ -104,11 +105,23 @@ hasnt bind-spread '^warning omp-'
 # One CPU (taskset) and two threads: more threads than CPUs.
 run threads taskset -c "$first" env OMP_NUM_THREADS=2
 has threads "^cpus $first on NUMA node $N\$"
+# the CPUs this job may use, and where they come from
+has threads "^allowed cpus $first (affinity $first, cgroup cpuset "
 has threads "^warning omp-threads-exceed-cpus: OMP_NUM_THREADS=2 but this process may run on 1 CPU ($first)"
 rc_is threads 1
 run threads-fit taskset -c "$first" env OMP_NUM_THREADS=1
 hasnt threads-fit '^warning omp-threads'
 rc_is threads-fit "$clean_rc"
+# Slurm grants one CPU of the ones this process may use: judged against
+# the grant (needs 2 allowed CPUs; on one there is nothing to narrow)
+if [ "$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)" != "$first" ]; then
+    run slurm-grant env SLURM_CPUS_ON_NODE=1 SLURM_JOB_CPUS_PER_NODE=1 OMP_NUM_THREADS=2
+    has slurm-grant "^allowed cpus $allowed (affinity $allowed, cgroup cpuset .*, SLURM_CPUS_ON_NODE 1, SLURM_JOB_CPUS_PER_NODE 1)"
+    has slurm-grant "^warning omp-threads-exceed-cpus: OMP_NUM_THREADS=2 but this process may run on 1 CPU"
+    has slurm-grant "^note allocation-unenforced: Slurm grants this job 1 CPU on this node"
+else
+    echo "not run: SLURM_CPUS_ON_NODE below the allowed set (one CPU allowed here)"
+fi
 run threads-bad "${LOCAL[@]}" env OMP_NUM_THREADS=many
 has threads-bad '^warning omp-num-threads-invalid'
 

@@ -21,10 +21,20 @@ cd "$WORK"
 "$BINDLAB" matrix bandwidth --size 24MiB --iters 3 -o m.h5 >bw.out 2>&1 ||
     { cat bw.out >&2; fail "matrix bandwidth failed"; }
 C2C_OK=0
-if [ "$(nproc)" -ge 2 ]; then
+# the CPUs this process may use (its affinity within its cgroup cpuset)
+ALLOWED_PUS=$(hwloc-calc -N pu "$(hwloc-bind --get)")
+if [ "$ALLOWED_PUS" -ge 2 ]; then
     "$BINDLAB" matrix c2c --round-trips 256 --iters 2 -o m.h5 --svg c2c.svg --png c2c.png >c2c.out 2>&1 ||
         { cat c2c.out >&2; fail "matrix c2c failed"; }
     C2C_OK=1
+else
+    # one CPU (taskset -c 0, a one-CPU allocation): c2c says why it
+    # cannot run, naming the set, before launching anything
+    rc=0
+    "$BINDLAB" matrix c2c --round-trips 256 --iters 2 -o m.h5 >c2c.out 2>&1 || rc=$?
+    [ "$rc" = 1 ] && grep -q "c2c measures pairs of CPUs, but this job may use 1: CPUs $(taskset -pc $$ | sed 's/.*: *//') (affinity" c2c.out ||
+        fail "c2c on one CPU: exit $rc: $(cat c2c.out)"
+    echo "ok: c2c on one CPU: $(cat c2c.out)"
 fi
 NODES=$(ls -d /sys/devices/system/node/node[0-9]* | wc -l)
 "$PY" - m.h5 m.d "$NODES" "$C2C_OK" "$(taskset -pc $$ | sed 's/.*: *//')" <<'PY'
@@ -146,7 +156,8 @@ usage "--size: not an option of 'bindlab matrix c2c'" c2c --size 1GiB -o x.h5
 usage "/dev/null" latency -o /dev/null
 usage "/dev/null" show m.h5 --kind latency --png /dev/null
 usage "show takes --kind, --svg and --png only" show m.h5 --size 1MiB
-usage "exists and is not a matrix file" latency -o m.d/c2c.h5 --size 1MiB --iters 1 --app /bin/true
+RUNFILE=$(ls m.d/*.h5 | head -1) # a run file, not a matrix file
+usage "exists and is not a matrix file" latency -o "$RUNFILE" --size 1MiB --iters 1 --app /bin/true
 rc=0
 "$BINDLAB" matrix latency --size 1MiB --iters 1 -o never.h5 --app /bin/false >false.out 2>&1 || rc=$?
 [ "$rc" = 1 ] && grep -q "no cell could be measured" false.out && [ ! -e never.h5 ] ||

@@ -25,10 +25,12 @@ BUILD_PREFIX=${BINDLAB_MPI_BUILD_PREFIX:-$SRC/build-mpi}
 source "$SRC/scripts/mpis.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-# What the layouts can have here: the cores this process may use.
-# (hwloc's cores in the allowed cpuset, as test_sweep.sh counts them)
-NCORES=$(hwloc-calc -N core all)
-PUS_PER_CORE=$(( $(hwloc-calc -N pu all) / NCORES ))
+# What the layouts can have here: the cores this process may use (its
+# affinity within its cgroup cpuset: taskset -c 0 leaves one).
+ALLOWED=$(hwloc-bind --get)
+NCORES=$(hwloc-calc -N core "$ALLOWED")
+PUS_PER_CORE=$(( $(hwloc-calc -N pu "$ALLOWED") / NCORES ))
+FIRST_CPU=$(hwloc-calc --physical-output --intersect pu "$ALLOWED" | cut -d, -f1)
 echo "cores usable: $NCORES, PUs per core: $PUS_PER_CORE"
 extra=()
 # default.yaml wants 2 cores (np 2, PE=2): on 1 core those layouts are
@@ -98,6 +100,16 @@ layouts:
   - {name: kernel-ranks, np: $NPK}
 YAML
 
+cat >"$WORK/allocated.yaml" <<YAML
+name: allocated
+kernels:
+  - {name: triad, size: 8MiB, iters: 3, warmup: 1}
+defaults: {map_by: core, bind_to: none, omp_places: cores, omp_proc_bind: close,
+           threads: 1, timeout: 120}
+layouts:
+  - {name: unbound-in-one-cpu, np: 1}
+YAML
+
 tested=0
 for name in ${BINDLAB_MPIS:-${BL_MPIS[*]}}; do
     bl_require_mpi "$name" "$MPI_DIR" || continue
@@ -135,6 +147,23 @@ for name in ${BINDLAB_MPIS:-${BL_MPIS[*]}}; do
     [ "$rc" = 0 ] || fail "$name: stencil/LU sweep exit status $rc"
     "$PY" "$WORK/check.py" "$out-k/kernels.h5" "$name" "$PUS_PER_CORE" "$NCORES" ||
         fail "$name: run records (stencil, LU)"
+    # inside an allocation of one CPU: an unbound rank may run there only,
+    # so the launcher's "not bound" is that CPU and no binding-mismatch
+    taskset -c "$FIRST_CPU" "$BINDLAB" sweep --mpirun "$launcher" --app "$tree/bindlab-app" \
+        --results "$out-a" "$WORK/allocated.yaml" >"$WORK/allocated-$name.out" 2>&1 ||
+        { cat "$WORK/allocated-$name.out"; fail "$name: sweep under taskset -c $FIRST_CPU"; }
+    "$PY" - "$out-a/allocated.h5" "$FIRST_CPU" <<'PYEOF' || fail "$name: unbound rank inside one CPU"
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    for k in f["runs"]:
+        a = f["runs"][k].attrs
+        assert a["status"] == "ok", (k, a["status"], a["reason"])
+        assert a["allowed_cpus"] == sys.argv[2], (k, a["allowed_cpus"])
+        assert "binding-mismatch" not in a["flags"], (k, a["flags"])
+        for c in f["runs"][k]["checks"][()]:
+            assert c["matches"] != 0, (k, c)
+PYEOF
+    echo "ok: $name: an unbound rank under taskset -c $FIRST_CPU matches its one CPU"
     echo "ok: $name"
     tested=$((tested + 1))
 done

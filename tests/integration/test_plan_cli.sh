@@ -14,6 +14,9 @@ one_line_exit2 unknown-omp-places "omp_places 'sockets2'" \
 one_line_exit2 bad-format "accepted: text, tsv" --topology "$NPS4" -np 2 --format csv
 one_line_exit2 bad-picture ".png, .svg or .pdf" --topology "$NPS4" -np 2 --picture p.gif
 one_line_exit2 no-np "give -np" --topology "$NPS4"
+one_line_exit2 cpuset-and-allocation "give one" --topology "$NPS4" -np 2 --cpuset 0 --allocation
+one_line_exit2 cpuset-outside "none of this topology's" --topology "pack:1 core:2 pu:1" -np 1 --cpuset 8
+one_line_exit2 cpuset-bad "--cpuset 'x'" --topology "$NPS4" -np 1 --cpuset x
 "$BINDLAB" plan --help | grep -q '^usage: bindlab plan' || fail "--help"
 "$BINDLAB" --help | grep -q '^  plan ' || fail "plan missing from bindlab --help"
 echo "ok"

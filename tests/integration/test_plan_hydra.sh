@@ -122,26 +122,41 @@ if [ -x "$MPI_DIR/impi/bin/mpiexec" ]; then
     eval "$(bl_mpi_env impi "$MPI_DIR/impi")"
     printf '#include <mpi.h>\nint main(int c, char **v) { MPI_Init(&c, &v); MPI_Finalize(); return 0; }\n' >"$WORK/init.c"
     "$MPI_DIR/impi/bin/mpicc" "$WORK/init.c" -o "$WORK/init" || fail "impi: mpicc failed"
-    ncores=$(hwloc-calc -N core all)
+    # the cores this process may use (its affinity within its cgroup)
+    ncores=$(hwloc-calc -N core "$(hwloc-bind --get)")
+    # impi_here NP MAP BIND [PREFIX...]: the plan inside this process's
+    # allocation (--allocation) against Intel MPI's pinning, both run
+    # under PREFIX (e.g. taskset -c 0)
+    impi_here() {
+        local np=$1 map=$2 bind=$3 model vars real
+        shift 3
+        "$@" "$BINDLAB" plan --launcher impi --allocation -np "$np" --map-by "$map" \
+            --bind-to "$bind" --format tsv </dev/null >"$WORK/plan.tsv" 2>"$WORK/plan.err" ||
+            { cat "$WORK/plan.err"; fail "impi here: $map $bind plan failed"; }
+        model=$(awk -F'\t' 'NR > 1 && $2 == 0 { print $1, $3 }' "$WORK/plan.tsv")
+        # the variables the plan names (the sweep's spelling of the layout)
+        vars=$(grep -o 'I_MPI_[A-Z_]*=[^ ,]*' "$WORK/plan.err" | sed 's/:$//' | tr '\n' ' ')
+        [ -n "$vars" ] || fail "impi here: no variables in the plan's note: $(cat "$WORK/plan.err")"
+        # shellcheck disable=SC2086 # NAME=VALUE words
+        "$@" env $vars I_MPI_DEBUG=4 mpiexec -np "$np" "$WORK/init" </dev/null >"$WORK/impi.out" 2>&1 ||
+            { cat "$WORK/impi.out"; fail "impi here: launch failed"; }
+        "$BINDLAB" bindings "$WORK/impi.out" >"$WORK/impi.txt" 2>&1 ||
+            { cat "$WORK/impi.out"; fail "impi here: bindings could not read the table"; }
+        real=$(awk '{ print $2, $6 }' "$WORK/impi.txt")
+        [ "$model" = "$real" ] ||
+            fail "impi here: $* -np $np $map $bind ($vars): model [$model] but Intel MPI pinned [$real]"
+        echo "ok: Intel MPI on this machine $* -np $np $map $bind ($vars): $(echo "$real" | tr '\n' ';')"
+        checked=$((checked + 1))
+    }
+    # inside an allocation of one CPU (the first this process may use):
+    # Intel MPI pins every rank there, and the plan must say the same
+    first=$(hwloc-calc --physical-output --intersect pu "$(hwloc-bind --get)" | cut -d, -f1)
+    impi_here 2 core core taskset -c "$first"
+    grep -qF "does not fit the allowed CPUs $first " "$WORK/plan.err" ||
+        fail "impi here: 2 ranks on CPU $first, not said not to fit: $(cat "$WORK/plan.err")"
     while read -r map bind; do
         for np in 1 2 3; do
-            "$BINDLAB" plan --launcher impi -np "$np" --map-by "$map" --bind-to "$bind" \
-                --format tsv </dev/null >"$WORK/plan.tsv" 2>"$WORK/plan.err" ||
-                { cat "$WORK/plan.err"; fail "impi here: $map $bind plan failed"; }
-            model=$(awk -F'\t' 'NR > 1 && $2 == 0 { print $1, $3 }' "$WORK/plan.tsv")
-            # the variables the plan names (the sweep's spelling of the layout)
-            vars=$(grep -o 'I_MPI_[A-Z_]*=[^ ,]*' "$WORK/plan.err" | sed 's/:$//' | tr '\n' ' ')
-            [ -n "$vars" ] || fail "impi here: no variables in the plan's note: $(cat "$WORK/plan.err")"
-            # shellcheck disable=SC2086 # NAME=VALUE words
-            env $vars I_MPI_DEBUG=4 mpiexec -np "$np" "$WORK/init" </dev/null >"$WORK/impi.out" 2>&1 ||
-                { cat "$WORK/impi.out"; fail "impi here: launch failed"; }
-            "$BINDLAB" bindings "$WORK/impi.out" >"$WORK/impi.txt" 2>&1 ||
-                { cat "$WORK/impi.out"; fail "impi here: bindings could not read the table"; }
-            real=$(awk '{ print $2, $6 }' "$WORK/impi.txt")
-            [ "$model" = "$real" ] ||
-                fail "impi here: -np $np $map $bind ($vars): model [$model] but Intel MPI pinned [$real]"
-            echo "ok: Intel MPI on this machine -np $np $map $bind ($vars): $(echo "$real" | tr '\n' ';')"
-            checked=$((checked + 1))
+            impi_here "$np" "$map" "$bind"
         done
     done <<EOF
 core core

@@ -22,4 +22,15 @@ awk -F'\t' 'NF != 7 { exit 1 }' "$T/tsv" || fail "tsv: a line without 7 fields"
 [ "$rc" = 2 ] || fail "sweep: exit $rc, expected 2 (one layout is refused)"
 grep -q '^bindlab plan: r[0-9]*: Open MPI .* refuses this layout' "$T/err" ||
     fail "sweep: refusal not reported: $(cat "$T/err")"
+# inside an allocation: Open MPI's mapper asked on the node cut to the
+# set (as a cgroup cpuset shows it), its logical cores read back as OS PUs
+"$BINDLAB" plan --topology "pack:2 core:4 pu:2" --cpuset 4-7 -np 2 --map-by core \
+    --format tsv >"$T/allowed" 2>"$T/err" || fail "--cpuset: $(cat "$T/err")"
+[ "$(awk -F'\t' 'NR > 1 { printf "%s:%s ", $1, $3 }' "$T/allowed")" = "0:4-5 1:6-7 " ] ||
+    fail "--cpuset 4-7: ranks not on the allowed cores: $(cat "$T/allowed")"
+rc=0
+"$BINDLAB" plan --topology "pack:2 core:4 pu:2" --cpuset 4-7 -np 3 --map-by core \
+    >"$T/allowed" 2>"$T/err" || rc=$?
+[ "$rc" = 2 ] && grep -q '^does not fit the allowed CPUs 4-7 (--cpuset 4-7): np 3 needs 3 slots, but this node has 2' "$T/allowed" ||
+    fail "--cpuset 4-7 -np 3: exit $rc, not said not to fit: $(cat "$T/allowed" "$T/err")"
 echo "ok (Open MPI $OMPI_VERSION)"

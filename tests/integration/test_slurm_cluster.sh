@@ -119,6 +119,24 @@ grep -q "needs $((NCPU + 1)) CPUs per node ($((NCPU + 1)) ranks x 1 CPUs), but p
 [ -z "$(squeue -h -o %i)" ] || fail "a refused sweep was submitted"
 echo "ok: too wide a sweep refused with the arithmetic"
 
+# A step of one CPU (TaskPlugin=task/affinity): check prints the step's
+# CPU with Slurm's grant, and a sweep started there refuses before
+# launching a layout that needs the node's two CPUs, naming the set.
+srun -n 1 -c 1 "$BINDLAB" check >"$WORK/step.out" 2>&1 || true
+grep -q "^rank 0: allowed cpus [0-9]* (affinity [0-9]*, .*SLURM_CPUS_ON_NODE 1, SLURM_JOB_CPUS_PER_NODE 1" "$WORK/step.out" ||
+    fail "check in a one-CPU step: $(cat "$WORK/step.out")"
+cat >"$WORK/two.yaml" <<YAML
+name: two
+kernels: [{name: triad, size: 8MiB, iters: 2}]
+layouts:
+  - {name: two-ranks, np: 2, map_by: core, bind_to: core}
+YAML
+rc=0
+srun -n 1 -c 1 "$BINDLAB" sweep --dry-run --results "$WORK/two" "$WORK/two.yaml" >"$WORK/two.out" 2>&1 || rc=$?
+[ "$rc" = 2 ] && grep -q "inside the allowed CPUs [0-9]* (affinity .*SLURM_CPUS_ON_NODE 1.*): np 2 needs 2 slots" "$WORK/two.out" ||
+    fail "sweep in a one-CPU step: exit $rc: $(cat "$WORK/two.out")"
+echo "ok: a one-CPU step: check shows it, the sweep refuses 2 ranks naming it"
+
 # 2. The whole sweep as one job.
 "$BINDLAB" slurm "$SWEEP" --results "$WORK/one" -o "$WORK/one.sbatch" --time 5 \
     --submit >"$WORK/one.out"
@@ -170,6 +188,9 @@ with h5py.File(sys.argv[1], "r") as f:
     assert len(rows) == 3 and all(r["status"] == b"ok" and r["verified"] == 1 for r in rows), rows
     assert all(f["runs"][k].attrs["launcher"] in ("srun", b"srun") for k in f["runs"]), "launcher"
     assert b"cpu-bind=MASK" in f["runs"]["r0001"]["binding_report"][()], "no srun binding report"
+    for k in f["runs"]:  # the batch job's CPUs, recorded with Slurm's view
+        a = f["runs"][k].attrs
+        assert a["allowed_cpus"] and "SLURM_CPUS_ON_NODE" in a["allowed_from"], (k, a["allowed_from"])
 PYEOF
 echo "ok: srun-launched sweep: 3 runs ok and verified"
 

@@ -7,10 +7,11 @@ source "$(dirname "$0")/common.sh"
 PY=/usr/bin/python3
 
 # Cores this process may use, as Open MPI sees them (it maps and binds to
-# cores): hwloc's cores in the allowed cpuset (a Slurm or container cgroup
-# restricts it; taskset does not: mpirun rebinds its ranks).
+# cores): hwloc's cores in this process's affinity within its cgroup
+# cpuset, the set the sweep checks layouts against (taskset -c 0 leaves
+# one core, and layouts of 2 are refused, naming the set).
 command -v hwloc-calc >/dev/null || fail "hwloc-calc is missing (scripts/deps.sh installs hwloc)"
-NCORES=$(hwloc-calc -N core all)
+NCORES=$(hwloc-calc -N core "$(hwloc-bind --get)")
 TWO=$((NCORES < 2 ? NCORES : 2))
 echo "cores available: $NCORES; layouts of 2 ranks or PE=2 use $TWO"
 SWEEP="$WORK/itest.yaml"

@@ -33,7 +33,7 @@ app:
   command: [sh, -c, "echo speed {np} {bind_to}"]
 layouts: [{np: 2, bind_to: none}]
 YAML
-"$BINDLAB" sweep wall.yaml --results res >wall.out 2>&1 || fail "(b) sweep: $(cat wall.out)"
+"$BINDLAB" sweep wall.yaml ${OVERSUB[@]+"${OVERSUB[@]}"} --results res >wall.out 2>&1 || fail "(b) sweep: $(cat wall.out)"
 "$DUMP" res/wall.d/r0000.h5 r0000 >wall.dump || fail "(b) record unreadable"
 expect_line wall.dump "status ok"
 expect_line wall.dump "ranks 2"
@@ -50,7 +50,7 @@ app:
 layouts: [{np: 2, bind_to: none}]
 YAML
 rc=0
-"$BINDLAB" sweep nomatch.yaml --results res >nomatch.out 2>&1 || rc=$?
+"$BINDLAB" sweep nomatch.yaml ${OVERSUB[@]+"${OVERSUB[@]}"} --results res >nomatch.out 2>&1 || rc=$?
 [ "$rc" = 1 ] || fail "(c) exit $rc, expected 1 (a run failed): $(cat nomatch.out)"
 "$DUMP" res/nomatch.d/r0000.h5 r0000 >nomatch.dump || fail "(c) record unreadable"
 expect_line nomatch.dump "status failed"
@@ -65,9 +65,9 @@ app:
   command: [lmp, -in, "$apps/lammps/in.lj", -log, none]
   env: {OMP_NUM_THREADS: "{threads}"}
   rate: {regex: 'Performance: ([0-9.]+) tau/day', unit: tau/day}
-sweep: {np: 2, bind_to: [$BIND, none]}
+sweep: {np: 2, bind_to: [core, none]} # sharing one core: --oversubscribe (apps_common.sh)
 YAML
-"$BINDLAB" sweep lj.yaml --results res >lj.out 2>&1 || fail "(a) sweep: $(cat lj.out)"
+"$BINDLAB" sweep lj.yaml ${OVERSUB[@]+"${OVERSUB[@]}"} --results res >lj.out 2>&1 || fail "(a) sweep: $(cat lj.out)"
 for run in r0000 r0001; do
     "$DUMP" res/lj.d/$run.h5 $run >$run.dump || fail "(a) $run: record unreadable"
     expect_line $run.dump "status ok"
@@ -96,7 +96,7 @@ awk -v a="$(csv res/lj.h5 "$best" rate)" -v b="$(csv res/lj.h5 "$other" rate)" '
     fail "(a) $best ranked best with the lower rate"
 
 before=$(stat -c %Y res/lj.d/r0000.h5 res/lj.d/r0001.h5)
-"$BINDLAB" sweep lj.yaml --results res --resume >resume.out 2>&1 || fail "(a) --resume: $(cat resume.out)"
+"$BINDLAB" sweep lj.yaml ${OVERSUB[@]+"${OVERSUB[@]}"} --results res --resume >resume.out 2>&1 || fail "(a) --resume: $(cat resume.out)"
 [ "$(stat -c %Y res/lj.d/r0000.h5 res/lj.d/r0001.h5)" = "$before" ] || fail "(a) --resume ran a run again"
 ! grep -q '^\[' resume.out || fail "(a) --resume ran something: $(cat resume.out)"
 echo "ok: $(tail -1 report.txt)"; cat resume.out

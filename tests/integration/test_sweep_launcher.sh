@@ -26,7 +26,7 @@ BUILD_PREFIX=${BINDLAB_MPI_BUILD_PREFIX:-$SRC/build-mpi}
 source "$SRC/scripts/mpis.sh"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 command -v mpirun >/dev/null || { echo "SKIP: no mpirun in PATH"; exit 77; }
-NCORES=$(hwloc-calc -N core all)
+NCORES=$(hwloc-calc -N core "$(hwloc-bind --get)") # the cores this process may use
 NP=$((NCORES < 2 ? 1 : 2))
 BASE_PATH=$PATH
 

@@ -63,7 +63,7 @@ static int check(const char *report_text, char *flags, size_t len,
     int mism;
     assert_int_equal(bl_bindreport_parse(report_text, BL_REPORT_AUTO, topo,
                                          &rep, &err), 0);
-    mism = bl_crosscheck(&rep, &run, 0, checks, n, flags, len);
+    mism = bl_crosscheck(&rep, &run, 0, NULL, checks, n, flags, len);
     bl_bindreport_free(&rep);
     return mism;
 }
@@ -177,7 +177,7 @@ static void crosscheck_records_the_node_whose_topology_read_each_claim(
     rows[1].host = bl2;
     assert_int_equal(bl_bindreport_parse_nodes(text, BL_REPORT_AUTO, &t, &rep,
                                                &err), 0);
-    assert_int_equal(bl_crosscheck(&rep, &run, 0, &c, &n, flags,
+    assert_int_equal(bl_crosscheck(&rep, &run, 0, NULL, &c, &n, flags,
                                    sizeof flags), 0);
     assert_int_equal(n, 2);
     assert_int_equal(c[0].matches, 1);
@@ -190,7 +190,7 @@ static void crosscheck_records_the_node_whose_topology_read_each_claim(
     /* read with bl1's shape alone, rank 1's line is rejected: no claim */
     assert_int_equal(bl_bindreport_parse(text, BL_REPORT_AUTO, topo, &rep,
                                          &err), 0);
-    bl_crosscheck(&rep, &run, 0, &c, &n, flags, sizeof flags);
+    bl_crosscheck(&rep, &run, 0, NULL, &c, &n, flags, sizeof flags);
     assert_int_equal(c[1].matches, -1);
     assert_int_equal(c[1].node, -1);
     bl_h5_table_free(&bl_h5_check_def, c, n);
@@ -235,7 +235,7 @@ static void crosscheck_flags_unbound_threads_remote_pages_and_balancing(void **s
     rows[1].thread = 1;
     run.ranks = 1;
     assert_int_equal(bl_bindreport_parse("", BL_REPORT_AUTO, topo, &rep, &err), 0);
-    bl_crosscheck(&rep, &run, 1, &c, &n, flags, sizeof flags);
+    bl_crosscheck(&rep, &run, 1, NULL, &c, &n, flags, sizeof flags);
     assert_string_equal(flags, "rank-spans-numa,omp-unbound,remote-pages,"
                                "numa-balancing,migrated");
     assert_int_equal(c[0].matches, -1); /* nothing claimed */
@@ -264,15 +264,72 @@ static void crosscheck_flags_what_happened_after_first_touch(void **state)
     run.result.straddles = 6;
     run.result.best_local_fraction = 0.9376;
     assert_int_equal(bl_bindreport_parse("", BL_REPORT_AUTO, topo, &rep, &err), 0);
-    bl_crosscheck(&rep, &run, 0, &c, &n, flags, sizeof flags);
+    bl_crosscheck(&rep, &run, 0, NULL, &c, &n, flags, sizeof flags);
     assert_string_equal(flags, "pages-migrated,huge-page-straddle");
     bl_h5_table_free(&bl_h5_check_def, c, n);
     run.result.pages_total_init = 0; /* an older file */
-    bl_crosscheck(&rep, &run, 0, &c, &n, flags, sizeof flags);
+    bl_crosscheck(&rep, &run, 0, NULL, &c, &n, flags, sizeof flags);
     assert_string_equal(flags, "");
     bl_h5_table_free(&bl_h5_check_def, c, n);
     bl_bindreport_free(&rep);
     memset(&run.result, 0, sizeof run.result);
+}
+
+/* Inside an allocation (taskset -c 1, a cgroup, a Slurm step) an unbound
+ * rank may run on the job's CPUs only: "not bound" is that set, not the
+ * node, so a rank that ran on exactly the allowed CPU matches. On another
+ * host the harness's set says nothing, and the whole node stays the claim. */
+static void crosscheck_reads_not_bound_as_the_allowed_cpus(void **state)
+{
+    static const char *const ompi5 =
+        "[vm:11] Rank 0 is not bound (or bound to all available "
+        "processors)\n";
+    bl_crosscheck_allowed here = {"vm", "1"}, there = {"other", "1"};
+    bl_binding_report rep;
+    bl_err err;
+    bl_h5_check *c;
+    char flags[256];
+    size_t n;
+    (void)state;
+    make_run("close", "1", "1", 1, 1);
+    run.ranks = 1;
+    run.nplacement = 1;
+    assert_int_equal(bl_bindreport_parse(ompi5, BL_REPORT_AUTO, topo, &rep,
+                                         &err), 0);
+    assert_int_equal(rep.count, 1);
+    assert_int_equal(bl_crosscheck(&rep, &run, 0, &here, &c, &n, flags,
+                                   sizeof flags), 0);
+    assert_string_equal(c[0].claimed, "1");
+    assert_int_equal(c[0].matches, 1);
+    assert_null(strstr(flags, "binding-mismatch"));
+    bl_h5_table_free(&bl_h5_check_def, c, n);
+    /* the allowed set of another host: the node's CPUs, a mismatch */
+    assert_int_equal(bl_crosscheck(&rep, &run, 0, &there, &c, &n, flags,
+                                   sizeof flags), 1);
+    assert_string_equal(c[0].claimed, "0-1");
+    bl_h5_table_free(&bl_h5_check_def, c, n);
+    bl_bindreport_free(&rep);
+    /* a rank bound past the allowed set (mpirun under taskset -c 1
+     * binding to core 0): its claim matches, but it ran outside */
+    rows[0].rank_cpuset = (char *)"0";
+    assert_int_equal(bl_crosscheck(NULL, &run, 0, &here, &c, &n, flags,
+                                   sizeof flags), 0);
+    assert_non_null(strstr(flags, "outside-allowed"));
+    bl_h5_table_free(&bl_h5_check_def, c, n);
+    assert_int_equal(bl_crosscheck(NULL, &run, 0, &there, &c, &n, flags,
+                                   sizeof flags), 0);
+    assert_null(strstr(flags, "outside-allowed"));
+    bl_h5_table_free(&bl_h5_check_def, c, n);
+    rows[0].rank_cpuset = rows[0].cpuset;
+    /* Slurm's NONE reads the same way */
+    assert_int_equal(bl_bindreport_parse(
+                         "cpu-bind=NONE - vm, task  0  0 [1000]: mask 0x3 "
+                         "set\n", BL_REPORT_AUTO, topo, &rep, &err), 0);
+    assert_int_equal(bl_crosscheck(&rep, &run, 0, &here, &c, &n, flags,
+                                   sizeof flags), 0);
+    assert_int_equal(c[0].matches, 1);
+    bl_h5_table_free(&bl_h5_check_def, c, n);
+    bl_bindreport_free(&rep);
 }
 
 int main(void)
@@ -287,6 +344,7 @@ int main(void)
         cmocka_unit_test(crosscheck_takes_slurm_lines_as_the_launchers),
         cmocka_unit_test(crosscheck_flags_unbound_threads_remote_pages_and_balancing),
         cmocka_unit_test(crosscheck_flags_what_happened_after_first_touch),
+        cmocka_unit_test(crosscheck_reads_not_bound_as_the_allowed_cpus),
     };
     bl_err err;
     int rc;
