@@ -50,6 +50,10 @@ const char *bl_app_usage(void)
 "                       interleave[:NODES], bind:NODES, bind:local-to-rank\n"
 "                       (the NUMA nodes of the rank's CPUs), preferred:NODE;\n"
 "                       NODES as numactl numbers them, e.g. 0-1\n"
+"  --isa LEVEL          the kernels' instruction set: best (default), or a\n"
+"                       lower level this CPU runs: sse2, avx2, avx512\n"
+"                       (generic off x86); BINDLAB_ISA=LEVEL does the same,\n"
+"                       --isa wins. A level the CPU lacks is refused (exit 2)\n"
 "  An option a kernel does not read is refused (exit 2), not ignored.\n"
 "\n"
 "Output:\n"
@@ -184,7 +188,7 @@ static const char *const value_options[] = {
     "--kernel", "--size", "--iters", "--warmup", "--init", "--grid",
     "--radius", "--n",    "--nb",    "--seed",   "--test-hook", "--out",
     "--mem-policy", "--writes", "--huge-pages", "--round-trips",
-    "--access",
+    "--access",     "--isa",
 };
 
 /* The value option arg names, or NULL. */
@@ -243,6 +247,16 @@ static int set_access(bl_app_opts *o, const char *v, bl_err *err)
     return 0;
 }
 
+/* Checked against the CPU when the run starts (app_isa.h). */
+static int set_isa(bl_app_opts *o, const char *v, bl_err *err)
+{
+    if (*v == '\0')
+        return bl_err_set(err, "--isa: needs a level: best, sse2, avx2, "
+                          "avx512 or generic");
+    o->isa = v;
+    return 0;
+}
+
 /* Option `name` (one of value_options) from its value v. */
 static int set_value(bl_app_opts *o, const char *name, const char *v,
                      bl_err *err)
@@ -284,6 +298,8 @@ static int set_value(bl_app_opts *o, const char *name, const char *v,
         return bl_parse_count(v, name, name, &o->k.round_trips, err);
     if (strcmp(name, "--access") == 0)
         return set_access(o, v, err);
+    if (strcmp(name, "--isa") == 0)
+        return set_isa(o, v, err);
     /* --out */
     if (*v == '\0')
         return bl_err_set(err, "--out: needs a file name");

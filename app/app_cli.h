@@ -18,6 +18,7 @@ typedef struct bl_app_opts {
     int show_placement;
     int check;                /* --check: placement findings in the file */
     bl_mempol mem_policy;     /* --mem-policy, default firsttouch */
+    const char *isa;          /* --isa LEVEL, NULL: BINDLAB_ISA or best */
     int help, version;
 } bl_app_opts;
 

@@ -13,6 +13,7 @@
 #include <mpi.h>
 #include <omp.h>
 
+#include "isa.h"
 #include "topo.h"
 
 extern char **environ;
@@ -165,6 +166,13 @@ static char *virtualization(void)
     return strdup(buf);
 }
 
+static char *isa_levels(void)
+{
+    char buf[64];
+    bl_isa_list_here(buf, sizeof buf);
+    return strdup(buf);
+}
+
 void bl_machine_describe(hwloc_topology_t topo, bl_h5_machine *m)
 {
     char host[256] = "";
@@ -179,6 +187,7 @@ void bl_machine_describe(hwloc_topology_t topo, bl_h5_machine *m)
     m->kernel_release = kernel_release();
     m->numa_balancing = numa_balancing();
     m->virtualization = virtualization();
+    m->isa_levels = isa_levels();
     bl_h5_machine_topology(m, topo);
 }
 

@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "isa.h"
+#include "triad_loop.h"
+
 #define TRIAD_SCALAR 3.0
 #define TRIAD_DEFAULT_SIZE ((size_t)256 << 20)
 
@@ -82,15 +85,14 @@ static void triad_first_touch(bl_kernel_ctx *ctx)
 
 static int triad_step(bl_kernel_ctx *ctx, bl_err *err)
 {
+    static void (*const loop[BL_ISA_COUNT])(double *restrict,
+                                            const double *restrict,
+                                            const double *restrict, size_t,
+                                            double) =
+        BL_ISA_VARIANTS(bl_triad_loop);
     triad *t = ctx->state;
-    double *restrict a = t->a;
-    const double *restrict b = t->b;
-    const double *restrict c = t->c;
-    const size_t n = t->n;
     (void)err;
-#pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < n; i++)
-        a[i] = b[i] + TRIAD_SCALAR * c[i];
+    loop[bl_isa_current()](t->a, t->b, t->c, t->n, TRIAD_SCALAR);
     return 0;
 }
 

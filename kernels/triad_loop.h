@@ -1,0 +1,15 @@
+/* The triad's timed loop a[i] = b[i] + s * c[i] over n elements, OpenMP
+ * threads splitting it schedule(static); one variant per ISA level
+ * (triad_isa.c). */
+#ifndef BL_TRIAD_LOOP_H
+#define BL_TRIAD_LOOP_H
+
+#include <stddef.h>
+
+#include "isa.h"
+
+BL_ISA_DECLARE(void, bl_triad_loop,
+               (double *restrict a, const double *restrict b,
+                const double *restrict c, size_t n, double s));
+
+#endif
