@@ -83,16 +83,22 @@ static void triad_first_touch(bl_kernel_ctx *ctx)
     }
 }
 
-static int triad_step(bl_kernel_ctx *ctx, bl_err *err)
+void bl_triad_loop(double *restrict a, const double *restrict b,
+                   const double *restrict c, size_t n, double s)
 {
     static void (*const loop[BL_ISA_COUNT])(double *restrict,
                                             const double *restrict,
                                             const double *restrict, size_t,
                                             double) =
         BL_ISA_VARIANTS(bl_triad_loop);
+    loop[bl_isa_current()](a, b, c, n, s);
+}
+
+static int triad_step(bl_kernel_ctx *ctx, bl_err *err)
+{
     triad *t = ctx->state;
     (void)err;
-    loop[bl_isa_current()](t->a, t->b, t->c, t->n, TRIAD_SCALAR);
+    bl_triad_loop(t->a, t->b, t->c, t->n, TRIAD_SCALAR);
     return 0;
 }
 

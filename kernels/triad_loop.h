@@ -8,6 +8,10 @@
 
 #include "isa.h"
 
+/* The variant of the level in use (isa.h). */
+void bl_triad_loop(double *restrict a, const double *restrict b,
+                   const double *restrict c, size_t n, double s);
+
 BL_ISA_DECLARE(void, bl_triad_loop,
                (double *restrict a, const double *restrict b,
                 const double *restrict c, size_t n, double s));
