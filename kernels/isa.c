@@ -26,7 +26,8 @@ int bl_isa_built(bl_isa isa)
 #ifdef BL_ISA_X86
 /* What -march=x86-64-v3 and -v4 let the compiler emit, as the CPU and the
  * OS (saved vector state) allow it: GCC knows the levels by name, clang
- * before 19 only the features. */
+ * before 19 only the features, and not F16C or MOVBE, which every CPU
+ * with AVX2, FMA and BMI2 has. */
 static int cpu_has(bl_isa isa)
 {
     __builtin_cpu_init();
@@ -47,7 +48,6 @@ static int cpu_has(bl_isa isa)
                __builtin_cpu_supports("fma") &&
                __builtin_cpu_supports("bmi") &&
                __builtin_cpu_supports("bmi2") &&
-               __builtin_cpu_supports("f16c") &&
                __builtin_cpu_supports("popcnt");
 #endif
     return isa == BL_ISA_SSE2; /* the x86-64 baseline */
