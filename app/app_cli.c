@@ -9,9 +9,11 @@
 #include "kstat.h"
 #include "units.h"
 
-const char *bl_app_usage(void)
+/* The help text, in two strings: ISO C asks compilers for 4095
+ * characters per string literal, no more. */
+void bl_app_usage_write(FILE *f)
 {
-    return
+    fputs(
 "Usage: mpirun [launcher options] bindlab-app [options]\n"
 "\n"
 "Runs one kernel on every rank, with OpenMP threads inside each rank, and\n"
@@ -55,8 +57,13 @@ const char *bl_app_usage(void)
 "                       interleave[:NODES], bind:NODES, bind:local-to-rank\n"
 "                       (the NUMA nodes of the rank's CPUs), preferred:NODE;\n"
 "                       NODES as numactl numbers them, e.g. 0-1\n"
+"  --isa LEVEL          the kernels' instruction set: best (default), or a\n"
+"                       lower level this CPU runs: sse2, avx2, avx512\n"
+"                       (generic off x86); BINDLAB_ISA=LEVEL does the same,\n"
+"                       --isa wins. A level the CPU lacks is refused (exit 2)\n"
 "  An option a kernel does not read is refused (exit 2), not ignored.\n"
-"\n"
+"\n", f);
+    fputs(
 "Output:\n"
 "  --out FILE.h5        write the run file (HDF5; written as FILE.h5.tmp.PID\n"
 "                       and renamed when complete). Checked before the run:\n"
@@ -76,7 +83,7 @@ const char *bl_app_usage(void)
 "OMP_PROC_BIND; the rank's binding from the launcher (--map-by/--bind-to).\n"
 "Exit status: 0 verified, 1 run-time failure or wrong answer (or the run\n"
 "file could not be written, e.g. no space left on device), 2 bad input\n"
-"(including an --out that cannot be written).\n";
+"(including an --out that cannot be written).\n", f);
 }
 
 /* The value of option `name` at argv[*i]: "--name=value" or "--name value". */
@@ -189,7 +196,7 @@ static const char *const value_options[] = {
     "--kernel", "--size", "--iters", "--warmup", "--init", "--grid",
     "--radius", "--n",    "--nb",    "--seed",   "--test-hook", "--out",
     "--mem-policy", "--writes", "--huge-pages", "--round-trips",
-    "--access",
+    "--access",     "--isa",
 };
 
 /* The value option arg names, or NULL. */
@@ -248,6 +255,16 @@ static int set_access(bl_app_opts *o, const char *v, bl_err *err)
     return 0;
 }
 
+/* Checked against the CPU when the run starts (app_isa.h). */
+static int set_isa(bl_app_opts *o, const char *v, bl_err *err)
+{
+    if (*v == '\0')
+        return bl_err_set(err, "--isa: needs a level: best, sse2, avx2, "
+                          "avx512 or generic");
+    o->isa = v;
+    return 0;
+}
+
 /* Option `name` (one of value_options) from its value v. */
 static int set_value(bl_app_opts *o, const char *name, const char *v,
                      bl_err *err)
@@ -289,6 +306,8 @@ static int set_value(bl_app_opts *o, const char *name, const char *v,
         return bl_parse_count(v, name, name, &o->k.round_trips, err);
     if (strcmp(name, "--access") == 0)
         return set_access(o, v, err);
+    if (strcmp(name, "--isa") == 0)
+        return set_isa(o, v, err);
     /* --out */
     if (*v == '\0')
         return bl_err_set(err, "--out: needs a file name");

@@ -1,7 +1,9 @@
-/* bindlab-app's command line: parsing only (no MPI, no printing), so tests
- * call it directly. */
+/* bindlab-app's command line: parsing (no MPI; nothing printed but the
+ * help text), so tests call it directly. */
 #ifndef BL_APP_CLI_H
 #define BL_APP_CLI_H
+
+#include <stdio.h>
 
 #include "app_mempolicy.h"
 #include "err.h"
@@ -18,6 +20,7 @@ typedef struct bl_app_opts {
     int show_placement;
     int check;                /* --check: placement findings in the file */
     bl_mempol mem_policy;     /* --mem-policy, default firsttouch */
+    const char *isa;          /* --isa LEVEL, NULL: BINDLAB_ISA or best */
     int help, version;
 } bl_app_opts;
 
@@ -27,7 +30,7 @@ typedef struct bl_app_opts {
 int bl_app_parse(int argc, char **argv, bl_app_opts *o, bl_err *err);
 
 /* The --help text. */
-const char *bl_app_usage(void);
+void bl_app_usage_write(FILE *f);
 
 const char *bl_app_version(void);
 

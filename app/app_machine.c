@@ -14,6 +14,7 @@
 #include <omp.h>
 
 #include "kstat.h"
+#include "isa.h"
 #include "topo.h"
 
 extern char **environ;
@@ -154,6 +155,13 @@ static char *virtualization(void)
     return strdup(buf);
 }
 
+static char *isa_levels(void)
+{
+    char buf[64];
+    bl_isa_list_here(buf, sizeof buf);
+    return strdup(buf);
+}
+
 void bl_machine_describe(hwloc_topology_t topo, bl_h5_machine *m)
 {
     char host[256] = "";
@@ -168,6 +176,7 @@ void bl_machine_describe(hwloc_topology_t topo, bl_h5_machine *m)
     m->kernel_release = kernel_release();
     m->numa_balancing = bl_numa_balancing_read();
     m->virtualization = virtualization();
+    m->isa_levels = isa_levels();
     bl_h5_machine_topology(m, topo);
 }
 

@@ -111,27 +111,3 @@ void bl_mempol_kernel_text(char *buf, size_t len)
     snprintf(buf, len, "%s%s%s", bl_pcheck_policy_name(mode & 0xfff),
              nodes[0] ? ":" : "", nodes);
 }
-
-void bl_mempol_gather(MPI_Comm comm, const char *mine, bl_h5_rank *rows,
-                      size_t nrows)
-{
-    int rank, nranks;
-    char text[BL_MEMPOL_TEXT] = "";
-    char *all = NULL;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &nranks);
-    snprintf(text, sizeof text, "%s", mine);
-    int ok = 1;
-    if (rank == 0)
-        ok = (all = calloc((size_t)nranks, sizeof text)) != NULL;
-    /* Without rank 0's buffer nobody sends: the texts are what is lost. */
-    MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
-    if (ok)
-        MPI_Gather(text, (int)sizeof text, MPI_CHAR, all, (int)sizeof text,
-                   MPI_CHAR, 0, comm);
-    for (size_t i = 0; all && rows && i < nrows; i++)
-        if (rows[i].rank >= 0 && rows[i].rank < nranks)
-            rows[i].mem_policy =
-                strdup(all + (size_t)rows[i].rank * sizeof text);
-    free(all);
-}

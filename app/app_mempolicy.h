@@ -27,10 +27,4 @@ int bl_mempol_apply(const bl_mempol *p, hwloc_topology_t topo,
  * "local", "bind:0-1", "interleave:0-3", "preferred:1", ... */
 void bl_mempol_kernel_text(char *buf, size_t len);
 
-/* Collective: every rank's text (kernel_text) to rank 0, which sets
- * rows[i].mem_policy for each row's rank; rows NULL elsewhere (or when
- * rank 0 has no rows). A row left without text keeps NULL. */
-void bl_mempol_gather(MPI_Comm comm, const char *mine, bl_h5_rank *rows,
-                      size_t nrows);
-
 #endif

@@ -66,7 +66,8 @@ void bl_app_nodes_free(bl_app_nodes *nodes)
 
 #define MACHINE_STRINGS(X)                                                   \
     X(hostname) X(cpu_model) X(mpi_library_version) X(compiler)             \
-    X(omp_runtime) X(kernel_release) X(topology_xml) X(virtualization)
+    X(omp_runtime) X(kernel_release) X(topology_xml) X(virtualization)     \
+    X(isa_levels)
 #define MACHINE_INTS(X)                                                      \
     X(packages) X(numa_nodes) X(l3_domains) X(cores) X(pus) X(numa_balancing)
 #define COUNT(x) +1

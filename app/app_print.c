@@ -113,8 +113,12 @@ void bl_print_run(FILE *out, const bl_app_opts *o, const bl_h5_machine *m,
             *size ? " per rank, " : "", r->iterations, r->warmup, r->init);
     fprintf(out, "OMP_PLACES=%s OMP_PROC_BIND=%s; %s\n",
             *places ? places : "(unset)", *bind ? bind : "(unset)", w->model);
-    if (o->show_placement)
+    if (o->show_placement) {
+        fprintf(out, "isa: %s (asked %s; this CPU runs %s)\n",
+                r->isa ? r->isa : "-", r->isa_asked ? r->isa_asked : "-",
+                m->isa_levels ? m->isa_levels : "-");
         print_placement(out, r);
+    }
     for (size_t q = 0; q < r->nrank_rows; q++) {
         const bl_h5_rank *k = &r->rank_rows[q];
         fprintf(out, "rank %d (%s): %.3f %s (median %.6f s, min %.6f s), "
@@ -133,9 +137,9 @@ void bl_print_run(FILE *out, const bl_app_opts *o, const bl_h5_machine *m,
     fprintf(out,
             "bindlab-app: result kernel=%s verified=%s error=%.6g "
             "checksum=%.17g median_s=%.9g min_s=%.9g rate=%.6g unit=%s "
-            "local_page_fraction=%.4f\n",
+            "local_page_fraction=%.4f isa=%s\n",
             r->kernel, r->result.verified ? "yes" : "no", r->result.error,
             r->result.checksum, r->result.median_s, r->result.min_s,
             r->result.rate, r->result.rate_unit,
-            r->result.local_page_fraction);
+            r->result.local_page_fraction, r->isa ? r->isa : "-");
 }

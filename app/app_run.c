@@ -1,6 +1,7 @@
 #include "app_run.h"
 
 #include <limits.h>
+#include <stddef.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +11,9 @@
 #include "app_check.h"
 #include "app_cpus.h"
 #include "app_machine.h"
+#include "app_isa.h"
 #include "app_mempolicy.h"
+#include "app_rank_text.h"
 #include "app_nodes.h"
 #include "app_print.h"
 #include "app_record.h"
@@ -213,6 +216,9 @@ static int apply_mem_policy(app_run *a)
 
 static int set_up_kernel(app_run *a)
 {
+    /* the level first: a kernel's setup may ask what the level offers */
+    if (failed_somewhere(a, bl_app_isa_choose(a->o, &a->err), "") < 0)
+        return -1;
     a->ctx.comm = a->comm;
     a->ctx.rank = a->rank;
     a->ctx.nranks = a->nranks;
@@ -422,9 +428,12 @@ static int report(app_run *a, int argc, char **argv, int status)
     if (failed_somewhere(a, rc, "") == 0) {
         rc = bl_record_gather(a->comm, a->o->iters, a->nnodes, &a->rec, &run,
                               iter_max, &a->err);
-        bl_mempol_gather(a->comm, a->mem_policy,
-                         a->rank == 0 && rc == 0 ? run.rank_rows : NULL,
-                         run.nrank_rows);
+        bl_rank_text_gather(a->comm, a->mem_policy,
+                            a->rank == 0 && rc == 0 ? run.rank_rows : NULL,
+                            run.nrank_rows, offsetof(bl_h5_rank, mem_policy));
+        if (bl_app_isa_gather(a->comm, a->o, &run) < 0)
+            rc = bl_err_set(&a->err, "recording the ISA level: out of "
+                            "memory");
         if (a->o->check &&
             bl_app_check_gather(a->comm, &a->findings, &run.findings,
                                 &run.nfindings, &a->err) < 0)

@@ -7,6 +7,7 @@
 #include "app_cli.h"
 #include "app_run.h"
 #include "app_threads.h"
+#include "isa.h"
 #include "placement_check.h"
 
 /* Before MPI_Init the rank is only known from the launcher's environment;
@@ -29,12 +30,17 @@ int main(int argc, char **argv)
         return 2;
     }
     if (o.help) {
-        fputs(bl_app_usage(), stdout);
+        bl_app_usage_write(stdout);
         printf("\nKernels: %s\n", bl_kernel_names());
         return 0;
     }
     if (o.version) {
+        char levels[64];
+        bl_isa_list_here(levels, sizeof levels);
         printf("bindlab-app %s\n", bl_app_version());
+        /* for scripts (bench/all.sh): the levels --isa accepts here */
+        printf("isa levels on this CPU: %s (best %s)\n", levels,
+               bl_isa_name(bl_isa_best()));
         return 0;
     }
     /* before MPI and before the first parallel region */

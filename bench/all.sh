@@ -4,9 +4,15 @@
 # not. Not a test: nothing fails on a missed goal. The goals live HERE and
 # nowhere else (not in the scripts, never in tests).
 #
-# usage: bench/all.sh [--quick] [--only GROUP[,GROUP...]] [--list] [--log DIR]
+# usage: bench/all.sh [--quick] [--only GROUP[,GROUP...]] [--isa LEVELS]
+#                     [--list] [--log DIR]
 #   --quick   fewer rounds and smaller sizes (a smoke run: the figures are
 #             only indicative)
+#   --isa     the kernels' ISA levels to run the kernel groups (triad,
+#             stencil, lu) at, comma-separated (default: every level this
+#             CPU runs, as `bindlab-app --version` lists them); each level
+#             is forced in turn with BINDLAB_ISA and gets its own rows
+#             (KEY@LEVEL); the other groups run once at the best level
 #   --only    run these groups (see --list), e.g. --only stencil,lu
 #   --list    print the groups and rows and exit
 #   --log DIR keep each group's full output in DIR/GROUP.log (default: a
@@ -28,7 +34,7 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$here/build}
-quick=0 only= list=0 logdir=
+quick=0 only= list=0 logdir= isa_levels=
 lu_sizes=${LU_SIZES:-4000}
 
 while [ $# -gt 0 ]; do
@@ -36,6 +42,8 @@ while [ $# -gt 0 ]; do
         --quick) quick=1; shift ;;
         --only) [ $# -ge 2 ] || { echo "all.sh: --only needs GROUP[,GROUP]" >&2; exit 2; }
                 only=$2; shift 2 ;;
+        --isa) [ $# -ge 2 ] || { echo "all.sh: --isa needs LEVEL[,LEVEL]" >&2; exit 2; }
+               isa_levels=$2; shift 2 ;;
         --list) list=1; shift ;;
         --log) [ $# -ge 2 ] || { echo "all.sh: --log needs a directory" >&2; exit 2; }
                logdir=$2; shift 2 ;;
@@ -77,6 +85,10 @@ BENCH_GROUPS=(
     "latency|env BINDLAB_APP=$build/bindlab-app bench/latency.sh $latency_args"
 )
 
+# The groups whose figures depend on the kernels' ISA level: run once per
+# level, their rows repeated per level.
+ISA_GROUPS=" triad stencil lu "
+
 # ---- rows: key | work | reference | goal -----------------------------------
 BENCH_ROWS=(
     "triad.app_vs_likwid|triad, 1 thread, 1 GiB|likwid-bench stream_avx, same threads and elements|>= 0.95"
@@ -115,6 +127,13 @@ if [ "$list" = 1 ]; then
     exit 0
 fi
 [ -x "$build/bindlab-app" ] || { echo "all.sh: no $build/bindlab-app: build first (scripts/build.sh)" >&2; exit 2; }
+here_levels=$("$build/bindlab-app" --version | sed -n 's/^isa levels on this CPU: \([^ ]*\).*/\1/p')
+[ -n "$isa_levels" ] || isa_levels=$here_levels
+IFS=, read -r -a levels <<< "$isa_levels"
+for l in "${levels[@]}"; do
+    [[ ",$here_levels," == *",$l,"* ]] ||
+        { echo "all.sh: --isa $l: this CPU runs only $here_levels" >&2; exit 2; }
+done
 
 if [ -n "$logdir" ]; then
     mkdir -p "$logdir" || exit 2
@@ -127,23 +146,46 @@ wanted() { [ -z "$only" ] || [[ ",$only," == *",$1,"* ]]; }
 results=$logdir/results
 : > "$results"
 cd "$here"
+cpu_model=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo | head -n 1)
 echo "# bench/all.sh $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname): $(uptime | sed 's/.*load/load/')"
+echo "# CPU: ${cpu_model:-unknown}; ISA levels it runs: $here_levels; kernel groups at: $isa_levels"
+# run_group NAME LOG SUFFIX CMD...: runs it, keeps its bench-result lines
+# (KEY SUFFIX VALUE)
+run_group() {
+    local name=$1 log=$2 suffix=$3 start rc
+    shift 3
+    echo "# $name${suffix}: $*  (log: $log)"
+    start=$(date +%s)
+    "$@" > "$log" 2>&1
+    rc=$?
+    echo "#   exit $rc after $(( $(date +%s) - start )) s; $(uptime | sed 's/.*load/load/')"
+    [ "$rc" = 0 ] || tail -n 5 "$log" | sed 's/^/#   | /'
+    awk -v sfx="$suffix" '$1 == "bench-result" && NF >= 3 {print $2 sfx, $3}' "$log" >> "$results"
+}
 for g in "${BENCH_GROUPS[@]}"; do
     name=${g%%|*}; cmd=${g#*|}
     wanted "$name" || continue
     read -r -a argv <<< "$cmd"
-    echo "# $name: $cmd  (log: $logdir/$name.log)"
-    start=$(date +%s)
-    "${argv[@]}" > "$logdir/$name.log" 2>&1
-    rc=$?
-    echo "#   exit $rc after $(( $(date +%s) - start )) s"
-    [ "$rc" = 0 ] || tail -n 5 "$logdir/$name.log" | sed 's/^/#   | /'
-    awk '$1 == "bench-result" && NF >= 3 {print $2, $3}' "$logdir/$name.log" >> "$results"
+    if [[ $ISA_GROUPS == *" $name "* ]]; then
+        for l in "${levels[@]}"; do
+            run_group "$name" "$logdir/$name.$l.log" "@$l" env BINDLAB_ISA="$l" "${argv[@]}"
+        done
+    else
+        run_group "$name" "$logdir/$name.log" "" "${argv[@]}"
+    fi
 done
 
 # ---- the table ---------------------------------------------------------------
-printf '\n%-24s %-44s %-10s %-9s %s\n' key work figure goal met
+printf '\n%-34s %-44s %-10s %-9s %s\n' key work figure goal met
+rows=()
 for row in "${BENCH_ROWS[@]}"; do
+    if [[ $ISA_GROUPS == *" ${row%%.*} "* ]]; then
+        for l in "${levels[@]}"; do rows+=("${row%%|*}@$l|${row#*|}"); done
+    else
+        rows+=("$row")
+    fi
+done
+for row in "${rows[@]}"; do
     IFS='|' read -r key work ref goal <<< "$row"
     value=$(awk -v k="$key" '$1 == k {v = $2} END {print v}' "$results")
     if [ -z "$value" ]; then
@@ -155,6 +197,6 @@ for row in "${BENCH_ROWS[@]}"; do
             split(g, p, " "); ok = (p[1] == ">=") ? v >= p[2] : v <= p[2]
             print ok ? "met" : "NOT met" }')
     fi
-    printf '%-24s %-44s %-10s %-9s %s\n' "$key" "${work:0:44}" "$value" "$goal" "$met"
-    printf '%-24s   vs %s\n' "" "$ref"
+    printf '%-34s %-44s %-10s %-9s %s\n' "$key" "${work:0:44}" "$value" "$goal" "$met"
+    printf '%-34s   vs %s\n' "" "$ref"
 done

@@ -15,6 +15,7 @@
  * "bench-result stencil.sweep_roofline_cpu VALUE". First both kernels run
  * two real steps and are verified (exit 1 when one is wrong).
  *
+ * BINDLAB_ISA chooses the kernels' ISA level, as for bindlab-app.
  * CPU time is the process's divided by its OpenMP threads: meaningful when
  * each thread has a core of its own (bench/README.md).
  * usage: mpirun -np N bindlab-kernel-cputime [GRID [RADIUS [TRIAD_SIZE
@@ -27,6 +28,7 @@
 #include <mpi.h>
 #include <omp.h>
 
+#include "isa.h"
 #include "kernel.h"
 #include "stencil/stencil.h"
 #include "units.h"
@@ -128,6 +130,14 @@ int main(int argc, char **argv)
                       &to.size_bytes, &err) < 0) {
         if (rank == 0)
             fprintf(stderr, "bindlab-kernel-cputime: %s\n", err.msg);
+        MPI_Finalize();
+        return 2;
+    }
+    /* the app's level: BINDLAB_ISA as bindlab-app reads it */
+    if (bl_isa_select(getenv("BINDLAB_ISA"), &err) < 0) {
+        if (rank == 0)
+            fprintf(stderr, "bindlab-kernel-cputime: BINDLAB_ISA: %s\n",
+                    err.msg);
         MPI_Finalize();
         return 2;
     }

@@ -72,7 +72,8 @@ if [ "$prk_src" != - ]; then
     cp -r "$prk_src/common" "$prk_src/include" "$work/"
     mkdir -p "$work/MPIOPENMP"
     cp -r "$prk_src/MPIOPENMP/Stencil" "$work/MPIOPENMP/"
-    # Same optimisation flags as bindlab's own build (-O3 -march=native).
+    # PRK at -O3 -march=native: its best on this CPU, as bindlab's kernels
+    # run at the best ISA level the CPU has (docs/kernels/isa.md).
     cat > "$work/common/make.defs" <<'EOF'
 CC=gcc -std=c11
 MPICC=mpicc -std=c11

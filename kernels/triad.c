@@ -9,7 +9,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "isa.h"
 #include "shares.h"
+#include "triad_loop.h"
 
 #define TRIAD_SCALAR 3.0
 #define TRIAD_DEFAULT_SIZE ((size_t)256 << 20)
@@ -94,6 +96,17 @@ static void triad_first_touch(bl_kernel_ctx *ctx)
     }
 }
 
+void bl_triad_loop(double *restrict a, const double *restrict b,
+                   const double *restrict c, size_t n, double s)
+{
+    static void (*const loop[BL_ISA_COUNT])(double *restrict,
+                                            const double *restrict,
+                                            const double *restrict, size_t,
+                                            double) =
+        BL_ISA_VARIANTS(bl_triad_loop);
+    loop[bl_isa_current()](a, b, c, n, s);
+}
+
 static int triad_step(bl_kernel_ctx *ctx, bl_err *err)
 {
     triad *t = ctx->state;
@@ -101,12 +114,12 @@ static int triad_step(bl_kernel_ctx *ctx, bl_err *err)
     const double *restrict b = t->b;
     const double *restrict c = t->c;
     (void)err;
+    /* the first touch's shares (my_share), each run by the level's loop */
 #pragma omp parallel
     {
         size_t lo, hi;
         my_share(ctx, t, &lo, &hi);
-        for (size_t i = lo; i < hi; i++)
-            a[i] = b[i] + TRIAD_SCALAR * c[i];
+        bl_triad_loop(a + lo, b + lo, c + lo, hi - lo, TRIAD_SCALAR);
     }
     return 0;
 }

@@ -85,6 +85,7 @@ static const bl_h5_field rank_fields[] = {
     F(bl_h5_rank, pages_local, BL_H5_I64),
     F(bl_h5_rank, pages_total, BL_H5_I64),
     F(bl_h5_rank, mem_policy, BL_H5_STR),
+    F(bl_h5_rank, isa, BL_H5_STR),
 };
 static const bl_h5_field metric_fields[] = {
     F(bl_h5_metric, rank, BL_H5_I32),
@@ -150,6 +151,7 @@ static const bl_h5_field summary_fields[] = {
     F(bl_h5_summary, huge_share, BL_H5_F64),
     F(bl_h5_summary, best_local_fraction, BL_H5_F64),
     F(bl_h5_summary, straddles, BL_H5_I32),
+    F(bl_h5_summary, isa, BL_H5_STR),
 };
 
 /* ---- the kernels' time split (its own block: written only when a kernel
@@ -280,6 +282,7 @@ static const bl_h5_attr machine_attrs[] = {
     A(bl_h5_machine, kernel_release, BL_A_STR, 0),
     A(bl_h5_machine, numa_balancing, BL_A_INT, -1),
     A(bl_h5_machine, virtualization, BL_A_STR, 0),
+    A(bl_h5_machine, isa_levels, BL_A_STR, 0),
 };
 static const bl_h5_attr run_attrs[] = {
     A(bl_h5_run, kernel, BL_A_STR, 0),
@@ -292,6 +295,8 @@ static const bl_h5_attr run_attrs[] = {
     A(bl_h5_run, ranks, BL_A_INT, 0),
     A(bl_h5_run, threads, BL_A_INT, 0),
     A(bl_h5_run, mem_policy, BL_A_STR, 0),
+    A(bl_h5_run, isa, BL_A_STR, 0),
+    A(bl_h5_run, isa_asked, BL_A_STR, 0),
 };
 static const bl_h5_attr result_attrs[] = {
     A(bl_h5_result, median_s, BL_A_F64, 0),

@@ -79,6 +79,9 @@ typedef struct bl_h5_rank {
     double median_s, min_s, rate, local_page_fraction;
     int64_t pages_local, pages_total;
     char *mem_policy;          /* get_mempolicy after --mem-policy */
+    char *isa;                 /* the kernels' ISA level in this rank
+                                * (kernels/isa.h); NULL in files written
+                                * before it */
 } bl_h5_rank;
 
 typedef struct bl_h5_metric {
@@ -207,6 +210,10 @@ typedef struct bl_h5_machine {
     /* "" on bare metal; else "emulated: ..." (software CPU emulation: rates
      * mean nothing for speed) or "virtual machine: ..." (hypervisor, DMI). */
     char *virtualization;
+    /* the ISA levels bindlab's kernels can use on this CPU, lowest first
+     * ("sse2,avx2,avx512"); NULL in files written before it and in
+     * records made by programs that do not run kernels */
+    char *isa_levels;
 } bl_h5_machine;
 
 typedef struct bl_h5_result {
@@ -287,6 +294,11 @@ void bl_h5_matrix_free(bl_h5_matrix *m);
 typedef struct bl_h5_run {
     char *kernel, *args, *init, *status;
     char *mem_policy;          /* --mem-policy as asked ("firsttouch") */
+    char *isa;                 /* the kernels' ISA level ("avx512"); ranks
+                                * on different CPUs: their levels, "avx2,
+                                * avx512"; NULL in files written before it */
+    char *isa_asked;           /* "best", or the level BINDLAB_ISA / --isa
+                                * forced */
     long long size_bytes;
     int iterations, warmup, ranks, threads;
     bl_h5_result result;
@@ -415,6 +427,8 @@ typedef struct bl_h5_summary {
     int64_t pages_total_init, pages_migrated;
     double huge_share, best_local_fraction;
     int32_t straddles;
+    char *isa;                 /* the run's isa; NULL in files written
+                                * before it */
 } bl_h5_summary;
 
 extern const bl_h5_table_def bl_h5_check_def, bl_h5_summary_def;

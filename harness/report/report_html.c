@@ -127,14 +127,20 @@ static void table_part(bl_strbuf *b, const bl_report *r)
 {
     static const char *const cols[][2] = {
         {"run", ""}, {"label", ""}, {"status", ""}, {"threads", "n"},
-        {"median_s", "n"}, {"rate", "n"}, {"unit", ""}, {"vs_best", "n"},
-        {"vs_none", "n"}, {"verified", ""}, {"local", "n"}, {"flags", ""}};
+        {"isa", ""}, {"median_s", "n"}, {"rate", "n"}, {"unit", ""},
+        {"vs_best", "n"}, {"vs_none", "n"}, {"verified", ""}, {"local", "n"},
+        {"flags", ""}};
+    int with_isa = 0; /* as the text table: only when a run recorded one */
+    for (size_t i = 0; i < r->nrows; i++)
+        with_isa |= r->rows[i].s->isa && r->rows[i].s->isa[0];
     bl_strbuf_printf(b, "<h2 id=\"table\">Runs (%zu)</h2>\n<p>Click a "
                      "column to sort by it.</p>\n<div class=\"wrap\">"
                      "<table id=\"runs\"><thead><tr>", r->nrows);
     for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
-        bl_strbuf_printf(b, "<th data-k=\"%s\"%s>%s</th>", cols[c][0],
-                         cols[c][1][0] ? " class=\"n\"" : "", cols[c][0]);
+        if (with_isa || strcmp(cols[c][0], "isa") != 0)
+            bl_strbuf_printf(b, "<th data-k=\"%s\"%s>%s</th>", cols[c][0],
+                             cols[c][1][0] ? " class=\"n\"" : "",
+                             cols[c][0]);
     bl_strbuf_puts(b, "</tr></thead>\n<tbody>\n");
     for (size_t i = 0; i < r->nrows; i++) {
         const bl_report_row *row = &r->rows[i];
@@ -155,6 +161,11 @@ static void table_part(bl_strbuf *b, const bl_report *r)
             bl_strbuf_printf(b, " (%d launches)", (int)s->attempts);
         bl_strbuf_printf(b, "</td><td class=\"n\" data-v=\"%d\">%d</td>",
                          (int)s->threads, (int)s->threads);
+        if (with_isa) {
+            bl_strbuf_puts(b, "<td>");
+            bl_html_escape(b, s->isa && s->isa[0] ? s->isa : "-");
+            bl_strbuf_puts(b, "</td>");
+        }
         num_cell(b, s->median_s, "%.4g");
         num_cell(b, s->rate, "%.4g");
         bl_strbuf_puts(b, "<td>");

@@ -6,15 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { COL_RUN, COL_NODE, COL_LABEL, COL_STATUS, COL_THREADS, COL_MEDIAN,
+enum { COL_RUN, COL_NODE, COL_LABEL, COL_STATUS, COL_THREADS, COL_ISA,
+       COL_MEDIAN,
        COL_RATE, COL_UNIT, COL_VS_BEST, COL_RANK, COL_VS_NONE, COL_VERIFIED,
        COL_LOCAL, COL_FLAGS, NCOLS };
 
 static const char *const headers[NCOLS] = {
-    "run", "node", "label", "status", "threads", "median_s", "rate", "unit",
+    "run", "node", "label", "status", "threads", "isa", "median_s", "rate",
+    "unit",
     "vs_best", "rank", "vs_none", "verified", "local", "flags"};
 /* numbers are right-aligned so that their digits line up */
-static const int right[NCOLS] = {0, 1, 0, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 0};
+static const int right[NCOLS] = {0, 1, 0, 0, 1, 0, 1, 1, 0, 1, 1, 1, 0, 1, 0};
 
 #define CELL 96
 
@@ -56,6 +58,7 @@ static void fill_cells(const bl_report_row *row, char cells[NCOLS][CELL])
     snprintf(cells[COL_NODE], CELL, "%s", str(s->nodes));
     snprintf(cells[COL_STATUS], CELL, "%s", str(s->status));
     snprintf(cells[COL_THREADS], CELL, "%d", (int)s->threads);
+    snprintf(cells[COL_ISA], CELL, "%s", str(s->isa));
     fmt_sig(s->median_s, cells[COL_MEDIAN], CELL);
     fmt_sig(s->rate, cells[COL_RATE], CELL);
     snprintf(cells[COL_UNIT], CELL, "%s", has_result ? str(s->rate_unit) : "-");
@@ -88,13 +91,16 @@ static const char *cell_text(const bl_report_row *row, int col,
     return cells[col];
 }
 
-/* The node column only in a report of several machines. */
+/* The node column only in a report of several machines, the isa column
+ * only when a run recorded its ISA level (files written before it have
+ * none). */
 static void write_line(FILE *f, const char *const text[NCOLS],
-                       const size_t width[NCOLS], int several_nodes)
+                       const size_t width[NCOLS], int several_nodes,
+                       int with_isa)
 {
     for (int c = 0; c < NCOLS; c++) {
         int w = c == NCOLS - 1 ? 0 : (int)width[c]; /* no trailing blanks */
-        if (c == COL_NODE && !several_nodes)
+        if ((c == COL_NODE && !several_nodes) || (c == COL_ISA && !with_isa))
             continue;
         fprintf(f, "%s%*s", c ? "  " : "", right[c] ? w : -w, text[c]);
     }
@@ -141,10 +147,12 @@ int bl_report_write_table(FILE *f, const bl_report *r)
     size_t width[NCOLS];
     char cells[NCOLS][CELL];
     const char *text[NCOLS];
+    int with_isa = 0;
 
     for (int c = 0; c < NCOLS; c++)
         width[c] = strlen(headers[c]);
     for (size_t i = 0; i < r->nrows; i++) {
+        with_isa |= r->rows[i].s->isa && r->rows[i].s->isa[0];
         fill_cells(&r->rows[i], cells);
         for (int c = 0; c < NCOLS; c++) {
             size_t w = strlen(cell_text(&r->rows[i], c, cells));
@@ -152,12 +160,12 @@ int bl_report_write_table(FILE *f, const bl_report *r)
                 width[c] = w;
         }
     }
-    write_line(f, headers, width, r->several_nodes);
+    write_line(f, headers, width, r->several_nodes, with_isa);
     for (size_t i = 0; i < r->nrows; i++) {
         fill_cells(&r->rows[i], cells);
         for (int c = 0; c < NCOLS; c++)
             text[c] = cell_text(&r->rows[i], c, cells);
-        write_line(f, text, width, r->several_nodes);
+        write_line(f, text, width, r->several_nodes, with_isa);
     }
     fputc('\n', f);
     for (size_t g = 0; g < r->ngroups; g++)

@@ -115,7 +115,8 @@ static void cell_put(const bl_h5_field *f, void *row, cell c)
 
 /* Each column takes the member of the same name: from the harness's record,
  * else from the app's result, which without an app reads as that
- * attribute's default (local_page_fraction -1: unknown). A new summary
+ * attribute's default (local_page_fraction -1: unknown), else from the
+ * app's run (isa; NULL without an app). A new summary
  * column that names a field of either record needs no code here. */
 void bl_h5_summary_row(const bl_h5_run *app, const bl_h5_harness *h,
                        bl_h5_summary *row)
@@ -133,7 +134,8 @@ void bl_h5_summary_row(const bl_h5_run *app, const bl_h5_harness *h,
                 c = cell_of(a, &app->result);
             else
                 c.i = (long long)(c.d = a->dflt);
-        }
+        } else if (app && (a = bl_h5_attrs_find(&bl_h5_run_attrs, f->name)))
+            c = cell_of(a, app);
         cell_put(f, row, c);
     }
     /* The threads the app saw beat the ones the harness asked for. */

@@ -21,6 +21,27 @@ const char *bl_lu_blas_name(void)
 #endif
 }
 
+void bl_dgemm_fallback(int m, int n, int k, double alpha, const double *a,
+                       int lda, const double *b, int ldb, double *c, int ldc)
+{
+    static void (*const fn[BL_ISA_COUNT])(int, int, int, double,
+                                          const double *, int,
+                                          const double *, int, double *,
+                                          int) =
+        BL_ISA_VARIANTS(bl_dgemm_fallback);
+    fn[bl_isa_current()](m, n, k, alpha, a, lda, b, ldb, c, ldc);
+}
+
+void bl_lu_sub_scaled(double *restrict y, const double *restrict x, double u,
+                      long n)
+{
+    static void (*const fn[BL_ISA_COUNT])(double *restrict,
+                                          const double *restrict, double,
+                                          long) =
+        BL_ISA_VARIANTS(bl_lu_sub_scaled);
+    fn[bl_isa_current()](y, x, u, n);
+}
+
 void bl_lu_dgemm(int m, int n, int k, double alpha, const double *a, int lda,
                  const double *b, int ldb, double *c, int ldc)
 {

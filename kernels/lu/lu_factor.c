@@ -25,6 +25,7 @@
 
 #include <omp.h>
 
+#include "lu/dgemm_fallback.h"
 #include "lu/lu_blas.h"
 
 enum { BL_LU_LEAF = 16 };
@@ -115,11 +116,9 @@ static void leaf(bl_lu_mat *m, panel *pn, long j0, int w)
         }
         for (long r = lr1; r < m->mloc; r++)
             cj[r] /= drow[0];
-        for (int c = 1; c < nrest; c++) {
-            double *cc = col_ptr(m, 0, j + c), u = drow[c];
-            for (long r = lr1; r < m->mloc; r++)
-                cc[r] -= cj[r] * u;
-        }
+        for (int c = 1; c < nrest; c++)
+            bl_lu_sub_scaled(col_ptr(m, lr1, j + c), cj + lr1, drow[c],
+                             m->mloc - lr1);
     }
 }
 

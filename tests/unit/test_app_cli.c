@@ -50,10 +50,16 @@ static void app_cli_reads_every_option(void **state)
     assert_int_equal(parse(&o, &err, "--kernel lu --n 1000 --nb=64 --seed 5 --grid 2x1"),
                      0);
     assert_string_equal(o.kernel->name, "lu");
+    assert_null(o.isa); /* not given: BINDLAB_ISA or the best level */
     assert_int_equal(o.k.n, 1000);
     assert_int_equal(o.k.nb, 64);
     assert_int_equal(o.k.seed, 5);
     assert_int_equal(o.k.grid_dims, 2);
+    /* --isa is every kernel's; the CPU is asked when the run starts */
+    assert_int_equal(parse(&o, &err, "--kernel stencil --isa avx2"), 0);
+    assert_string_equal(o.isa, "avx2");
+    assert_int_equal(parse(&o, &err, "--kernel lu --isa=sse2"), 0);
+    assert_string_equal(o.isa, "sse2");
 }
 
 /* The documented defaults (README, --help): triad, 10 timed iterations
@@ -128,6 +134,8 @@ static void app_cli_errors_name_the_option(void **state)
     assert_int_equal(parse(&o, &err, "--size"), -1);
     assert_non_null(strstr(err.msg, "needs a value"));
     assert_int_equal(parse(&o, &err, "--out="), -1);
+    assert_int_equal(parse(&o, &err, "--isa="), -1);
+    assert_non_null(strstr(err.msg, "--isa"));
 }
 
 int main(void)

@@ -1,6 +1,12 @@
+/* The LU's own loops, compiled once per ISA level (isa.h): the DGEMM used
+ * without a CBLAS, and the column update of the panel's leaf. Multiplies
+ * and adds are never fused (-ffp-contract=off), so every level gives the
+ * same bits. */
 #include "lu/dgemm_fallback.h"
 
 #include <omp.h>
+
+#include "isa_level.h"
 
 enum { BL_GEMM_MB = 256, BL_GEMM_KB = 128, BL_GEMM_NB = 32 };
 
@@ -20,8 +26,9 @@ static void block(int m, int n, int k, double alpha, const double *a, int lda,
     }
 }
 
-void bl_dgemm_fallback(int m, int n, int k, double alpha, const double *a,
-                       int lda, const double *b, int ldb, double *c, int ldc)
+void BL_ISA_FN(bl_dgemm_fallback)(int m, int n, int k, double alpha, const double *a,
+                                   int lda, const double *b, int ldb,
+                                   double *c, int ldc)
 {
     int nblocks = (n + BL_GEMM_NB - 1) / BL_GEMM_NB;
     if (m <= 0 || n <= 0 || k <= 0)
@@ -42,4 +49,11 @@ void bl_dgemm_fallback(int m, int n, int k, double alpha, const double *a,
             }
         }
     }
+}
+
+void BL_ISA_FN(bl_lu_sub_scaled)(double *restrict y, const double *restrict x,
+                                 double u, long n)
+{
+    for (long i = 0; i < n; i++)
+        y[i] -= x[i] * u;
 }
