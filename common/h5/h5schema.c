@@ -317,6 +317,9 @@ static const bl_h5_attr harness_attrs[] = {
     /* retry: launches made (0: never launched, or written before it) */
     A(bl_h5_harness, attempts, BL_A_INT, 0),
     A(bl_h5_harness, log, BL_A_STR, 0),
+    /* what the run is: --resume and merge tell runs apart by them */
+    A(bl_h5_harness, sweep, BL_A_STR, 0),
+    A(bl_h5_harness, fingerprint, BL_A_STR, 0),
 };
 
 const bl_h5_attrs_def bl_h5_machine_attrs = BL_H5_ATTRS(machine_attrs);

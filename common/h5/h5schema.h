@@ -354,6 +354,12 @@ typedef struct bl_h5_harness {
     bl_h5_retry *retries;
     size_t nretries;
     char *log;                      /* bindlab run: its log file, "" none */
+    /* Which run this is, for --resume and merge: the sweep's name, and
+     * the text of what the run is (kernel and its arguments or the app's
+     * command and env, the layout's label, the repetition); NULL in
+     * records written before them. */
+    char *sweep;
+    char *fingerprint;
 } bl_h5_harness;
 
 

@@ -17,6 +17,7 @@
 #include "proc/shellquote.h"
 #include "sweep/sweep_lock.h"
 #include "sweep/sweep_item.h"
+#include "sweep/sweep_identity.h"
 #include "sweep/sweep_merge.h"
 #include "sweep/sweep_nodes.h"
 #include "sys_util.h"
@@ -431,6 +432,10 @@ int bl_sweep_run(const bl_sweep_opts *o, bl_sweep_totals *t, bl_err *err)
     }
     if (rc == 0)
         rc = check_fresh(&c, err);
+    /* before any record is written or merged: every run id still means
+     * the run its record holds */
+    if (rc == 0 && o->resume)
+        rc = bl_sweep_identity_check(&c, err);
     /* resumed: records written just before a kill join the merged file */
     if (rc == 0 && o->resume)
         rc = bl_sweep_merge(&c, err);

@@ -1,4 +1,5 @@
 #include "sweep/sweep_item.h"
+#include "sweep/sweep_identity.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,12 +34,6 @@ void bl_sweep_ctx_free(bl_sweep_ctx *c)
     free(c->items);
     c->items = NULL;
     c->topo = NULL;
-}
-
-void bl_sweep_item_path(const bl_sweep_ctx *c, const bl_sweep_item *it,
-                       char *buf, size_t len)
-{
-    bl_textf(buf, len, "%s/%s.h5", c->dir, it->run_id);
 }
 
 static void app_path(const bl_sweep_ctx *c, const bl_sweep_item *it,
@@ -192,6 +187,8 @@ static void describe_layout(const bl_sweep_ctx *c, const bl_sweep_item *it,
     h->repetition_order = strdup(bl_rep_order_name(c->order));
     h->noisy = strdup(l->noisy[0] ? l->noisy : "none");
     h->start_time = wall_clock_s();
+    h->sweep = strdup(c->sweep.name);
+    h->fingerprint = bl_sweep_item_fingerprint(c, it);
 }
 
 /* The stopped neighbours into the record. */

@@ -13,6 +13,7 @@
 
 #include "grow.h"
 #include "results/results_file.h"
+#include "sweep/sweep_identity.h"
 #include "sys_util.h"
 
 static int cmp_path(const void *a, const void *b)
