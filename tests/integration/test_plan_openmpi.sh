@@ -22,4 +22,12 @@ awk -F'\t' 'NF != 7 { exit 1 }' "$T/tsv" || fail "tsv: a line without 7 fields"
 [ "$rc" = 2 ] || fail "sweep: exit $rc, expected 2 (one layout is refused)"
 grep -q '^bindlab plan: r[0-9]*: Open MPI .* refuses this layout' "$T/err" ||
     fail "sweep: refusal not reported: $(cat "$T/err")"
+# A topology without packages (Group objects under the machine): Open MPI
+# 4.1 prints no map, the text names each rank's cores; 5 prints packages.
+"$BINDLAB" plan --topology "numa:2 group:2 core:2 pu:2" -np 2 --map-by numa \
+    --bind-to numa --format tsv >"$T/groups" 2>"$T/err" ||
+    fail "groups: $(cat "$T/err")"
+awk -F'\t' 'NR > 1 { print $1, $3 }' "$T/groups" >"$T/groups.pus"
+expect_line "$T/groups.pus" "0 0-7"
+expect_line "$T/groups.pus" "1 8-15"
 echo "ok (Open MPI $OMPI_VERSION)"
