@@ -15,6 +15,7 @@
 #include "launcher/launcher.h"
 #include "sweep/noisy.h"
 #include "proc/shellquote.h"
+#include "sweep/sweep_dir.h"
 #include "sweep/sweep_lock.h"
 #include "sweep/sweep_item.h"
 #include "sweep/sweep_identity.h"
@@ -416,6 +417,9 @@ int bl_sweep_run(const bl_sweep_opts *o, bl_sweep_totals *t, bl_err *err)
     }
     if (rc == 0)
         rc = bl_mkdir_p(c.dir, err);
+    /* before anything is created in it: no link sends the writes away */
+    if (rc == 0)
+        rc = bl_sweep_dir_check(c.dir, err);
     if (rc == 0) {
         char appdir[PATH_MAX];
         bl_textf(appdir, sizeof appdir, "%s/app", c.dir);
@@ -447,7 +451,8 @@ int bl_sweep_run(const bl_sweep_opts *o, bl_sweep_totals *t, bl_err *err)
     }
     if (rc != -1 && bl_sweep_merge(&c, err) < 0)
         rc = -1;
-    if (rc != -3)
+    /* only a sweep that held the directory tidies it */
+    if (lock.fd[0] >= 0)
         bl_sweep_merge_done(&c);
     t->wall_s = bl_now_s() - t0;
     bl_sweep_lock_release(&lock);
