@@ -16,6 +16,7 @@
 #include "sweep/noisy.h"
 #include "proc/shellquote.h"
 #include "sweep/sweep_dir.h"
+#include "sweep/sweep_env.h"
 #include "sweep/sweep_lock.h"
 #include "sweep/sweep_item.h"
 #include "sweep/sweep_identity.h"
@@ -284,10 +285,18 @@ static int execute(bl_sweep_ctx *c, bl_sweep_totals *t, bl_err *err)
         double rate = 0.0;
         char unit[32] = "";
         int rc;
+        char cause[300];
         if (bl_sweep_item_done(c, it, err)) {
             t->skipped++;
             continue;
         }
+        /* a cause no run can get past: stop with it, not fail the rest */
+        if (it->valid && bl_sweep_env_blocked(cause, sizeof cause))
+            return bl_err_set(err, "no run can start: %s; stopped before %s "
+                              "with %d run%s not started (the recorded ones "
+                              "are kept: fix it and --resume)", cause,
+                              it->run_id, todo - done,
+                              todo - done == 1 ? "" : "s");
         rc = bl_sweep_item_run(c, it, &h, &rate, unit, sizeof unit, err);
         if (rc < 0)
             bl_h5_harness_free(&h); /* what the record had so far */

@@ -10,6 +10,7 @@
 #include "bindreport/bindreport.h"
 #include "bindreport/crosscheck.h"
 #include "sweep/fail_reason.h"
+#include "sweep/sweep_env.h"
 #include "launcher/launcher.h"
 #include "sweep/noisy.h"
 #include "results/results_file.h"
@@ -251,10 +252,13 @@ static void judge(const bl_launch_result *res, const bl_launch_opts *lo,
         h->status = strdup("timeout");
         h->reason = strdup(how);
     } else if (!app) {
-        char msg[1400], said[512];
+        char msg[1400], said[512], cause[300];
         bl_fail_reason(res->errs.head, tail, said, sizeof said);
-        snprintf(msg, sizeof msg, "%s, no run file: %s", how,
-                 *said ? said : "stderr is empty");
+        if (bl_sweep_env_blocked(cause, sizeof cause))
+            snprintf(msg, sizeof msg, "%s; %s, no run file", cause, how);
+        else
+            snprintf(msg, sizeof msg, "%s, no run file: %s", how,
+                     *said ? said : "stderr is empty");
         h->status = strdup("failed");
         h->reason = strdup(msg);
     } else if (!app->result.verified) {
