@@ -36,19 +36,6 @@ char *bl_sweep_item_fingerprint(const bl_sweep_ctx *c,
     return bl_strbuf_take(&b);
 }
 
-/* 1 when the space-separated word w (n bytes) is one of text's words. */
-static int has_word(const char *text, const char *w, size_t n)
-{
-    for (const char *p = text; *p;) {
-        size_t m = strcspn(p, " ");
-        if (m == n && strncmp(p, w, n) == 0)
-            return 1;
-        p += m;
-        p += strspn(p, " ");
-    }
-    return 0;
-}
-
 /* The words of a that b lacks, each marked with sign, into buf. */
 static void words_missing(const char *a, const char *b, char sign,
                           char *buf, size_t len)
@@ -56,7 +43,7 @@ static void words_missing(const char *a, const char *b, char sign,
     size_t used = strlen(buf);
     for (const char *p = a; *p && used + 2 < len;) {
         size_t m = strcspn(p, " ");
-        if (m && !has_word(b, p, m)) {
+        if (m && !bl_list_has(b, " ", p, m)) {
             int wrote = snprintf(buf + used, len - used, "%s%c%.*s",
                                  used ? " " : "", sign, (int)m, p);
             used = wrote > 0 && (size_t)wrote < len - used ? used + (size_t)wrote
