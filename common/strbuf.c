@@ -74,3 +74,16 @@ char *bl_strbuf_take(bl_strbuf *b)
     }
     return s ? s : calloc(1, 1);
 }
+
+int bl_list_has(const char *list, const char *seps, const char *word,
+                size_t len)
+{
+    for (const char *p = list + strspn(list, seps); *p;) {
+        size_t n = strcspn(p, seps);
+        if (n == len && strncmp(p, word, len) == 0)
+            return 1;
+        p += n;
+        p += strspn(p, seps);
+    }
+    return 0;
+}

@@ -23,6 +23,11 @@ void bl_strbuf_printf(bl_strbuf *b, const char *fmt, ...)
 void bl_strbuf_vprintf(bl_strbuf *b, const char *fmt, va_list ap)
     __attribute__((format(printf, 2, 0)));
 
+/* 1 when word (len bytes) is one of the items of list, items separated by
+ * any run of the characters in seps ("a, b" with ", "). */
+int bl_list_has(const char *list, const char *seps, const char *word,
+                size_t len);
+
 /* The text (malloc'ed, "" when nothing was added; the caller frees it), or
  * NULL when an append failed. Either way b is left empty. */
 char *bl_strbuf_take(bl_strbuf *b);

@@ -31,6 +31,9 @@ static const char *const specs[] = {
     "pack:1 core:16 pu:1",
     "pack:2 core:10 pu:8",
     "pack:2 numa:2 l3:2 core:4 pu:2",
+    /* Group objects: without packages Open MPI 4.1 draws no map */
+    "group:2 core:2 pu:1",
+    "numa:2 group:2 core:2 pu:2",
     "AMD-17h-Zen-2xEpyc-7451.xml",
     "Intel-Skylake-2xXeon6140.xml",
 };

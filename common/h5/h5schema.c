@@ -362,6 +362,9 @@ static const bl_h5_attr harness_attrs[] = {
     /* the job's CPUs ("" before they were recorded) */
     A(bl_h5_harness, allowed_cpus, BL_A_STR, 0),
     A(bl_h5_harness, allowed_from, BL_A_STR, 0),
+    /* what the run is: --resume and merge tell runs apart by them */
+    A(bl_h5_harness, sweep, BL_A_STR, 0),
+    A(bl_h5_harness, fingerprint, BL_A_STR, 0),
 };
 
 const bl_h5_attrs_def bl_h5_machine_attrs = BL_H5_ATTRS(machine_attrs);

@@ -404,6 +404,12 @@ typedef struct bl_h5_harness {
     /* the CPUs the job might use on the harness's node (common/allowed.h)
      * and where that set came from; "" in records written before it */
     char *allowed_cpus, *allowed_from;
+    /* Which run this is, for --resume and merge: the sweep's name, and
+     * the text of what the run is (kernel and its arguments or the app's
+     * command and env, the layout's label, the repetition); NULL in
+     * records written before them. */
+    char *sweep;
+    char *fingerprint;
 } bl_h5_harness;
 
 

@@ -104,8 +104,11 @@ static int ompi4_item(const char **pp, hwloc_topology_t topo,
     if (!core)
         return bl_line_bad(reason, "core %ld is not in the topology (pass "
                            "--topology for the node that printed it)", c);
+    /* a topology without packages (Group objects under the machine) is
+     * "socket 0" throughout */
     pkg = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_PACKAGE, core);
-    if (!pkg || (long)pkg->logical_index != s)
+    if (pkg ? (long)pkg->logical_index != s
+            : s != 0 || hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE) > 0)
         return bl_line_bad(reason, "core %ld is not in socket %ld of the "
                            "topology", c, s);
     for (long h = h0; h <= h1; h++) {
@@ -221,6 +224,43 @@ static int ompi4_check(const char *text, size_t len, hwloc_topology_t topo,
     return rc;
 }
 
+/* Open MPI 4.1 draws its map package by package, core by core: where
+ * cores are not found that way the map is empty ("...]]: ", a topology
+ * without packages: Group objects between the machine and the cores) or
+ * has empty brackets ("[B/././.][./././.][][][]"), while the text names
+ * every PU.
+ * The text is read then, when it is complete: BL_LINE_OK with b->cpus set,
+ * BL_LINE_BAD with reason, or BL_LINE_OTHER when the map must be read. */
+static int ompi4_text_only(const char *rest, const char *map,
+                           hwloc_topology_t topo, bl_binding *b, char *reason)
+{
+    size_t len = map ? (size_t)(map - rest) : strlen(rest);
+    int complete = 0, rc;
+    if (map && !strstr(map, "[]"))
+        return BL_LINE_OTHER;
+    while (len && rest[len - 1] == ' ')
+        len--;
+    /* no map at all: Open MPI draws none on a topology without packages,
+     * and the text is whole when it ends with the map's ':'; elsewhere
+     * the line was cut */
+    if (!map && (len == 0 || rest[len - 1] != ':' ||
+                 hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE) > 0))
+        return bl_line_bad(reason, "no ': [B./..]' map after the text "
+                           "(truncated?)");
+    if (!map)
+        len--;
+    rc = ompi4_text(rest, len, topo, b->cpus, &complete, reason);
+    if (rc != BL_LINE_OK)
+        return rc;
+    if (complete && !hwloc_bitmap_iszero(b->cpus))
+        return BL_LINE_OK;
+    hwloc_bitmap_zero(b->cpus);
+    if (map)
+        return BL_LINE_OTHER; /* its own error says what is wrong */
+    return bl_line_bad(reason, "an empty map after a text that is cut "
+                       "(truncated?)");
+}
+
 int bl_bindreport_ompi4_line(const char *line, hwloc_topology_t topo,
                              bl_binding *b, char *reason)
 {
@@ -241,9 +281,8 @@ int bl_bindreport_ompi4_line(const char *line, hwloc_topology_t topo,
         return BL_LINE_OTHER; /* Open MPI 5 */
     for (s = rest; (s = strstr(s, ": [")) != NULL; s++)
         map = s;
-    if (!map)
-        return bl_line_bad(reason, "no ': [B./..]' map after the text "
-                           "(truncated?)");
+    if ((rc = ompi4_text_only(rest, map, topo, b, reason)) != BL_LINE_OTHER)
+        return rc;
     if ((rc = ompi4_map(map + 2, topo, b, reason)) != BL_LINE_OK)
         return rc;
     return ompi4_check(rest, (size_t)(map - rest), topo, b, reason);

@@ -5,25 +5,13 @@
 #include <string.h>
 
 #include "cli/cli_util.h"
-
-/* Does the ", "-separated list names hold name (len characters)? */
-static int spelled(const char *names, const char *name, size_t len)
-{
-    for (const char *p = names; *p;) {
-        size_t n = strcspn(p, ",");
-        if (n == len && strncmp(p, name, len) == 0)
-            return 1;
-        p += n;
-        p += strspn(p, ", ");
-    }
-    return 0;
-}
+#include "strbuf.h"
 
 static const bl_cli_opt *find(const bl_cli_spec *spec, const char *name,
                               size_t len)
 {
     for (size_t k = 0; k < spec->nopts; k++)
-        if (spelled(spec->opts[k].names, name, len))
+        if (bl_list_has(spec->opts[k].names, ", ", name, len))
             return &spec->opts[k];
     return NULL;
 }

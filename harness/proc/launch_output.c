@@ -158,9 +158,14 @@ int bl_launch_log_open(bl_launch_logfile *l, const char *path, bl_err *err)
     if (!(l->part = malloc(n)))
         return bl_err_set(err, "out of memory");
     snprintf(l->part, n, "%s.part", path);
-    l->fd = open(l->part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    /* never through a link: it would write the log wherever it points */
+    l->fd = open(l->part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+                 O_NOFOLLOW, 0644);
     if (l->fd < 0)
-        return bl_err_set(err, "log file '%s': %s", l->part, strerror(errno));
+        return bl_err_set(err, "log file '%s': %s", l->part,
+                          errno == ELOOP ? "a symbolic link: a log is not "
+                                           "written through a link"
+                                         : strerror(errno));
     return 0;
 }
 

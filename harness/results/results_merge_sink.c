@@ -81,32 +81,57 @@ void bl_merge_sink_free(bl_merge_sink *s)
     memset(s, 0, sizeof *s);
 }
 
-/* Where a run that never ran (no nodes) is: it has no machine, so it is
- * told apart by what its record says about why: status, reason and stderr
- * tail (an invalid r0002 of a Xeon sweep and of an EPYC sweep give other
- * reasons; the same run found twice gives the same). The label is left
- * out, as for runs with nodes: a label conflict is reported, not kept. */
+/* Where a run is, and which record: its nodes, or for a run that never
+ * ran (no machine) what its record says about why (status, reason and
+ * stderr tail: an invalid r0002 of a Xeon sweep and of an EPYC sweep give
+ * other reasons); then its sweep, start time and fingerprint, so that two
+ * sweeps' runs on one machine under one run id are two runs, and only the
+ * same record found twice (a run's file and the merged file holding it) is
+ * one. Records written before those attributes leave them empty, and are
+ * told apart as before. The label is left out: a label conflict between
+ * two copies of one record is reported, not kept. */
 static char *where_of(hid_t f, const char *group, const char *nodes,
                       const char *status)
 {
-    char *reason = NULL, *tail = NULL, *w;
+    char *reason = NULL, *tail = NULL, *sweep = NULL, *print = NULL, *w;
+    double start = 0.0;
     size_t len;
-    if (nodes && nodes[0])
-        return strdup(nodes);
     if (H5Lexists(f, group, H5P_DEFAULT) > 0) {
         hid_t g = H5Gopen2(f, group, H5P_DEFAULT);
         if (g >= 0) {
-            reason = bl_h5_attr_get_str(g, "reason");
-            tail = bl_h5_attr_get_str(g, "stderr_tail");
+            if (!nodes || !nodes[0]) {
+                reason = bl_h5_attr_get_str(g, "reason");
+                tail = bl_h5_attr_get_str(g, "stderr_tail");
+            }
+            sweep = bl_h5_attr_get_str(g, "sweep");
+            print = bl_h5_attr_get_str(g, "fingerprint");
+            start = bl_h5_attr_get_f64(g, "start_time", 0.0);
             H5Gclose(g);
         }
     }
-    len = strlen(nz(status)) + strlen(nz(reason)) + strlen(nz(tail)) + 8;
-    if ((w = malloc(len)))
-        snprintf(w, len, "@%s\x1f%s\x1f%s", nz(status), nz(reason), nz(tail));
+    len = strlen(nz(nodes)) + strlen(nz(status)) + strlen(nz(reason)) +
+          strlen(nz(tail)) + strlen(nz(sweep)) + strlen(nz(print)) + 48;
+    if ((w = malloc(len))) {
+        int n = nodes && nodes[0]
+                    ? snprintf(w, len, "%s", nodes)
+                    : snprintf(w, len, "@%s\x1f%s\x1f%s", nz(status),
+                               nz(reason), nz(tail));
+        snprintf(w + n, len - (size_t)n, "\x1e%s\x1e%.6f\x1e%s", nz(sweep),
+                 start, nz(print));
+    }
     free(reason);
     free(tail);
+    free(sweep);
+    free(print);
     return w;
+}
+
+/* The sweep named in a where (where_of), into buf ("" when none). */
+static void sweep_of(const char *where, char *buf, size_t len)
+{
+    const char *p = strchr(where, '\x1e');
+    size_t n = p ? strcspn(p + 1, "\x1e") : 0;
+    snprintf(buf, len, "%.*s", (int)n, p ? p + 1 : "");
 }
 
 /* A run out held before this session: where it is, NULL when none. */
@@ -128,36 +153,53 @@ static char *where_in_out(const bl_merge_sink *s, const char *id)
     return w ? w : strdup("");
 }
 
+/* The hostname of the machine a where (where_of) names, "" for none. */
+static const char *host_of(const bl_merge_sink *st, const char *where)
+{
+    unsigned long k = strtoul(where, NULL, 10);
+    return where[0] != '@' && k < st->nkeys ? nz(st->keys[k].hostname) : "";
+}
+
 /* The id under which a run found at `where` is kept: its own, or, when
  * another run holds it, "<id>@<hostname>" (a run on another machine),
- * else "<id>@2", "<id>@3"... -1 for a duplicate (same id, same place). */
+ * "<sweep>:<id>" (a run of another sweep on the same machine), else
+ * "<id>@2", "<id>@3"...
+ * -1 for a duplicate (the same record). */
 static int keep_as(bl_merge_sink *st, const bl_h5_summary *row,
                    const char *where, char *id, size_t len)
 {
-    unsigned long k = strtoul(where, NULL, 10);
-    const char *host = where[0] != '@' && k < st->nkeys
-                           ? st->keys[k].hostname : "";
-    snprintf(id, len, "%s", nz(row->run_id));
+    const char *host = host_of(st, where);
+    char sweep[128], held_by[128], base[400];
+    sweep_of(where, sweep, sizeof sweep);
+    bl_textf(base, sizeof base, "%s", nz(row->run_id));
+    bl_textf(id, len, "%s", base);
     for (int attempt = 0; attempt < 1000; attempt++) {
         long j = find_row(st, id);
         char *there = j < 0 ? where_in_out(st, id) : NULL;
         const char *w = j >= 0 ? st->where[j] : there;
-        int same;
+        int same, same_host;
         if (!w)
             return 0;
         same = strcmp(w, where) == 0;
+        sweep_of(w, held_by, sizeof held_by);
         if (same && st->conflict && j >= 0 &&
             strcmp(nz(st->rows[j].label), nz(row->label)))
             st->conflict(st->ctx, id, st->names[st->source[j]],
                          nz(st->rows[j].label), st->names[st->input],
                          nz(row->label));
+        same_host = strcmp(host, host_of(st, w)) == 0;
         free(there);
         if (same)
             return -1;
-        if (attempt == 0 && *host)
-            snprintf(id, len, "%s@%s", nz(row->run_id), host);
-        else
-            snprintf(id, len, "%s@%d", nz(row->run_id), attempt + 2);
+        if (attempt == 0 && (same_host || !*host) && sweep[0] &&
+            strcmp(sweep, held_by)) {
+            bl_textf(base, sizeof base, "%s:%s", sweep, nz(row->run_id));
+            bl_textf(id, len, "%s", base);
+        } else if (attempt == 0 && *host) {
+            bl_textf(id, len, "%s@%s", base, host);
+        } else {
+            bl_textf(id, len, "%s@%d", base, attempt + 2);
+        }
     }
     return -1;
 }

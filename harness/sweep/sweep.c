@@ -15,8 +15,11 @@
 #include "launcher/launcher.h"
 #include "sweep/noisy.h"
 #include "proc/shellquote.h"
+#include "sweep/sweep_dir.h"
+#include "sweep/sweep_env.h"
 #include "sweep/sweep_lock.h"
 #include "sweep/sweep_item.h"
+#include "sweep/sweep_identity.h"
 #include "sweep/sweep_merge.h"
 #include "sweep/sweep_nodes.h"
 #include "sys_util.h"
@@ -282,10 +285,18 @@ static int execute(bl_sweep_ctx *c, bl_sweep_totals *t, bl_err *err)
         double rate = 0.0;
         char unit[32] = "";
         int rc;
+        char cause[300];
         if (bl_sweep_item_done(c, it, err)) {
             t->skipped++;
             continue;
         }
+        /* a cause no run can get past: stop with it, not fail the rest */
+        if (it->valid && bl_sweep_env_blocked(cause, sizeof cause))
+            return bl_err_set(err, "no run can start: %s; stopped before %s "
+                              "with %d run%s not started (the recorded ones "
+                              "are kept: fix it and --resume)", cause,
+                              it->run_id, todo - done,
+                              todo - done == 1 ? "" : "s");
         rc = bl_sweep_item_run(c, it, &h, &rate, unit, sizeof unit, err);
         if (rc < 0)
             bl_h5_harness_free(&h); /* what the record had so far */
@@ -417,6 +428,9 @@ int bl_sweep_run(const bl_sweep_opts *o, bl_sweep_totals *t, bl_err *err)
     }
     if (rc == 0)
         rc = bl_mkdir_p(c.dir, err);
+    /* before anything is created in it: no link sends the writes away */
+    if (rc == 0)
+        rc = bl_sweep_dir_check(c.dir, err);
     if (rc == 0) {
         char appdir[PATH_MAX];
         bl_textf(appdir, sizeof appdir, "%s/app", c.dir);
@@ -433,6 +447,10 @@ int bl_sweep_run(const bl_sweep_opts *o, bl_sweep_totals *t, bl_err *err)
     }
     if (rc == 0)
         rc = check_fresh(&c, err);
+    /* before any record is written or merged: every run id still means
+     * the run its record holds */
+    if (rc == 0 && o->resume)
+        rc = bl_sweep_identity_check(&c, err);
     /* resumed: records written just before a kill join the merged file */
     if (rc == 0 && o->resume)
         rc = bl_sweep_merge(&c, err);
@@ -444,7 +462,8 @@ int bl_sweep_run(const bl_sweep_opts *o, bl_sweep_totals *t, bl_err *err)
     }
     if (rc != -1 && bl_sweep_merge(&c, err) < 0)
         rc = -1;
-    if (rc != -3)
+    /* only a sweep that held the directory tidies it */
+    if (lock.fd[0] >= 0)
         bl_sweep_merge_done(&c);
     t->wall_s = bl_now_s() - t0;
     bl_sweep_lock_release(&lock);

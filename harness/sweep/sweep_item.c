@@ -1,4 +1,5 @@
 #include "sweep/sweep_item.h"
+#include "sweep/sweep_identity.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "bindreport/bindreport.h"
 #include "bindreport/crosscheck.h"
 #include "sweep/fail_reason.h"
+#include "sweep/sweep_env.h"
 #include "launcher/launcher.h"
 #include "sweep/noisy.h"
 #include "results/results_file.h"
@@ -34,12 +36,6 @@ void bl_sweep_ctx_free(bl_sweep_ctx *c)
     free(c->items);
     c->items = NULL;
     c->topo = NULL;
-}
-
-void bl_sweep_item_path(const bl_sweep_ctx *c, const bl_sweep_item *it,
-                       char *buf, size_t len)
-{
-    bl_textf(buf, len, "%s/%s.h5", c->dir, it->run_id);
 }
 
 static void app_path(const bl_sweep_ctx *c, const bl_sweep_item *it,
@@ -194,6 +190,8 @@ static void describe_layout(const bl_sweep_ctx *c, const bl_sweep_item *it,
     h->noisy = strdup(l->noisy[0] ? l->noisy : "none");
     bl_allowed_record(&h->allowed_cpus, &h->allowed_from);
     h->start_time = wall_clock_s();
+    h->sweep = strdup(c->sweep.name);
+    h->fingerprint = bl_sweep_item_fingerprint(c, it);
 }
 
 /* The stopped neighbours into the record. */
@@ -256,10 +254,13 @@ static void judge(const bl_launch_result *res, const bl_launch_opts *lo,
         h->status = strdup("timeout");
         h->reason = strdup(how);
     } else if (!app) {
-        char msg[1400], said[512];
+        char msg[1400], said[512], cause[300];
         bl_fail_reason(res->errs.head, tail, said, sizeof said);
-        snprintf(msg, sizeof msg, "%s, no run file: %s", how,
-                 *said ? said : "stderr is empty");
+        if (bl_sweep_env_blocked(cause, sizeof cause))
+            snprintf(msg, sizeof msg, "%s; %s, no run file", cause, how);
+        else
+            snprintf(msg, sizeof msg, "%s, no run file: %s", how,
+                     *said ? said : "stderr is empty");
         h->status = strdup("failed");
         h->reason = strdup(msg);
     } else if (!app->result.verified) {

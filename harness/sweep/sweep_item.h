@@ -51,10 +51,6 @@ typedef struct bl_sweep_ctx {
 
 void bl_sweep_ctx_free(bl_sweep_ctx *c);
 
-/* DIR/<run_id>.h5: the run's record. */
-void bl_sweep_item_path(const bl_sweep_ctx *c, const bl_sweep_item *it,
-                       char *buf, size_t len);
-
 /* The launcher's argv for a valid item (free with bl_argv_free). */
 char **bl_sweep_item_argv(const bl_sweep_ctx *c, const bl_sweep_item *it,
                           bl_err *err);

@@ -1,4 +1,5 @@
 #include "sweep/sweep_lock.h"
+#include "sweep/sweep_dir.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -54,12 +55,11 @@ static int take_one(int *out, const char *path, int exclusive, double wait_s,
                     FILE *progress, bl_err *err)
 {
     int op = (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB;
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOCTTY, 0644);
+    int fd = bl_sweep_dir_open(path, O_RDWR | O_CREAT, "sweep lock", err);
     double until = 0.0;
     int unlisted = 0;
     if (fd < 0)
-        return bl_err_set(err, "%s: cannot open the sweep lock: %s", path,
-                          strerror(errno));
+        return -1;
     while (flock(fd, op) != 0) {
         pid_t pid;
         if (errno == EINTR)

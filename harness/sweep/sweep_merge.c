@@ -13,6 +13,7 @@
 
 #include "grow.h"
 #include "results/results_file.h"
+#include "sweep/sweep_identity.h"
 #include "sys_util.h"
 
 static int cmp_path(const void *a, const void *b)
@@ -35,7 +36,7 @@ static int append_lock(const bl_sweep_ctx *c)
     char path[PATH_MAX];
     int fd;
     bl_textf(path, sizeof path, "%s/.append.lock", c->dir);
-    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd >= 0 && flock(fd, LOCK_EX) < 0) {
         close(fd);
         fd = -1;

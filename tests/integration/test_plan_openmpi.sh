@@ -33,4 +33,12 @@ rc=0
     >"$T/allowed" 2>"$T/err" || rc=$?
 [ "$rc" = 2 ] && grep -q '^does not fit the allowed CPUs 4-7 (--cpuset 4-7): np 3 needs 3 slots, but this node has 2' "$T/allowed" ||
     fail "--cpuset 4-7 -np 3: exit $rc, not said not to fit: $(cat "$T/allowed" "$T/err")"
+# A topology without packages (Group objects under the machine): Open MPI
+# 4.1 prints no map, the text names each rank's cores; 5 prints packages.
+"$BINDLAB" plan --topology "numa:2 group:2 core:2 pu:2" -np 2 --map-by numa \
+    --bind-to numa --format tsv >"$T/groups" 2>"$T/err" ||
+    fail "groups: $(cat "$T/err")"
+awk -F'\t' 'NR > 1 { print $1, $3 }' "$T/groups" >"$T/groups.pus"
+expect_line "$T/groups.pus" "0 0-7"
+expect_line "$T/groups.pus" "1 8-15"
 echo "ok (Open MPI $OMPI_VERSION)"

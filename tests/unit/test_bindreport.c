@@ -133,6 +133,50 @@ static void ompi4_cut_text_is_read_from_the_map(void **state)
     done(&r, t);
 }
 
+/* On a topology without packages (Group objects under the machine) Open
+ * MPI 4.1 draws no map at all: the text is read, and its "socket 0" is
+ * the whole machine. Real captures. */
+static void ompi4_no_package_reads_the_text(void **state)
+{
+    bl_binding_report r;
+    hwloc_topology_t t;
+    (void)state;
+    parse("ompi4-groups-nopackage.txt", "group:2 core:2 pu:1",
+          BL_REPORT_AUTO, &r, &t);
+    assert_int_equal(r.nrejected, 0);
+    assert_int_equal(r.count, 2);
+    expect(&r.items[0], 0, -1, "0", 1);
+    expect(&r.items[1], 1, -1, "1", 1);
+    done(&r, t);
+    parse("ompi4-numa-groups-nopackage.txt", "numa:2 group:2 core:2 pu:2",
+          BL_REPORT_AUTO, &r, &t);
+    assert_int_equal(r.nrejected, 0);
+    assert_int_equal(r.count, 2);
+    expect(&r.items[0], 0, -1, "0-7", 1);
+    expect(&r.items[1], 1, -1, "8-15", 1);
+    done(&r, t);
+}
+
+/* A map with empty brackets (packages whose cores Open MPI's map walk did
+ * not find; the map quoted from a report on a topology with Group
+ * objects, the line made by hand around it): the complete text decides;
+ * a cut text with such a map is still refused. */
+static void ompi4_empty_brackets_read_the_text(void **state)
+{
+    bl_binding_report r;
+    hwloc_topology_t t;
+    (void)state;
+    parse("[vm:1] MCW rank 0 bound to socket 0[core 1[hwt 0]]: "
+          "[./B/./.][./././.][][][]\n"
+          "[vm:1] MCW rank 1 bound to socket 1[core 4[hwt 0]], socket 1[co: "
+          "[./././.][B/././.][][][]\n",
+          "pack:2 group:2 core:2 pu:1", BL_REPORT_AUTO, &r, &t);
+    assert_int_equal(r.count, 1);
+    expect(&r.items[0], 0, -1, "1", 1);
+    assert_int_equal(r.nrejected, 1);
+    done(&r, t);
+}
+
 static void ompi4_rejects_malformed_and_truncated_lines(void **state)
 {
     bl_binding_report r;
@@ -615,6 +659,8 @@ int main(void)
         cmocka_unit_test(ompi4_skylake_converts_logical_to_os_indexes),
         cmocka_unit_test(ompi4_epyc_numa_binding),
         cmocka_unit_test(ompi4_cut_text_is_read_from_the_map),
+        cmocka_unit_test(ompi4_no_package_reads_the_text),
+        cmocka_unit_test(ompi4_empty_brackets_read_the_text),
         cmocka_unit_test(ompi4_rejects_malformed_and_truncated_lines),
         cmocka_unit_test(ompi4_rejects_report_of_another_machine),
         cmocka_unit_test(ompi5_prrte_docs_examples),

@@ -60,6 +60,17 @@ static void strbuf_failure_is_reported_once_at_take(void **state)
     assert_null(bl_strbuf_take(&b));
 }
 
+static void list_has_whole_items_only(void **state)
+{
+    (void)state;
+    assert_true(bl_list_has("--np, -n", ", ", "-n", 2));
+    assert_true(bl_list_has("--np, -n", ", ", "--np", 4));
+    assert_false(bl_list_has("--np, -n", ", ", "--n", 3));
+    assert_true(bl_list_has(" bind=core  np2", " ", "np2", 3));
+    assert_false(bl_list_has("bind=core", " ", "bind", 4));
+    assert_false(bl_list_has("", " ", "", 0));
+}
+
 static void grow_doubles_from_first_and_keeps_items(void **state)
 {
     int *v = NULL;
@@ -89,6 +100,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(strbuf_joins_pieces_in_order),
+        cmocka_unit_test(list_has_whole_items_only),
         cmocka_unit_test(strbuf_grows_past_its_first_block),
         cmocka_unit_test(strbuf_empty_take_is_empty_string),
         cmocka_unit_test(strbuf_failure_is_reported_once_at_take),

@@ -113,6 +113,34 @@ static void limits_max_runs_key_moves_the_cap(void **state)
                    "m.yaml:2:11: max_runs");
 }
 
+/* A value of 3,000 characters (under the line limit): the message says
+ * where, a bounded part of the value and its length, then why. */
+static void limits_long_value_keeps_its_place_and_reason(void **state)
+{
+    static const char *const keys[] = {"map_by", "np", "bind_to"};
+    (void)state;
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+        char *text = malloc(4000), want[128];
+        bl_sweep s;
+        bl_err err = {{0}};
+        int n = snprintf(text, 4000, "kernels: [triad]\nlayouts:\n"
+                         "  - {name: a, %s: ", keys[k]);
+        memset(text + n, 'x', 3000);
+        strcpy(text + n + 3000, k == 1 ? "}\n" : ", np: 1}\n");
+        /* the value's column: after "  - {name: a, KEY: " */
+        snprintf(want, sizeof want, "long.yaml:3:%d: %s",
+                 17 + (int)strlen(keys[k]), keys[k]);
+        assert_int_equal(bl_sweep_file_load_string(text, "long.yaml", &s,
+                                                   &err), -1);
+        free(text);
+        if (strncmp(err.msg, want, strlen(want)) ||
+            !strstr(err.msg, "... (3000 characters)'") ||
+            !strstr(err.msg, "accepted: "))
+            fail_msg("got: %s\nwanted: %s 'xxx... (3000 characters)': "
+                     "accepted: ...", err.msg, want);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest limits[] = {
@@ -120,6 +148,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(limits_accept_nesting_up_to_the_limit),
         cmocka_unit_test(limits_refuse_more_runs_than_the_cap),
         cmocka_unit_test(limits_max_runs_key_moves_the_cap),
+        cmocka_unit_test(limits_long_value_keeps_its_place_and_reason),
     };
     const bl_test_group groups[] = {
         BL_GROUP("limits", limits),
