@@ -2,9 +2,9 @@
 # A node that fails to boot is a failure, never a skip: scripts/numa-node.sh
 # exits 1 (not 125, kept for a host prerequisite missing before QEMU starts)
 # and names the cause, for each way a boot breaks: too little free memory,
-# the kernel download offline, QEMU that cannot start, a boot that times
-# out, a guest kernel that dies; and the boot test and a judge fed by such a
-# boot fail, saying why. QEMU is faked where it never needs to run; the
+# the kernel download offline, QEMU that cannot start, a guest whose
+# set-up fails, a boot that times out, a guest kernel that dies; and the
+# boot test and a judge fed by such a boot fail, saying why. QEMU is faked where it never needs to run; the
 # dying guest is the real kernel with an init that does not exist (a few
 # seconds). Uses the kernel a boot left in the cache (fixture numa_2s).
 source "$BINDLAB_SOURCE_DIR/tests/integration/common.sh"
@@ -47,6 +47,18 @@ exit 1
 SH
 chmod +x "$fake/qemu-system-x86_64"
 broken "the guest stopped before the command started (qemu exit 1" PATH="$fake:$PATH" -- --cache "$cache"
+
+# A guest whose own set-up failed (here, the job's cd into the project)
+# reports it in the ctl share: QEMU faked to write that report as the guest
+# would, then power off.
+cat >"$fake/qemu-system-x86_64" <<'SH'
+#!/bin/sh
+for a; do
+    case $a in local,path=*,mount_tag=ctl,*) ctl=${a#local,path=}; ctl=${ctl%%,*} ;; esac
+done
+echo "cannot cd to the project inside the guest" >"$ctl/boot-failed"
+SH
+broken "inside the guest: cannot cd to the project inside the guest" PATH="$fake:$PATH" -- --cache "$cache"
 
 # A QEMU that never boots: the timeout ends it.
 printf '#!/bin/sh\nexec sleep 1000\n' >"$fake/qemu-system-x86_64"
