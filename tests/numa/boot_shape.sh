@@ -1,22 +1,23 @@
 #!/usr/bin/env bash
-# One boot of the emulated SHAPE node per test run (CTest numa.boot.SHAPE,
-# fixture numa_SHAPE): runs every guest check registered for SHAPE in
-# tests/numa/CMakeLists.txt inside it (tests/numa/guest_run.sh), each into
+# One boot of the emulated SHAPE node per test run (CTest numa.boot.BOOT,
+# fixture numa_BOOT; BOOT is SHAPE or SHAPE+TAG): runs every guest check
+# registered for BOOT in tests/numa/CMakeLists.txt inside it (tests/numa/guest_run.sh), each into
 # its own folder for the host-side test that judges it. Passes when the node
 # booted and every check ran to its end, whatever the check's own status
 # (its judge fails on that); fails when the boot fails, saying why; exit 77
 # only when this host lacks a prerequisite of the node (the reason is left
 # in RUNS/UNAVAILABLE for the judges, which then skip too).
-#   tests/numa/boot_shape.sh SHAPE NAME...
+#   tests/numa/boot_shape.sh BOOT NAME...
 source "$BINDLAB_SOURCE_DIR/tests/integration/common.sh"
 source "$BINDLAB_SOURCE_DIR/tests/numa/numa_common.sh"
-shape=$1
+boot=$1
+shape=${boot%%+*}
 shift
-runs=$(numa_runs "$shape")
+runs=$(numa_runs "$boot")
 rm -rf "$runs"
 mkdir -p "$runs"
 "$src/scripts/numa/guest-build.sh" "$guest" || fail "baseline build for the guest failed"
-# Every check of the shape in one boot: the timeout covers them all.
+# Every check of the boot in one boot: the timeout covers them all.
 export BINDLAB_NUMA_TIMEOUT=${BINDLAB_NUMA_TIMEOUT:-3000}
 rc=0
 "$src/scripts/numa-node.sh" --shape "$shape" --cache "$cache" --share "$runs" -- \

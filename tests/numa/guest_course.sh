@@ -1,5 +1,5 @@
 #!/bin/bash
-# Runs inside the emulated snc2 node: the workshop's node steps (its
+# Runs inside an emulated snc2 node: the workshop's node steps (its
 # scripts/workshop-node.sh commands, docs/workshop/) in the text's order,
 # their outputs into SHARE, where workshop.course (tests/workshop/course.py
 # --node done) judges them and runs the host steps.

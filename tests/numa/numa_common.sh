@@ -6,14 +6,14 @@ src=$BINDLAB_SOURCE_DIR
 cache=$BINDLAB_BUILD_DIR/numa-node
 guest=$BINDLAB_BUILD_DIR/numa-guest
 
-# numa_runs SHAPE: where the one boot of SHAPE (tests/numa/boot_shape.sh)
+# numa_runs BOOT: where the one boot BOOT (tests/numa/boot_shape.sh)
 # leaves its checks' folders (under BINDLAB_NUMA_RUNS when set: the
 # broken-boot test uses its own).
 numa_runs() { echo "${BINDLAB_NUMA_RUNS:-$cache}/runs-$1"; }
 
-# guest_results SHAPE NAME: sets share to the folder that guest check NAME
-# (tests/numa/guest_NAME.sh) filled in the one boot of SHAPE (numa.boot.SHAPE,
-# CTest fixture numa_SHAPE) and prints its guest log. Exit 77 when that boot
+# guest_results BOOT NAME: sets share to the folder that guest check NAME
+# (tests/numa/guest_NAME.sh) filled in the one boot BOOT (numa.boot.BOOT,
+# CTest fixture numa_BOOT; BOOT is the shape, tests/numa/CMakeLists.txt) and prints its guest log. Exit 77 when that boot
 # skipped for a missing host prerequisite; fails when the check did not run
 # to its end or its guest side failed.
 guest_results() {
