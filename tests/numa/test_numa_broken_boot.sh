@@ -80,11 +80,15 @@ broken "the guest stopped before the command started (qemu exit 0" \
 export BINDLAB_NUMA_RUNS=$WORK/runs
 rc=0
 BINDLAB_NUMA_HEADROOM=100000000 bash "$src/tests/numa/boot_shape.sh" 2s check >"$WORK/out" 2>&1 || rc=$?
-[ "$rc" = 1 ] && grep -q "^FAIL: the 2s node's run failed (exit 1): numa-node: boot failed: shape 2s needs" "$WORK/out" ||
-    { cat "$WORK/out" >&2; fail "boot_shape.sh on a broken boot exited $rc, expected 1 naming the cause"; }
+if [ "$rc" != 1 ] || ! grep -q "^FAIL: the 2s node's run failed (exit 1): numa-node: boot failed: shape 2s needs" "$WORK/out"; then
+    cat "$WORK/out" >&2
+    fail "boot_shape.sh on a broken boot exited $rc, expected 1 naming the cause"
+fi
 echo "ok: $(grep '^FAIL' "$WORK/out")"
 rc=0
 bash "$src/tests/numa/test_numa_check.sh" >"$WORK/out" 2>&1 || rc=$?
-[ "$rc" = 1 ] && grep -q "^FAIL: guest check check has no result from the 2s node: numa.boot.2s failed" "$WORK/out" ||
-    { cat "$WORK/out" >&2; fail "test_numa_check.sh after a broken boot exited $rc, expected 1"; }
+if [ "$rc" != 1 ] || ! grep -q "^FAIL: guest check check has no result from the 2s node: numa.boot.2s failed" "$WORK/out"; then
+    cat "$WORK/out" >&2
+    fail "test_numa_check.sh after a broken boot exited $rc, expected 1"
+fi
 echo "ok: the judge after it: $(grep '^FAIL' "$WORK/out")"

@@ -8,7 +8,9 @@ source "$BINDLAB_SOURCE_DIR/tests/numa/numa_common.sh"
 PY=/usr/bin/python3
 "$PY" -c 'import h5py' 2>/dev/null || fail "python3-h5py missing: run scripts/deps.sh"
 guest_results snc2 snc2 >/dev/null
-[ -s "$share/numa-snc2.h5" ] && [ -s "$share/topo.xml" ] || fail "the snc2 check left no numa-snc2.h5 and topo.xml in $share"
+for f in numa-snc2.h5 topo.xml; do
+    [ -s "$share/$f" ] || fail "the snc2 check left no $f in $share"
+done
 prc=0
 "$BINDLAB" plan "$src/configs/sweeps/numa-snc2.yaml" --topology "$share/topo.xml" \
     --format tsv >"$WORK/plan.tsv" 2>"$WORK/plan.err" || prc=$?

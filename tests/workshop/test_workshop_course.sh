@@ -18,7 +18,7 @@ PY=/usr/bin/python3
 # The exercises' python3 is the one in PATH: make it Debian's.
 export PATH=/usr/bin:$PATH
 runs=$(numa_runs snc2+workshop)
-node=done runner=0
+node="done" runner=0
 if [ -f "$runs/UNAVAILABLE" ]; then
     echo "note: the node steps cannot run here: $(cat "$runs/UNAVAILABLE")"
     node=none

@@ -44,7 +44,7 @@ node_case() { # node_case HOW WANT_RC
 }
 node_case none 77
 grep -q "^not run .*(node): scripts/workshop-node.sh echo node-step" "$WORK/node.out" || fail "--node none: the node step is not reported as not run"
-node_case done 1
+node_case "done" 1
 awk '/^(ok|FAIL|not run) / { on = /^FAIL .*node-step/ } on' "$WORK/node.out" | grep -q "did not run" ||
     fail "--node done without the node's outputs: the node step did not fail as not run"
 echo "ok: host steps run and are judged whether the node could not run or ran nothing"
