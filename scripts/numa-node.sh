@@ -7,8 +7,15 @@
 #   scripts/numa-node.sh [--shape NAME] [--share DIR] [--cache DIR] -- COMMAND...
 #   scripts/numa-node.sh --list-shapes
 #
-# Exit status: COMMAND's own, or 125 when the node cannot boot (the reason is
-# printed on stderr as one line starting "numa-node: cannot boot:").
+# Exit status: COMMAND's own; 125 only when this host lacks a prerequisite
+# (a package, checked before QEMU starts: "numa-node: missing on this host:");
+# 1 when the node fails to boot, with the cause in one line "numa-node: boot
+# failed: ..." (not enough free memory, the kernel download, QEMU or the
+# guest dying, the boot timeout, the guest's own set-up).
+#   BINDLAB_NUMA_TIMEOUT    seconds for boot and command (default 1500)
+#   BINDLAB_NUMA_ACCEL      QEMU -accel (default tcg,thread=single)
+#   BINDLAB_NUMA_HEADROOM   MiB of free memory wanted beyond the guest's (768)
+#   BINDLAB_NUMA_APPEND     more kernel command line (tests break a boot with it)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,9 +27,13 @@ timeout_s=${BINDLAB_NUMA_TIMEOUT:-1500}
 # 2-core host once lost a guest timer and hung (RCU stall, soft lockups).
 accel=${BINDLAB_NUMA_ACCEL:-tcg,thread=single}
 
-cannot_boot() {
-    echo "numa-node: cannot boot: $*" >&2
+missing_prerequisite() {
+    echo "numa-node: missing on this host: $*" >&2
     exit 125
+}
+boot_failed() {
+    echo "numa-node: boot failed: $*" >&2
+    exit 1
 }
 usage() {
     echo "numa-node: $*" >&2
@@ -78,21 +89,22 @@ for p in "${need_packages[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
         # shellcheck source=deps.sh
         source "$root/scripts/deps.sh"
-        bl_install_deps >&2 || cannot_boot "package $p is missing (scripts/deps.sh installs it as root)"
+        bl_install_deps >&2 || missing_prerequisite "package $p is missing (scripts/deps.sh installs it as root)"
         break
     fi
 done
-command -v qemu-system-x86_64 >/dev/null || cannot_boot "qemu-system-x86_64 not found (install qemu-system-x86)"
-[ -x /bin/busybox ] || cannot_boot "/bin/busybox not found (install busybox-static)"
-command -v cpio >/dev/null || cannot_boot "cpio not found (install cpio)"
+command -v qemu-system-x86_64 >/dev/null || missing_prerequisite "qemu-system-x86_64 not found (install qemu-system-x86)"
+[ -x /bin/busybox ] || missing_prerequisite "/bin/busybox not found (install busybox-static)"
+command -v cpio >/dev/null || missing_prerequisite "cpio not found (install cpio)"
 
 to_mib() { case "$1" in *G) echo $((${1%G} * 1024)) ;; *M) echo "${1%M}" ;; esac; }
 mem_mib=0
 for m in "${node_mem[@]}"; do mem_mib=$((mem_mib + $(to_mib "$m"))); done
 avail_mib=$(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo)
 # QEMU itself and TCG's translation cache need a few hundred MiB on top.
-if [ "$avail_mib" -lt $((mem_mib + 768)) ]; then
-    cannot_boot "shape $shape needs $((mem_mib + 768)) MiB of free memory, $avail_mib MiB available"
+headroom=${BINDLAB_NUMA_HEADROOM:-768}
+if [ "$avail_mib" -lt $((mem_mib + headroom)) ]; then
+    boot_failed "shape $shape needs $((mem_mib + headroom)) MiB of free memory, $avail_mib MiB available"
 fi
 
 # --- kernel and initramfs, cached ------------------------------------------
@@ -107,14 +119,14 @@ kernel_pkg() {
 fetch_kernel() {
     local pkg dir
     pkg=$(kernel_pkg)
-    [ -n "$pkg" ] || cannot_boot "apt-cache knows no linux-image-amd64 (run apt-get update)"
+    [ -n "$pkg" ] || boot_failed "apt-cache knows no linux-image-amd64 (run apt-get update)"
     dir="$cache/kernel/$pkg"
     if [ ! -f "$dir/.done" ]; then
         rm -rf "$dir" && mkdir -p "$dir/deb"
         echo "numa-node: fetching $pkg" >&2
         (cd "$dir/deb" && apt-get download "$pkg" >/dev/null 2>"$dir/download.log") ||
-            cannot_boot "apt-get download $pkg failed: $(tail -n1 "$dir/download.log")"
-        dpkg -x "$dir"/deb/*.deb "$dir/x" || cannot_boot "dpkg -x of $pkg failed"
+            boot_failed "apt-get download $pkg failed: $(tail -n1 "$dir/download.log")"
+        dpkg -x "$dir"/deb/*.deb "$dir/x" || boot_failed "dpkg -x of $pkg failed"
         rm -rf "$dir/deb"
         touch "$dir/.done"
     fi
@@ -134,7 +146,7 @@ build_initramfs() {
     kver=$(basename "$(ls -d "$kdir"/lib/modules/*)")
     for mod in "${modules[@]}"; do
         f=$(find "$kdir/lib/modules/$kver/kernel" -name "$mod.ko*" | head -n1)
-        [ -n "$f" ] || cannot_boot "kernel module $mod not found in $kver"
+        [ -n "$f" ] || boot_failed "kernel module $mod not found in $kver"
         case "$f" in
         *.xz) xz -dc "$f" >"$tree/mods/$mod.ko" ;;
         *.zst) zstd -qdc "$f" >"$tree/mods/$mod.ko" ;;
@@ -171,7 +183,8 @@ trap 'rm -rf "$ctl"' EXIT
     echo "export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root"
     echo "export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
     echo "export BINDLAB_NUMA_SHAPE=$(printf '%q' "$shape") BINDLAB_NUMA_SHARE=$(printf '%q' "$share")"
-    echo "cd $(printf '%q' "$root") || exit 125"
+    # A guest that cannot reach the project is a broken boot, not the command's failure.
+    echo "cd $(printf '%q' "$root") || { echo 'cannot cd to the project inside the guest' >/run/bindlab-ctl/boot-failed; exit 1; }"
     printf 'exec'
     printf ' %q' "$@"
     printf '\n'
@@ -191,7 +204,7 @@ qemu=(qemu-system-x86_64 -accel "$accel" -cpu max,vendor=GenuineIntel
     -m "${mem_mib}M" -smp "$smp" -nographic -no-reboot -nodefaults
     -serial "file:$ctl/console.log" -monitor none
     -kernel "$kernel" -initrd "$initrd"
-    -append "console=ttyS0 loglevel=5 panic=-1 bindlab_shape=$shape"
+    -append "console=ttyS0 loglevel=5 panic=-1 bindlab_shape=$shape ${BINDLAB_NUMA_APPEND:-}"
     -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
     -virtfs "local,path=$ctl,mount_tag=ctl,security_model=none"
     -virtfs "local,path=$root,mount_tag=project,security_model=none,readonly=on,multidevs=remap"
@@ -215,19 +228,27 @@ qrc=0
 timeout "$timeout_s" "${qemu[@]}" </dev/null >"$ctl/qemu.log" 2>&1 || qrc=$?
 [ -f "$ctl/stdout" ] && cat "$ctl/stdout"
 [ -f "$ctl/stderr" ] && cat "$ctl/stderr" >&2
-if [ ! -f "$ctl/rc" ]; then
+show_logs() {
     echo "--- qemu:" >&2
     tail -n 20 "$ctl/qemu.log" >&2 || true
     echo "--- guest console:" >&2
     tail -n 30 "$ctl/console.log" >&2 || true
+}
+# The guest's init or job could not set up (a 9p mount, the cd).
+if [ -f "$ctl/boot-failed" ]; then
+    show_logs
+    boot_failed "inside the guest: $(cat "$ctl/boot-failed") (console above)"
+fi
+if [ ! -f "$ctl/rc" ]; then
+    show_logs
     # Booted and started the command: a failure of the run, not of the boot.
     if [ -f "$ctl/boot-seconds" ]; then
         [ "$qrc" = 124 ] && echo "numa-node: the command did not end within ${timeout_s}s (BINDLAB_NUMA_TIMEOUT); guest console above" >&2
         [ "$qrc" != 124 ] && echo "numa-node: the guest stopped while the command ran (qemu exit $qrc; console above)" >&2
         exit 1
     fi
-    [ "$qrc" = 124 ] && cannot_boot "the node did not boot within ${timeout_s}s (BINDLAB_NUMA_TIMEOUT)"
-    cannot_boot "the guest stopped before the command started (qemu exit $qrc; console above)"
+    [ "$qrc" = 124 ] && boot_failed "the node did not boot within ${timeout_s}s (BINDLAB_NUMA_TIMEOUT)"
+    boot_failed "the guest stopped before the command started (qemu exit $qrc; console above)"
 fi
 cp "$ctl/console.log" "$share/console.log" 2>/dev/null || true
 echo "numa-node: shape $shape, $(($(date +%s) - start)) s from boot to power-off (boot $(cat "$ctl/boot-seconds" 2>/dev/null || echo ?) s)" >&2

@@ -15,8 +15,9 @@
 #
 # COMMAND may start with NAME=VALUE settings, as in a shell
 # (scripts/workshop-node.sh OMP_NUM_THREADS=4 bindlab-app ...). It runs in
-# the project root. Exit status: COMMAND's own; 125 when the node cannot
-# boot (scripts/numa-node.sh says why).
+# the project root. Exit status: COMMAND's own; 125 when this host lacks a
+# prerequisite of the node, 1 when it fails to boot (scripts/numa-node.sh
+# says why in one line).
 #   BINDLAB_GUEST_BUILD  the guest build (default: build-numa/ of this checkout)
 #   WS                   the shared folder (default: ws/ of this checkout)
 set -euo pipefail

@@ -7,6 +7,9 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 dir=${1:?usage: scripts/numa/guest-build.sh BUILD_DIR}
 mkdir -p "$dir"
+# One build at a time in DIR: the numa tests' boots start together.
+exec 9>"$dir/.build-lock"
+flock 9
 if [ ! -f "$dir/CMakeCache.txt" ]; then
     cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBINDLAB_NATIVE=OFF \
         -DCMAKE_C_FLAGS=-march=x86-64-v2 >"$dir/configure.log" 2>&1 ||

@@ -1,14 +1,13 @@
 #!/usr/bin/env bash
-# bindlab check on a real NUMA kernel: boots the emulated 2s node once (two
-# packages, one NUMA node each: node 0 = CPUs 0-3, node 1 = CPUs 4-7), runs
-# tests/numa/guest_check.sh inside it, and judges the outputs here. The
+# bindlab check on a real NUMA kernel: judges here what
+# tests/numa/guest_check.sh wrote inside the emulated 2s node's one boot
+# (numa.boot.2s; two packages, one NUMA node each: node 0 = CPUs 0-3,
+# node 1 = CPUs 4-7). The
 # expected findings follow from what each numactl option means; the node
 # layout is checked first from the guest's own numactl --hardware.
 source "$BINDLAB_SOURCE_DIR/tests/integration/common.sh"
 source "$BINDLAB_SOURCE_DIR/tests/numa/numa_common.sh"
-share=${BINDLAB_NUMA_KEEP:-$WORK/share}
-mkdir -p "$share"
-in_guest 2s "$share" guest_check.sh mpirun.rc
+guest_results 2s check
 
 expect_line "$share/hardware.txt" "node 0 cpus: 0 1 2 3"
 expect_line "$share/hardware.txt" "node 1 cpus: 4 5 6 7"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# bindlab matrix on a real NUMA kernel: boots the emulated 2s node (two
-# packages, one NUMA node each, 2 cores x 2 SMT threads per package) once,
-# runs tests/numa/guest_matrix.sh inside it and judges here: 2x2 latency
+# bindlab matrix on a real NUMA kernel: tests/numa/guest_matrix.sh ran in
+# the emulated 2s node's one boot (numa.boot.2s; two packages, one NUMA node
+# each, 2 cores x 2 SMT threads per package); judged here: 2x2 latency
 # and bandwidth matrices whose every cell's pages are on its memory node by
 # the run file's own page counts (and its memory policy as the kernel
 # reported it is bind to that node), each row's threads on that node's
@@ -13,9 +13,7 @@ source "$BINDLAB_SOURCE_DIR/tests/integration/common.sh"
 PY=/usr/bin/python3
 "$PY" -c 'import h5py, numpy' 2>/dev/null || { echo "SKIP: python3-h5py missing (scripts/deps.sh installs it)"; exit 77; }
 source "$BINDLAB_SOURCE_DIR/tests/numa/numa_common.sh"
-share=${BINDLAB_NUMA_KEEP:-$WORK/share}
-mkdir -p "$share"
-in_guest 2s "$share" guest_matrix.sh c2c.rc
+guest_results 2s matrix
 for k in latency bandwidth c2c; do
     [ "$(cat "$share/$k.rc")" = 0 ] || { cat "$share/$k.out" >&2; fail "matrix $k: exit $(cat "$share/$k.rc")"; }
 done

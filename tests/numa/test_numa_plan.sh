@@ -2,17 +2,15 @@
 # Plan equals reality: `bindlab plan` on the emulated snc2 node's own lstopo
 # XML gives, for every layout of configs/sweeps/numa-snc2.yaml, the cpusets
 # and thread places that the same layouts recorded when they ran inside the
-# node (left in the build tree by test_numa_snc2.sh, CTest fixture
-# numa_snc2).
+# node (guest check snc2 in the node's one boot, numa.boot.snc2).
 source "$BINDLAB_SOURCE_DIR/tests/integration/common.sh"
-src=$BINDLAB_SOURCE_DIR
-share=${BINDLAB_NUMA_KEEP:-$BINDLAB_BUILD_DIR/numa-node/snc2-runs}
+source "$BINDLAB_SOURCE_DIR/tests/numa/numa_common.sh"
 PY=/usr/bin/python3
 "$PY" -c 'import h5py' 2>/dev/null || fail "python3-h5py missing: run scripts/deps.sh"
-if [ ! -s "$share/numa-snc2.h5" ] || [ ! -s "$share/topo.xml" ]; then
-    echo "SKIP: no runs from the emulated node in $share (test_numa_snc2 skipped: it could not boot)"
-    exit 77
-fi
+guest_results snc2 snc2 >/dev/null
+for f in numa-snc2.h5 topo.xml; do
+    [ -s "$share/$f" ] || fail "the snc2 check left no $f in $share"
+done
 prc=0
 "$BINDLAB" plan "$src/configs/sweeps/numa-snc2.yaml" --topology "$share/topo.xml" \
     --format tsv >"$WORK/plan.tsv" 2>"$WORK/plan.err" || prc=$?

@@ -13,9 +13,7 @@ PY=/usr/bin/python3
 picture() { lstopo-no-graphics -i "$1" --of console --no-io | sed -E 's/[0-9]+MB/xMB/g'; }
 
 for shape in 2s 2s-memonly; do
-    share=$WORK/$shape
-    mkdir -p "$share"
-    in_guest "$shape" "$share" guest_shape.sh
+    guest_results "$shape" shapes
     diff <(picture "$src/configs/topologies/qemu-$shape.xml") <(picture "$share/topo.xml") ||
         fail "$shape: lstopo inside differs from configs/topologies/qemu-$shape.xml"
     case $shape in

@@ -1,25 +1,16 @@
 #!/usr/bin/env bash
-# Every NUMA claim on a real NUMA kernel: boots the emulated snc2 node once
-# (2 packages x 2 NUMA nodes, 2 cores per node, 2 threads per core), runs
-# tests/numa/guest_snc2.sh inside it, then checks on the host what came back
-# (tests/numa/check_numa.py). It leaves the runs in the build tree for
-# test_numa_plan.sh (CTest fixture numa_snc2).
+# Every NUMA claim on a real NUMA kernel: tests/numa/guest_snc2.sh ran in the
+# emulated snc2 node's one boot (numa.boot.snc2; 2 packages x 2 NUMA nodes,
+# 2 cores per node, 2 threads per core); this checks on the host what came
+# back (tests/numa/check_numa.py). test_numa_plan.sh reads the same runs.
 source "$BINDLAB_SOURCE_DIR/tests/integration/common.sh"
 source "$BINDLAB_SOURCE_DIR/tests/numa/numa_common.sh"
-# What the guest writes stays in BINDLAB_NUMA_KEEP (default: in the build
-# tree) for test_numa_plan.sh, and to rerun only the host-side checks with
-# BINDLAB_NUMA_REUSE=1.
-share=${BINDLAB_NUMA_KEEP:-$cache/snc2-runs}
-# Only the default folder is emptied; a folder given is never deleted.
-if [ "${BINDLAB_NUMA_REUSE:-0}" != 1 ] && [ -z "${BINDLAB_NUMA_KEEP:-}" ]; then rm -rf "$share"; fi
-mkdir -p "$share"
-
 # Debian's python3 has python3-h5py (a bindlab dependency, scripts/deps.sh);
 # a python3 earlier on PATH (pyenv, conda) may not.
 PY=/usr/bin/python3
 "$PY" -c 'import h5py' 2>/dev/null || fail "python3-h5py missing: run scripts/deps.sh"
 
-in_guest snc2 "$share" guest_snc2.sh numa-snc2.h5
+guest_results snc2 snc2
 
 # The node is exactly the snc2 shape, and what configs/topologies ships.
 picture() { lstopo-no-graphics -i "$1" --of console --no-io | sed -E 's/[0-9]+MB/xMB/g'; }

@@ -18,10 +18,20 @@ A step whose commands all start with scripts/workshop-node.sh runs inside
 the emulated NUMA node: all such steps of the course (one shape) in one boot,
 in the order of the text, before the host steps (no node step may need a host
 step's output; host steps may read node outputs). Each exercise gets its own
-WS folder. Exit status: 0 all steps as claimed, 1 not, 77 the node cannot boot.
+WS folder. The host steps run whatever became of the node.
 
-  course.py DOCS_DIR WORK_DIR [FILE.md ...]
+  course.py [--node HOW] DOCS_DIR WORK_DIR [FILE.md ...]
+  --node boot     boot the node for its steps (default)
+  --node inside   run only the node steps, here: this is the node (the CTest
+                  run: tests/numa/guest_course.sh in the snc2 node's one boot)
+  --node done     the node steps ran already into WORK_DIR: judge them, no boot
+  --node none     this host cannot run the node: its steps are reported as
+                  not run, the host steps run and are judged
 (steps run in the project root: BINDLAB_SOURCE_DIR, else DOCS_DIR/../..)
+Exit status: 0 every step as the text says; 1 not (a node that fails to boot
+fails its steps); 77 only when every host step passed and the node steps did
+not run for a missing host prerequisite (--node none, or exit 125 of
+scripts/workshop-node.sh).
 """
 import os
 import re
@@ -154,12 +164,66 @@ def check(step, outdir, name):
     return bad, out
 
 
+def node_scripts(course, work, outdir, ws):
+    """The node steps as one bash script per shape: {shape: (path, steps)}."""
+    shapes = {}
+    for ex, steps in course:
+        for n, s in enumerate(steps):
+            if s.node:
+                shape = node_prefix(s.commands[0])[0]["--shape"]
+                shapes.setdefault(shape, []).append((ex, n, s))
+    out = {}
+    for shape, items in shapes.items():
+        script = os.path.join(work, f"guest-{shape}.sh")
+        with open(script, "w") as f:
+            f.write("#!/bin/bash\nroot=$PWD\n")
+            for ex, n, s in items:
+                f.write(f"echo 'guest: {s.where()}' >&2\n")
+                f.write(f"export WS={shlex.quote(os.path.join(ws, ex))}; mkdir -p \"$WS\"; cd \"$root\"\n")
+                f.write(step_script(s, outdir, f"{ex}.{n}", inside=True))
+        out[shape] = (script, items)
+    return out
+
+
+def run_node_steps(how, scripts, src, env, outdir):
+    """Runs the node steps as HOW says; True when they did not run because
+    this host lacks what the node needs."""
+    if how == "none":
+        return True
+    for shape, (script, items) in scripts.items():
+        if how == "inside":
+            if shape != os.environ.get("BINDLAB_NUMA_SHAPE"):
+                continue
+            print(f"course: {len(items)} node steps of shape {shape}, here", flush=True)
+            rc = subprocess.run(["bash", script], cwd=src, env=env).returncode
+        elif how == "done" or (os.environ.get("BINDLAB_WORKSHOP_REUSE") == "1" and all(
+                os.path.exists(os.path.join(outdir, f"{ex}.{n}.rc")) for ex, n, _ in items)):
+            print(f"course: node steps of shape {shape} judged from {outdir}")
+            continue
+        else:
+            print(f"course: {len(items)} node steps in one boot of shape {shape}", flush=True)
+            # The whole work folder is shared: the steps' outputs are saved there.
+            rc = subprocess.run([os.path.join(src, NODE), "--shape", shape, "--script", script],
+                                cwd=src, env=dict(env, WS=os.path.dirname(outdir))).returncode
+            if rc == 125:
+                print("course: the emulated NUMA node needs what this host lacks (reason above); "
+                      "the host steps run all the same")
+                return True
+        print(f"course: the node's script ended with status {rc}", flush=True)
+    return False
+
+
 def main():
-    docs, work = sys.argv[1], os.path.abspath(sys.argv[2])
+    args, how = sys.argv[1:], "boot"
+    if args[:1] == ["--node"]:
+        how, args = args[1], args[2:]
+        if how not in ("boot", "inside", "done", "none"):
+            raise SystemExit(f"course.py: --node takes boot, inside, done or none, not '{how}'")
+    docs, work = args[0], os.path.abspath(args[1])
     # The project root: the steps run there (the README's "from the root").
     src = os.environ.get("BINDLAB_SOURCE_DIR") or os.path.dirname(
         os.path.dirname(os.path.abspath(docs.rstrip("/"))))
-    files = sys.argv[3:] or sorted(
+    files = args[2:] or sorted(
         os.path.join(docs, f) for f in os.listdir(docs) if re.match(r"\d\d-.*\.md$", f))
     files = [os.path.join(docs, "README.md")] + [f for f in files if not f.endswith("README.md")]
     course = [(os.path.basename(f)[:-3], parse(f)) for f in files]
@@ -169,32 +233,9 @@ def main():
     env = dict(os.environ, WS=ws)
 
     # Node steps: one guest script, one boot (per shape).
-    shapes = {}
-    for ex, steps in course:
-        for n, s in enumerate(steps):
-            if s.node:
-                shape = node_prefix(s.commands[0])[0]["--shape"]
-                shapes.setdefault(shape, []).append((ex, n, s))
-    for shape, items in shapes.items():
-        script = os.path.join(work, f"guest-{shape}.sh")
-        with open(script, "w") as f:
-            f.write("#!/bin/bash\nroot=$PWD\n")
-            for ex, n, s in items:
-                f.write(f"echo 'guest: {s.where()}' >&2\n")
-                f.write(f"export WS={shlex.quote(os.path.join(ws, ex))}; mkdir -p \"$WS\"; cd \"$root\"\n")
-                f.write(step_script(s, outdir, f"{ex}.{n}", inside=True))
-        if os.environ.get("BINDLAB_WORKSHOP_REUSE") == "1" and all(
-                os.path.exists(os.path.join(outdir, f"{ex}.{n}.rc")) for ex, n, _ in items):
-            print(f"course: node steps of shape {shape} reused from {outdir}")
-            continue
-        print(f"course: {len(items)} node steps in one boot of shape {shape}", flush=True)
-        # The whole work folder is shared: the steps' outputs are saved there.
-        rc = subprocess.run([os.path.join(src, NODE), "--shape", shape, "--script", script],
-                            cwd=src, env=dict(env, WS=work)).returncode
-        if rc == 125:
-            print("SKIP: the emulated NUMA node cannot boot here (reason above)")
-            return 77
-        print(f"course: the node's script ended with status {rc}", flush=True)
+    unavailable = run_node_steps(how, node_scripts(course, work, outdir, ws), src, env, outdir)
+    if how == "inside":
+        return 0
 
     # Host steps: one bash per exercise, in the text's order.
     for ex, steps in course:
@@ -208,8 +249,11 @@ def main():
     failed = 0
     for ex, steps in course:
         for n, s in enumerate(steps):
-            bad, out = check(s, outdir, f"{ex}.{n}")
             where = f"{s.where()} ({'node' if s.node else 'host'}): {s.commands[-1].splitlines()[0][:70]}"
+            if s.node and unavailable:
+                print(f"not run {where}")
+                continue
+            bad, out = check(s, outdir, f"{ex}.{n}")
             if bad:
                 failed += 1
                 print(f"FAIL {where}")
@@ -220,8 +264,10 @@ def main():
             else:
                 print(f"ok   {where}")
     total = sum(len(s) for _, s in course)
-    print(f"course: {total - failed} of {total} steps as the text says")
-    return 1 if failed else 0
+    skipped = sum(s.node for _, steps in course for s in steps) if unavailable else 0
+    print(f"course: {total - failed - skipped} of {total} steps as the text says"
+          + (f", {skipped} node steps not run (the node needs what this host lacks)" if skipped else ""))
+    return 1 if failed else 77 if skipped else 0
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 #!/bin/bash
-# Runs inside an emulated node of any shape: what test_numa_shapes.sh checks.
-#   tests/numa/guest_shape.sh GUEST_BUILD_DIR SHARE
+# Runs inside an emulated node of any shape: what test_numa_shapes.sh checks
+# (guest check "shapes", in the boot of 2s and of 2s-memonly).
+#   tests/numa/guest_shapes.sh GUEST_BUILD_DIR SHARE
 set -euo pipefail
 build=$1
 share=$2
