@@ -1,8 +1,8 @@
 #!/bin/bash
-# Runs inside the emulated snc2 node (scripts/numa-node.sh --shape snc2):
-# the first-touch runs, each with NUMA balancing and transparent huge pages
-# set explicitly, written to SHARE for check_firsttouch.py on the host.
-# Self-contained: one boot runs them all.
+# Runs inside the emulated snc2 node (a guest check: tests/numa/guest_run.sh
+# starts it): the first-touch runs, each with NUMA balancing and transparent
+# huge pages set explicitly, written to SHARE for check_firsttouch.py on the
+# host.
 #   tests/numa/guest_firsttouch.sh GUEST_BUILD_DIR SHARE
 set -euo pipefail
 build=$1
@@ -46,5 +46,3 @@ settings 0 always
 run ft-thp-unaligned 3 --init parallel
 run ft-thp-aligned 3 --init parallel --align-shares
 settings 0 never
-say done >"$share/ft-done"
-say done
