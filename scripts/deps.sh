@@ -13,6 +13,8 @@ BINDLAB_PACKAGES=(
     libpapi-dev
     libyaml-dev
     libopenblas-openmp-dev
+    gfortran # test_probe.sh: a Fortran MPI program (mpif90)
+    linux-perf # test_app_mpirun.sh: perf stat, the second opinion on the counters
     libcmocka-dev
     clang libclang-rt-14-dev libomp-dev # scripts/fuzz.sh: libFuzzer, OpenMP for clang
     python3-h5py python3-pandas
