@@ -72,7 +72,9 @@ rc=0
 [ "$rc" = 1 ] && grep -q "bad.txt:1: want 'TEST | SKIP TEXT | WHY'" "$WORK/out5" ||
     { cat "$WORK/out5"; fail "malformed allow-list: exit $rc"; }
 # The real allow-list parses (j2.xml's skips are not on it: exit 1).
-"${REPORT[@]}" "$BINDLAB_SOURCE_DIR/tests/skip-allow.txt" "$WORK/j2.xml" >"$WORK/out6" 2>&1 || true
+rc=0
+"${REPORT[@]}" "$BINDLAB_SOURCE_DIR/tests/skip-allow.txt" "$WORK/j2.xml" >"$WORK/out6" 2>&1 || rc=$?
+[ "$rc" = 1 ] || { cat "$WORK/out6"; fail "j2.xml against tests/skip-allow.txt: exit $rc, expected 1"; }
 grep -q "want 'TEST" "$WORK/out6" && { cat "$WORK/out6"; fail "tests/skip-allow.txt does not parse"; }
 grep -q "^== not tested here" "$WORK/out6" || { cat "$WORK/out6"; fail "no report from tests/skip-allow.txt"; }
 echo "ok: skip_report.py allows only listed skips for their reason"
