@@ -7,9 +7,9 @@
 # mismatch, each rank on the node worked out by hand from its layout (as
 # the run file's ranks table records it), the layout's nodes in the record,
 # each node's lstopo saved by the job. Then a node killed in the middle of a
-# run (its slurmd, step daemons and ranks): that run is recorded failed with
-# the reason, the sweep goes on to the next run (on the node still up), and
-# all of it ends before the run's timeout.
+# run (its slurmd, step daemons and ranks) once both ranks are past
+# MPI_Init: that run is recorded failed (not timed out) with the reason,
+# and the sweep goes on to the next run (on the node still up).
 source "$(dirname "$0")/cluster_common.sh"
 : "${BINDLAB:?run through ctest}"
 set +e +o pipefail
