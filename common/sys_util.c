@@ -16,6 +16,13 @@ double bl_now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+int64_t bl_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 static int make_one(const char *dir, bl_err *err)
 {
     if (mkdir(dir, 0777) < 0 && errno != EEXIST)

@@ -5,11 +5,15 @@
 #define BL_SYS_UTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "err.h"
 
 /* Seconds on the monotonic clock (for timeouts and elapsed times only). */
 double bl_now_s(void);
+/* The same clock in whole nanoseconds: differences and their sums are
+ * exact, so phases timed lap by lap add up to their span exactly. */
+int64_t bl_now_ns(void);
 
 /* Creates path and its missing parents (mode 0777 before the umask), like
  * mkdir -p. Returns 0, or -1 with err (may be NULL) naming the directory

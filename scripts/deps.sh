@@ -13,6 +13,8 @@ BINDLAB_PACKAGES=(
     libpapi-dev
     libyaml-dev
     libopenblas-openmp-dev
+    gfortran # test_probe.sh: a Fortran MPI program (mpif90)
+    linux-perf # test_app_mpirun.sh: perf stat, the second opinion on the counters
     libcmocka-dev
     clang libclang-rt-14-dev libomp-dev # scripts/fuzz.sh: libFuzzer, OpenMP for clang
     python3-h5py python3-pandas
@@ -23,6 +25,7 @@ BINDLAB_PACKAGES=(
     chromium # test_report_html.sh: the HTML report in a real headless browser
     likwid # bench/triad.sh, bench/latency.sh: likwid-bench, the reference beside the app
     gromacs lammps hpcc python3-dev # test_apps_run.sh: programs we did not write (scripts/apps.sh builds mpi4py)
+    gcovr # scripts/coverage.sh: line and branch coverage per folder
     man-db lmod tcl # test_install.sh, test_modules.sh (environment-modules conflicts with lmod: that test unpacks its .deb)
 )
 

@@ -19,42 +19,12 @@ CC=clang scripts/build.sh "$build" -DBINDLAB_FUZZ=ON -DBINDLAB_NATIVE=OFF \
 # The HDF5 seeds are written by the project's own writer.
 ASAN_OPTIONS=detect_leaks=0 bash fuzz/make_h5_seeds.sh "$build/fuzz/seeds/h5" "$build" >/dev/null
 
-# libhdf5 1.10 crashes and leaks on damaged files by itself (fuzz/README.md),
-# so the HDF5 target runs in fork mode, going on after such failures, and
-# each failing input is replayed and blamed on the code of its first stack
-# frame: a frame in bindlab's sources fails the script, the library's does
-# not (they are counted, their inputs kept).
-h5_fuzz() {
-    local build=$1 seconds=$2 corpus=$3 artifacts=$4 log=$5
-    shift 5
-    local ours=0 lib=0 gone=0 a first runs out
-    rm -f "$artifacts"/crash-* "$artifacts"/leak-* "$artifacts"/oom-* "$artifacts"/timeout-*
-    (cd "$artifacts" && "$build/fuzz/fuzz_h5_readers" -fork=1 -ignore_crashes=1 \
-        -ignore_ooms=1 -ignore_timeouts=1 -max_total_time="$seconds" \
-        -rss_limit_mb=2048 -timeout=10 -artifact_prefix="$artifacts/" \
-        "$corpus" "$@") >"$log" 2>&1 || true
-    for a in "$artifacts"/crash-* "$artifacts"/leak-*; do
-        [ -e "$a" ] || continue
-        # Replayed alone: an input that passes (fork mode names an empty
-        # input when a child dies between inputs) is counted apart.
-        if out=$(ASAN_OPTIONS=fast_unwind_on_malloc=0 "$build/fuzz/fuzz_h5_readers" "$a" 2>&1); then
-            gone=$((gone + 1))
-            continue
-        fi
-        # The first frame that is not the sanitizer's own (malloc, memcpy,
-        # __sanitizer::internal_memmove under memmove).
-        first=$(printf '%s\n' "$out" | grep -E '^ +#[0-9]+ ' |
-            grep -vE ' in (__sanitizer::|__interceptor_|__mem|mem(cpy|move|set)|malloc|calloc|realloc|free|strdup)' | head -1 || true)
-        case $first in
-        *libhdf5*) lib=$((lib + 1)) ;;
-        *) ours=$((ours + 1)); echo "fuzz.sh: fuzz_h5_readers: $a: $first" >&2 ;;
-        esac
-    done
-    runs=$(grep -oE '^#[0-9]+' "$log" | tail -1 | tr -d '#')
-    echo "fuzz_h5_readers: about ${runs:-0} executions in ${seconds}s (fork mode);" \
-        "$lib failing inputs inside libhdf5, $ours in bindlab's code, $gone that pass when replayed"
-    [ "$ours" = 0 ] || { echo "fuzz.sh: fuzz_h5_readers FAILED (inputs: $artifacts/)" >&2; exit 1; }
-}
+# The HDF5 target (libhdf5 1.10 crashes on damaged files by itself) runs in
+# fork mode and blames each failure on its first stack frame: fuzz/h5_fuzz.sh.
+# BINDLAB_FUZZ_SEED=N gives every target libFuzzer's -seed=N (each run
+# prints the seed it used).
+seed_arg=()
+[ -z "${BINDLAB_FUZZ_SEED:-}" ] || seed_arg=(-seed="$BINDLAB_FUZZ_SEED")
 
 targets=("$@")
 if [ ${#targets[@]} = 0 ]; then
@@ -80,10 +50,11 @@ for t in "${targets[@]}"; do
     mkdir -p "$corpus" "$artifacts"
     log=$build/fuzz/$t.log
     if [ "$t" = fuzz_h5_readers ]; then
-        h5_fuzz "$build" "$seconds" "$corpus" "$artifacts" "$log" "${seeds[@]}"
+        bash fuzz/h5_fuzz.sh "$build/fuzz/fuzz_h5_readers" "$seconds" "$corpus" "$artifacts" \
+            "$log" "${seeds[@]}"
         continue
     fi
-    if ! "$build/fuzz/$t" -max_total_time="$seconds" -rss_limit_mb=2048 \
+    if ! "$build/fuzz/$t" "${seed_arg[@]}" -max_total_time="$seconds" -rss_limit_mb=2048 \
         -timeout=10 -print_final_stats=1 -artifact_prefix="$artifacts/" \
         "$corpus" "${seeds[@]}" >"$log" 2>&1; then
         tail -40 "$log" >&2
@@ -92,5 +63,6 @@ for t in "${targets[@]}"; do
     fi
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")
-    echo "$t: $runs executions in ${seconds}s ($rate/s), no crash, leak or sanitizer report"
+    used=$(sed -n 's/^INFO: Seed: *//p' "$log" | head -1)
+    echo "$t: $runs executions in ${seconds}s ($rate/s, seed $used), no crash, leak or sanitizer report"
 done

@@ -94,7 +94,7 @@ bl_build_mpi_app() {
 # first when it is missing; its prefix in BL_MPI_PREFIX, status 0. When it
 # cannot be had (its package did not install): a "SKIP: NAME: ..." line
 # and status 77, so a test of one MPI writes `bl_require_mpi ompi5 ||
-# exit 77` and a loop over several `bl_require_mpi "$name" || continue`.
+# exit 77` before its first check; one of several, bl_require_mpis.
 bl_require_mpi() {
     local name=$1 dir=${2:-${BINDLAB_MPI_DIR:-$BL_MPI_DEFAULT_DIR}}
     local BL_MPIS=("$name")        # bl_install_mpis installs this one only
@@ -103,6 +103,20 @@ bl_require_mpi() {
     bl_install_mpis "$dir" && return 0
     echo "SKIP: $name: ${BL_MPI_PACKAGES[$name]} did not install into $BL_MPI_PREFIX"
     return 77
+}
+
+# bl_require_mpis DIR NAME...: bl_require_mpi for each NAME under DIR
+# ("" for the default), all of them tried; status 77 when one cannot be
+# had (its SKIP line printed). A test over several MPIs calls it before
+# its first check, `bl_require_mpis "$MPI_DIR" mpich impi || exit 77`, so
+# that it runs every MPI or none: never a pass with one quietly left out.
+bl_require_mpis() {
+    local dir=$1 name missing=0
+    shift
+    for name in "$@"; do
+        bl_require_mpi "$name" ${dir:+"$dir"} || missing=1
+    done
+    [ "$missing" = 0 ] || return 77
 }
 
 # NAME PREFIX for each installed MPI under dir.

@@ -14,6 +14,7 @@
 
 #define LU_DEFAULT_N 2000L
 #define LU_PASS_THRESHOLD 16.0
+#define NS_TO_S(ns) ((double)(ns) * 1e-9)
 
 typedef struct lu_state {
     bl_lu_mat m;
@@ -124,9 +125,9 @@ static int lu_step(bl_kernel_ctx *ctx, bl_err *err)
     s->info = bl_lu_factor(&s->m, ctx->opts->test_hook);
     if (s->info < 0)
         bl_lu_solve(&s->m);
-    /* one clock reading apart from the phases' laps, from the same start:
-     * the check that they tile the step */
-    s->m.t.total = MPI_Wtime() - s->m.t0;
+    /* from the first lap's start to the last one's end, no clock reading
+     * of its own: the phases tile it exactly */
+    s->m.t.total = s->m.lap - s->m.t0;
     return 0;
 }
 
@@ -217,13 +218,13 @@ static size_t lu_metrics(bl_kernel_ctx *ctx, bl_metric *out, size_t max)
         {"nb", (double)m->nb, "1"},
         {"grid_p", (double)m->p, "1"},
         {"grid_q", (double)m->q, "1"},
-        {"panel_s", m->t.panel, "s"},
-        {"panel_bcast_s", m->t.bcast, "s"},
-        {"row_swap_s", m->t.swap, "s"},
-        {"update_s", m->t.update, "s"},
-        {"solve_s", m->t.solve, "s"},
-        {"wait_s", m->t.wait, "s"},
-        {"step_s", m->t.total, "s"},
+        {"panel_s", NS_TO_S(m->t.panel), "s"},
+        {"panel_bcast_s", NS_TO_S(m->t.bcast), "s"},
+        {"row_swap_s", NS_TO_S(m->t.swap), "s"},
+        {"update_s", NS_TO_S(m->t.update), "s"},
+        {"solve_s", NS_TO_S(m->t.solve), "s"},
+        {"wait_s", NS_TO_S(m->t.wait), "s"},
+        {"step_s", NS_TO_S(m->t.total), "s"},
     };
     size_t k, nall = sizeof all / sizeof all[0];
     for (k = 0; k < nall && k < max; k++) {
@@ -235,20 +236,21 @@ static size_t lu_metrics(bl_kernel_ctx *ctx, bl_metric *out, size_t max)
 }
 
 /* The master thread's timeline of the last step (lu_mat.h): the phases
- * tile it, so they add up to the step's time up to one clock reading. */
+ * tile it, so they add up to the step's time (exactly in nanoseconds; in
+ * seconds up to the rounding of each conversion). */
 static size_t lu_time_split(bl_kernel_ctx *ctx, bl_phase *out, size_t max)
 {
     const lu_state *s = ctx->state;
     const bl_lu_times *t = &s->m.t;
-    const struct { const char *name; double seconds; } all[] = {
+    const struct { const char *name; int64_t ns; } all[] = {
         {"panel", t->panel}, {"bcast", t->bcast}, {"swap", t->swap},
         {"update", t->update}, {"wait", t->wait}, {"solve", t->solve},
     };
     size_t k, nall = sizeof all / sizeof all[0];
     for (k = 0; k < nall && k < max; k++) {
         snprintf(out[k].name, sizeof out[k].name, "%s", all[k].name);
-        out[k].seconds = all[k].seconds;
-        out[k].total = t->total;
+        out[k].seconds = NS_TO_S(all[k].ns);
+        out[k].total = NS_TO_S(t->total);
     }
     return k;
 }

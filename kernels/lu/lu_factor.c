@@ -305,7 +305,7 @@ long bl_lu_factor(bl_lu_mat *m, int test_hook)
     panel cur, next;
     memset(&m->t, 0, sizeof m->t);
     bl_lu_sent_reset(m);
-    m->t0 = m->lap = MPI_Wtime();
+    m->t0 = m->lap = bl_now_ns();
     m->info = -1;
     panel_init(m, &cur, 0, ipiv[0], m->pbuf[0], &req[0]);
     /* the first panel has nothing to overlap: the BLAS uses every thread */

@@ -27,18 +27,19 @@ enum {
 
 typedef struct bl_lu_times {
     /* The master thread's timeline of one factorisation + solve, cut into
-     * phases that do not overlap: they add up to `total`. */
-    double panel;     /* panel factorisation, pivot search included */
-    double bcast;     /* panel broadcast along the process row: posting it,
+     * phases that do not overlap, in nanoseconds: they add up to `total`
+     * exactly (each lap is one clock reading, lu_step.h). */
+    int64_t panel;    /* panel factorisation, pivot search included */
+    int64_t bcast;    /* panel broadcast along the process row: posting it,
                        * testing it, unpacking it */
-    double swap;      /* row swaps (and, P > 1, the U gather down the
+    int64_t swap;     /* row swaps (and, P > 1, the U gather down the
                        * process column) */
-    double update;    /* triangular solve for U and DGEMM trailing update */
-    double wait;      /* idle: for another rank's panel, for a send buffer
+    int64_t update;   /* triangular solve for U and DGEMM trailing update */
+    int64_t wait;     /* idle: for another rank's panel, for a send buffer
                        * to be free, for the other threads at the end of a
                        * step's update, for the final pivot check */
-    double solve;     /* back substitution */
-    double total;     /* factorisation + solve, one clock reading apart */
+    int64_t solve;    /* back substitution */
+    int64_t total;    /* factorisation + solve: the last lap less t0 */
 } bl_lu_times;
 
 typedef struct bl_lu_mat {
@@ -59,8 +60,8 @@ typedef struct bl_lu_mat {
     double *pbuf[2], *ubuf, *sbuf, *gbuf, *wbuf;
     long info;                       /* first exactly-zero pivot, or -1 */
     bl_lu_times t;
-    double t0;                       /* when bl_lu_factor started */
-    double lap;                      /* when the last phase of t ended */
+    int64_t t0;                      /* when bl_lu_factor started (ns) */
+    int64_t lap;                     /* when the last phase of t ended */
     int threads;                     /* OpenMP threads of the update */
     long *claim;                     /* [threads]: next block of each
                                       * thread's share (lu_factor.c) */

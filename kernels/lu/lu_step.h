@@ -5,6 +5,7 @@
 #define BL_LU_STEP_H
 
 #include "lu/lu_mat.h"
+#include "sys_util.h"
 
 /* what one factorisation step shares: the current panel */
 typedef struct bl_lu_panel {
@@ -18,10 +19,11 @@ typedef struct bl_lu_panel {
 } bl_lu_panel;
 
 /* Ends the master's current phase: the time since the last lap goes to
- * *phase. The phases of m->t so tile the master's timeline. */
-static inline void bl_lu_lap(bl_lu_mat *m, double *phase)
+ * *phase. One clock reading ends one phase and starts the next, in whole
+ * nanoseconds, so the phases of m->t tile the master's timeline exactly. */
+static inline void bl_lu_lap(bl_lu_mat *m, int64_t *phase)
 {
-    double now = MPI_Wtime();
+    int64_t now = bl_now_ns();
     *phase += now - m->lap;
     m->lap = now;
 }

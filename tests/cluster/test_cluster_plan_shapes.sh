@@ -42,16 +42,16 @@ shapes() {
 # compare NAME LAYOUT...: the real launch's bindings, node by node, against
 # the plan's thread-0 rows
 compare() {
-    local name=$1 k host attempt
+    local name=$1 k host
     shift
-    for attempt in 1 2; do
-        timeout 120 bash "$NODES_SH" exec "$CL" head env HWLOC_XMLFILE="$CL/local/topo.xml" \
-            HWLOC_THISSYSTEM=1 LD_PRELOAD="$PRELOAD" BINDLAB_PRELOAD_CPUS=0-127 \
-            salloc -N2 mpirun --oversubscribe "$@" --report-bindings /bin/true >"$WORK/launch.out" 2>&1 &&
-            grep -q "MCW rank" "$WORK/launch.out" && break
-        [ "$attempt" = 2 ] && { tail -n 20 "$WORK/launch.out"; fail "$name: the launch failed"; }
-        echo "note: $name: launch failed, again once"
-    done
+    # One launch: /bin/true never reaches MPI_Init, so Open MPI 4.1's
+    # MPI_Init race (the only cause the cluster tests launch again for)
+    # cannot strike here; any failure is one.
+    timeout 120 bash "$NODES_SH" exec "$CL" head env HWLOC_XMLFILE="$CL/local/topo.xml" \
+        HWLOC_THISSYSTEM=1 LD_PRELOAD="$PRELOAD" BINDLAB_PRELOAD_CPUS=0-127 \
+        salloc -N2 mpirun --oversubscribe "$@" --report-bindings /bin/true >"$WORK/launch.out" 2>&1 &&
+        grep -q "MCW rank" "$WORK/launch.out" ||
+        { tail -n 20 "$WORK/launch.out"; fail "$name: the launch failed"; }
     : >"$WORK/real"
     for k in 1 2; do
         host=bl$k

@@ -118,7 +118,10 @@ run_layout socket parallel first-pu --map-by "$SOCKET" --bind-to "$SOCKET" \
 
 # --- Counters: available exactly when the kernel offers the event ----------
 "$PERF_PROBE" >"$WORK/probe"
-if perf stat -x, -e page-faults -- true >/dev/null 2>"$WORK/perf.check"; then
+# perf is installed (scripts/deps.sh): one that does not run is a failure.
+perf stat -x, -e page-faults -- true >/dev/null 2>"$WORK/perf.check" ||
+    fail "perf stat does not run here: $(head -1 "$WORK/perf.check") (scripts/deps.sh installs linux-perf)"
+{
     # A second opinion on the probe: perf's own verdict for each event.
     while read -r name event offered; do
         perf stat -x, -e "$event" -- true >/dev/null 2>"$WORK/perf.out" || true
@@ -129,9 +132,7 @@ if perf stat -x, -e page-faults -- true >/dev/null 2>"$WORK/perf.check"; then
             fail "perf_probe says $event=$offered, perf stat says $seen"
     done <"$WORK/probe"
     echo "ok: perf stat agrees with perf_probe"
-else
-    echo "note: perf stat does not run here ($(head -1 "$WORK/perf.check")); perf_probe alone"
-fi
+}
 dump="$WORK/core-close.dump"
 [ "$(grep -c '^counter ' "$dump")" = 6 ] || fail "expected 6 counters"
 while read -r name event offered; do

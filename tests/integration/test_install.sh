@@ -14,6 +14,9 @@ PY=/usr/bin/python3
 command -v hwloc-calc >/dev/null || fail "hwloc-calc is missing (scripts/deps.sh installs hwloc)"
 command -v man >/dev/null || fail "man is missing (scripts/deps.sh installs man-db)"
 NCORES=$(hwloc-calc -N core all)
+# Its last part runs a Slurm job, and slurmd starts jobs as root only:
+# asked before any check, so that a skip never follows checks that passed.
+[ "$(id -u)" = 0 ] || { echo "SKIP: the Slurm job part needs root, as slurmd does"; exit 77; }
 
 cmake --install "$BINDLAB_BUILD_DIR" --prefix "$WORK/first" >"$WORK/install.log" ||
     { cat "$WORK/install.log" >&2; fail "cmake --install failed"; }
@@ -149,10 +152,6 @@ echo "ok: slurm script with the installed paths"
 # cluster, submitted from the clean environment: the job runs the moved
 # tree's bindlab and bindlab-app and records its run. Needs root (slurmd
 # starts jobs) and the Slurm packages scripts/deps.sh installs.
-if [ "$(id -u)" != 0 ]; then
-    echo "SKIPPED (all of the above passed): the Slurm job part needs root, as slurmd does" >&2
-    exit 77
-fi
 for p in slurmctld slurmd slurm-client munge; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
         fail "Slurm package $p missing: run scripts/deps.sh (as root)"

@@ -14,6 +14,28 @@ LMOD_INIT=/usr/share/lmod/lmod/init/bash
 [ -r "$LMOD_INIT" ] || fail "Lmod is missing ($LMOD_INIT): run scripts/deps.sh (as root) to install lmod"
 command -v man >/dev/null || fail "man is missing"
 
+# Environment Modules: its modulecmd.tcl (tclsh runs it), found before any
+# check runs, so that a skip never follows checks that passed.
+command -v tclsh >/dev/null || fail "tclsh is missing: run scripts/deps.sh (as root) to install tcl"
+mc=""
+for f in /usr/lib/x86_64-linux-gnu/modulecmd.tcl /usr/lib/modulecmd.tcl; do
+    [ -r "$f" ] && mc=$f && break
+done
+if [ -z "$mc" ]; then
+    cache="$BINDLAB_BUILD_DIR/tools/environment-modules"
+    if ! ls "$cache"/root/usr/lib/*/modulecmd.tcl >/dev/null 2>&1; then
+        mkdir -p "$cache"
+        (cd "$cache" && rm -f ./*.deb && apt-get download environment-modules >download.log 2>&1 &&
+            dpkg-deb -x environment-modules_*.deb root) || {
+            cat "$cache/download.log" >&2 || true
+            echo "SKIP: Environment Modules cannot be had: Debian's environment-modules conflicts with lmod and 'apt-get download environment-modules' failed (offline?)"
+            exit 77
+        }
+    fi
+    mc=$(ls "$cache"/root/usr/lib/*/modulecmd.tcl | head -n 1)
+fi
+echo "Environment Modules: $mc"
+
 cmake --install "$BINDLAB_BUILD_DIR" --prefix "$WORK/first" >"$WORK/install.log" ||
     { cat "$WORK/install.log" >&2; fail "cmake --install failed"; }
 mkdir -p "$WORK/site" "$WORK/home"
@@ -70,26 +92,7 @@ for mp in "" /usr/share/man; do
     check "Lmod (MANPATH ${mp:-unset})" "$WORK/lmod.out"
 done
 
-# Environment Modules: its modulecmd.tcl (tclsh runs it).
-command -v tclsh >/dev/null || fail "tclsh is missing: run scripts/deps.sh (as root) to install tcl"
-mc=""
-for f in /usr/lib/x86_64-linux-gnu/modulecmd.tcl /usr/lib/modulecmd.tcl; do
-    [ -r "$f" ] && mc=$f && break
-done
-if [ -z "$mc" ]; then
-    cache="$BINDLAB_BUILD_DIR/tools/environment-modules"
-    if ! ls "$cache"/root/usr/lib/*/modulecmd.tcl >/dev/null 2>&1; then
-        mkdir -p "$cache"
-        (cd "$cache" && rm -f ./*.deb && apt-get download environment-modules >download.log 2>&1 &&
-            dpkg-deb -x environment-modules_*.deb root) || {
-            cat "$cache/download.log" >&2 || true
-            echo "SKIPPED (Lmod passed): Environment Modules cannot be had: Debian's environment-modules conflicts with lmod and 'apt-get download environment-modules' failed (offline?)" >&2
-            exit 77
-        }
-    fi
-    mc=$(ls "$cache"/root/usr/lib/*/modulecmd.tcl | head -n 1)
-fi
-echo "Environment Modules: $mc"
+# Environment Modules, the same cycles.
 for mp in "" /usr/share/man; do
     cycle "module() { eval \"\$(tclsh '$mc' bash \"\$@\")\"; }" "$tcl_dir" "$mp" >"$WORK/em.out" 2>"$WORK/em.err" ||
         { cat "$WORK/em.out" "$WORK/em.err" >&2; fail "Environment Modules: module cycle failed"; }

@@ -23,6 +23,8 @@ MPI_DIR=${BINDLAB_MPI_DIR:-$SRC/build-mpi}
 BUILD_PREFIX=${BINDLAB_MPI_BUILD_PREFIX:-$SRC/build-mpi}
 # shellcheck source=scripts/mpis.sh
 source "$SRC/scripts/mpis.sh"
+# Every MPI or none, asked before the first check (no pass with one left out).
+bl_require_mpis "$MPI_DIR" ${BINDLAB_MPIS:-${BL_MPIS[*]}} || { echo "SKIP: (the MPIs above)"; exit 77; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 # What the layouts can have here: the cores this process may use (its
@@ -112,7 +114,7 @@ YAML
 
 tested=0
 for name in ${BINDLAB_MPIS:-${BL_MPIS[*]}}; do
-    bl_require_mpi "$name" "$MPI_DIR" || continue
+    bl_require_mpi "$name" "$MPI_DIR" || fail "$name: cannot be had"
     prefix=$BL_MPI_PREFIX
     eval "$(bl_mpi_env "$name" "$prefix")"
     tree=$BUILD_PREFIX-$name
@@ -167,4 +169,4 @@ PYEOF
     echo "ok: $name"
     tested=$((tested + 1))
 done
-[ "$tested" -gt 0 ] || { echo "SKIP: no extra MPI could be had (reasons above)"; exit 77; }
+[ "$tested" -gt 0 ] || fail "no MPI tested (BINDLAB_MPIS empty?)"

@@ -10,6 +10,14 @@ source "$(dirname "$0")/common.sh"
 unset SLURM_CONF # never the test cluster of test_slurm_cluster.sh
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 cd "$WORK"
+# The --picture half: a plan asks Open MPI's mapper, without Open MPI there
+# is no plan to draw. Asked before any check (no skip after a pass).
+first=$(mpirun --version 2>&1 | head -n 1 || true)
+case $first in
+*"(Open MPI) "*) ;;
+*) echo "SKIP: the --picture half needs Open MPI's mpirun (have: '${first:-none}')"
+   exit 77 ;;
+esac
 
 # A character device of our own, like /dev/null (1,3), when this process
 # may make one (root with CAP_MKNOD); else only links to /dev/null are
@@ -93,13 +101,6 @@ head -n 1 regular.sbatch | grep -q '^#!' || fail "regular.sbatch: not replaced b
 echo "ok: slurm -o replaces a regular file, mode 755 under umask 077"
 
 # --- bindlab plan --picture ------------------------------------------------
-# A plan asks Open MPI's mapper; without Open MPI there is no plan to draw.
-first=$(mpirun --version 2>&1 | head -n 1 || true)
-case $first in
-*"(Open MPI) "*) ;;
-*) echo "SKIP: the --picture half needs Open MPI's mpirun (have: '${first:-none}'); the slurm half passed"
-   exit 77 ;;
-esac
 plan=("$BINDLAB" plan --topology "$NODE" -np 2 --map-by core)
 
 # The name is checked before anything is drawn, so lstopo is not needed.

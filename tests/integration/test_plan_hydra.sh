@@ -26,11 +26,9 @@ OMPI4=$(command -v mpirun)
 preload=$BINDLAB_BUILD_DIR/libbindlab_preload.so
 [ -f "$preload" ] || fail "no $preload (target bindlab-affinity-preload)"
 export BINDLAB_PRELOAD=$preload
-have=()
-for name in mpich impi; do
-    if bl_require_mpi "$name" "$MPI_DIR"; then have+=("$name"); fi
-done
-[ ${#have[@]} -gt 0 ] || { echo "SKIP: neither MPICH nor Intel MPI could be had"; exit 77; }
+# Both or none (no pass with one left out).
+bl_require_mpis "$MPI_DIR" mpich impi || { echo "SKIP: (the MPIs above)"; exit 77; }
+have=(mpich impi)
 TOPOS="AMD-19h-Zen3-2xEpyc-7763.xml AMD-EPYC-7763-2s-NPS4-SMT.xml Intel-Skylake-2xXeon6140.xml Intel-SapphireRapids-8480-2s-SNC4-HT.xml"
 
 # ranks TOPO ARGS...: "rank pus" per rank of `bindlab plan ... --format tsv`

@@ -11,11 +11,13 @@ source "$(dirname "$0")/common.sh"
 : "${BINDLAB:?run through ctest}"
 # shellcheck source=scripts/mpis.sh
 source "$BINDLAB_SOURCE_DIR/scripts/mpis.sh"
+# Every MPI or none, asked before the first check (no pass with one left out).
+bl_require_mpis "" mpich impi || { echo "SKIP: (the MPIs above)"; exit 77; }
 # shellcheck source=tests/integration/plan_nodes_common.sh
 source "$(dirname "$0")/plan_nodes_common.sh"
 tested=0
 for name in mpich impi; do
-    bl_require_mpi "$name" || continue
+    bl_require_mpi "$name" || fail "$name: cannot be had"
     prefix=$BL_MPI_PREFIX
     export PATH=$prefix/bin:$PATH
     PLAN_ARGS=(--launcher "$name")
@@ -40,4 +42,4 @@ for name in mpich impi; do
     tested=$((tested + 1))
     export PATH=${PATH#"$prefix/bin:"}
 done
-[ "$tested" -gt 0 ] || { echo "SKIP: neither MPICH nor Intel MPI installs"; exit 77; }
+[ "$tested" = 2 ] || fail "tested $tested MPIs, want 2"

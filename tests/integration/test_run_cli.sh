@@ -9,7 +9,7 @@
 # status failed, exit_status 3 recorded; (d2) a program killed at the
 # timeout: status timeout, both processes incomplete; (e) refusals with exit 2: a
 # missing program, a static one, --out onto an existing file, no '--';
-# (f) the same as (a) under MPICH's Hydra when build-mpi/mpich is there
+# (f) the same as (a) under MPICH's Hydra (scripts/mpis.sh installs it)
 # (this build's bindlab-app links Open MPI: each rank is an MPI singleton,
 # its rank the probe reads from Hydra's PMI_RANK; the binding is Hydra's).
 . "$(dirname "$0")/common.sh"
@@ -23,6 +23,10 @@ SETTER=$B/tests/libbl_probe_setter.so
 command -v mpirun >/dev/null || { echo "SKIP: no mpirun in PATH"; exit 77; }
 NC=$(hwloc-calc -N core all)
 [ "$NC" -ge 2 ] || { echo "SKIP: two ranks bound one per core need 2 cores, this machine has $NC"; exit 77; }
+# shellcheck source=scripts/mpis.sh
+source "$BINDLAB_SOURCE_DIR/scripts/mpis.sh"
+bl_require_mpi mpich || exit 77 # (f), asked before any check
+MPICH=$BL_MPI_PREFIX/bin/mpiexec
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # A sanitized build: ASan refuses a preloaded library ahead of its runtime
 # unless told not to check (docs/any-application.md, "Sanitized programs");
@@ -127,11 +131,6 @@ refused nodash "'--'" -np 2
 refused badnp "np" -np zero -- "$TARGET"
 
 # --- (f) MPICH's Hydra -------------------------------------------------------
-MPICH=${BINDLAB_SOURCE_DIR:-}/build-mpi/mpich/bin/mpiexec
-if [ -x "$MPICH" ]; then
-    run f "${LAYOUT[@]}" --launcher "$MPICH" --out f.h5 -- "$BINDLAB_APP" --kernel triad --size 8MiB --iters 3
-    placed f
-else
-    echo "note: no $MPICH: the MPICH case did not run"
-fi
+run f "${LAYOUT[@]}" --launcher "$MPICH" --out f.h5 -- "$BINDLAB_APP" --kernel triad --size 8MiB --iters 3
+placed f
 echo "test_run_cli: ok"

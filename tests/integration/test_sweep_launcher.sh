@@ -24,6 +24,8 @@ MPI_DIR=${BINDLAB_MPI_DIR:-$SRC/build-mpi}
 BUILD_PREFIX=${BINDLAB_MPI_BUILD_PREFIX:-$SRC/build-mpi}
 # shellcheck source=scripts/mpis.sh
 source "$SRC/scripts/mpis.sh"
+# Every MPI or none, asked before the first check (no pass with one left out).
+bl_require_mpis "$MPI_DIR" ${BINDLAB_MPIS:-${BL_MPIS[*]}} || { echo "SKIP: (the MPIs above)"; exit 77; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 command -v mpirun >/dev/null || { echo "SKIP: no mpirun in PATH"; exit 77; }
 NCORES=$(hwloc-calc -N core "$(hwloc-bind --get)") # the cores this process may use
@@ -127,7 +129,7 @@ echo "ok: a missing launcher, a missing path and an unknown name are refused wit
 # --- each extra MPI --------------------------------------------------------
 tested=0
 for name in ${BINDLAB_MPIS:-${BL_MPIS[*]}}; do
-    bl_require_mpi "$name" "$MPI_DIR" || continue
+    bl_require_mpi "$name" "$MPI_DIR" || fail "$name: cannot be had"
     prefix=$BL_MPI_PREFIX
     launcher=$(bl_mpi_launcher "$prefix")
     prog=$(basename "$launcher")

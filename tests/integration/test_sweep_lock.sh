@@ -7,7 +7,8 @@
 #    asserted), and the lock is free (checked with util-linux flock);
 #  - a lock whose taker died but whose descriptor a surviving process still
 #    holds (what a killed sweep's run is) makes the next sweep wait, and the
-#    next sweep starts only once that process is gone;
+#    next sweep starts only once that process is gone (the process lives
+#    until the test, having seen the sweep wait, releases it: a FIFO);
 #  - a lock file left behind by a dead process is no lock.
 source "$(dirname "$0")/common.sh"
 : "${BINDLAB:?run through ctest}"
@@ -82,15 +83,14 @@ rm -rf "$RES"
 
 # A process that survived its sweep, as a killed sweep's run would without
 # the supervisor: its parent took the lock and died, it holds the open lock
-# file. It notes whether a run of the next sweep appears while it lives.
+# file until the test releases it through a FIFO (events, not durations:
+# the orphan lives exactly until the next sweep has said it waits).
 mkdir -p "$DIR"
+mkfifo "$WORK/release"
 (
     exec 9>"$DIR/.lock"
     flock -x 9
-    sh -c 'for i in $(seq 1 20); do
-               ls "$1"/app/*.h5 "$1"/*.log.part "$1"/r*.h5 >/dev/null 2>&1 && echo overlap >"$2"
-               sleep 0.1
-           done; echo done >>"$2"' orphan "$DIR" "$WORK/orphan.seen" &
+    sh -c 'read -r _ <"$1"; : >"$2"' orphan "$WORK/release" "$WORK/released" &
     echo $! >"$WORK/orphan.pid"
 )
 # gone: no such process, or a zombie (an init that does not reap orphans)
@@ -101,12 +101,22 @@ taker_gone() {
 }
 orphan=$(cat "$WORK/orphan.pid")
 kill -0 "$orphan" || fail "the stand-in orphan is not running"
-"$BINDLAB" sweep --resume --results "$RES" "$WORK/quick.yaml" >"$WORK/wait.out" 2>&1 ||
-    { cat "$WORK/wait.out"; fail "sweep after the orphan failed"; }
+"$BINDLAB" sweep --resume --results "$RES" "$WORK/quick.yaml" >"$WORK/wait.out" 2>&1 &
+next=$!
+says_waiting() { grep -q "waiting for the run left by a killed sweep" "$WORK/wait.out"; }
+wait_until "the next sweep says it waits for the orphan" says_waiting
+kill -0 "$next" 2>/dev/null || { cat "$WORK/wait.out"; fail "the sweep ended while the orphan holds the lock"; }
+ls "$DIR"/app/*.h5 "$DIR"/*.log.part "$DIR"/r*.h5 2>/dev/null &&
+    fail "a run started while the orphan held the lock"
+echo go >"$WORK/release"
+rc=0
+wait "$next" || rc=$?
 cat "$WORK/wait.out"
-grep -q "waiting for the run left by a killed sweep" "$WORK/wait.out" || fail "did not say it waits"
-[ "$(cat "$WORK/orphan.seen")" = done ] || fail "a run started while the orphan held the lock: $(cat "$WORK/orphan.seen")"
+[ "$rc" = 0 ] || fail "sweep after the orphan: exit $rc"
 taker_gone "$orphan" || fail "the sweep ended while the orphan still runs"
+# its run came after the orphan let go: the record is newer than the mark
+# the orphan left on its way out
+[ "$DIR/r0000.h5" -nt "$WORK/released" ] || fail "the record is not newer than the orphan's end"
 echo "ok: a sweep waits for what a dead sweep left holding the lock"
 
 # A lock file whose taker is dead and whose descriptor nobody holds.

@@ -14,6 +14,8 @@ source "$(dirname "$0")/common.sh"
 SRC=$BINDLAB_SOURCE_DIR
 # shellcheck source=scripts/mpis.sh
 source "$SRC/scripts/mpis.sh"
+# Every MPI or none, asked before the first check (no pass with one left out).
+bl_require_mpis "" mpich impi || { echo "SKIP: (the MPIs above)"; exit 77; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fake_slurm_allocation             # NC: cores per node, every node is this machine
 
@@ -51,7 +53,7 @@ echo "ok: Open MPI's mapper puts the ranks on the nodes worked out by hand"
 GENV="-genv OMP_NUM_THREADS 1 -genv OMP_DISPLAY_AFFINITY true -genv OMP_AFFINITY_FORMAT 'bindlab-omp host=%H pid=%P thread=%n affinity=%A'"
 tested=0
 for name in mpich impi; do
-    bl_require_mpi "$name" || continue
+    bl_require_mpi "$name" || fail "$name: cannot be had"
     prefix=$BL_MPI_PREFIX
     app="$BINDLAB_APP --kernel triad --size 4MiB --iters 2 --warmup 0 --init parallel --out $WORK/res/nodes.d/app"
     PATH=$prefix/bin:$PATH "$BINDLAB" sweep --dry-run --launcher "$name" --app "$BINDLAB_APP" \
@@ -131,4 +133,4 @@ PY
     echo "ok: mpich: a real nodes: 2 sweep reads each rank's labelled binding line"
     tested=$((tested + 1))
 done
-[ "$tested" -gt 0 ] || { echo "SKIP: neither MPICH nor Intel MPI installs"; exit 77; }
+[ "$tested" = 2 ] || fail "tested $tested MPIs, want 2"

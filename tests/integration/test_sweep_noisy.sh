@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # The noisy neighbour (sweep --noisy, noisy: in a sweep file), on real
 # mpirun runs with tiny sizes:
-#  - a CPU hog pinned to the last CPU really runs beside the run: its record
-#    (neighbours table) names its pid, the CPUs it was allowed (= the pinned
-#    one, as the kernel reported), the CPU it ran on last (that one), a CPU
-#    time > 0 from wait4; the rank bound to that CPU was preempted in its
-#    timed region (ctx_involuntary > 0: two CPU-bound tasks on one CPU);
+#  - a CPU hog pinned to the PU the rank is bound to really runs beside the
+#    run: its record (neighbours table) names its pid, the CPUs it was
+#    allowed (= the pinned one, as the kernel reported), the CPU it ran on
+#    last (that one), a CPU time > 0 from wait4; the rank bound to that PU
+#    was preempted in its timed region (ctx_involuntary > 0: two CPU-bound
+#    tasks on one PU). The PU comes from hwloc: the first one this process
+#    may use, where mpirun puts rank 0 with map_by core, bind_to hwthread,
+#    on any core count, with SMT or without;
 #  - after the sweep no hog is left (its recorded pid is gone), and none is
 #    left after a run that timed out, after SIGINT of the harness (exit 130)
 #    or after SIGKILL of the harness (the hogs die with it);
@@ -20,10 +23,8 @@ PY=/usr/bin/python3
 command -v mpirun >/dev/null || { echo "SKIP: no mpirun in PATH"; exit 77; }
 "$PY" -c 'import h5py' 2>/dev/null || { echo "SKIP: python3-h5py is not installed"; exit 77; }
 last_cpu=$("$PY" -c 'import os; print(max(os.sched_getaffinity(0)))')
-# two ranks when this process may use two cores (the sweep refuses more
-# than its allowed set); on one, the one rank shares its CPU with the hog
-cores=$(hwloc-calc -N core "$(hwloc-bind --get)")
-np=$((cores < 2 ? 1 : 2))
+command -v hwloc-calc >/dev/null || fail "hwloc-calc is missing (scripts/deps.sh installs hwloc)"
+rank_pu=$(hwloc-calc --restrict "$(hwloc-bind --get)" --intersect pu --physical-output pu:0)
 
 # hogs_of PID: pids of `bindlab hog` processes started by harness PID.
 hogs_of() { pgrep -f -- " hog (cpu|mem) .*--parent $1\$" || true; }
@@ -43,11 +44,11 @@ cat >"$WORK/n.yaml" <<YAML
 name: nz
 kernels: [{name: triad, size: 32MiB, iters: 30, warmup: 1}]
 layouts:
-  - {name: pinned, np: $np, threads: 1, bind_to: core, noisy: "cpu,pinned=$last_cpu", timeout: 120}
+  - {name: pinned, np: 1, threads: 1, map_by: core, bind_to: hwthread, noisy: "cpu,pinned=$rank_pu", timeout: 120}
 YAML
 "$BINDLAB" sweep --results "$WORK/r1" "$WORK/n.yaml" >"$WORK/r1.out" 2>&1 || { cat "$WORK/r1.out"; fail "sweep with a pinned CPU hog"; }
-grep -q "noisy=cpu,pinned=$last_cpu: ok" "$WORK/r1.out" || { cat "$WORK/r1.out"; fail "label without noisy="; }
-"$PY" - "$WORK/r1/nz.h5" "$last_cpu" >"$WORK/pids" <<'PYEOF'
+grep -q "noisy=cpu,pinned=$rank_pu: ok" "$WORK/r1.out" || { cat "$WORK/r1.out"; fail "label without noisy="; }
+"$PY" - "$WORK/r1/nz.h5" "$rank_pu" >"$WORK/pids" <<'PYEOF'
 import sys, h5py
 def s(v): return v.decode() if isinstance(v, bytes) else v
 f = h5py.File(sys.argv[1], "r"); cpu = int(sys.argv[2])
@@ -59,15 +60,16 @@ n = nb[0]
 assert s(n["kind"]) == "cpu" and s(n["cpus"]) == str(cpu) and n["last_cpu"] == cpu, n
 assert n["cpu_s"] > 0 and n["wall_s"] > 0 and n["pid"] > 0, n
 assert " hog cpu " in s(n["argv"]), n
-# the rank whose thread ran on the hog's CPU was preempted
-pl = [p for p in g["placement"][()] if p["cpu_last"] == cpu]
-assert pl, "no rank ran on CPU %d" % cpu
-assert all(p["ctx_involuntary"] > 0 for p in pl), [(p["rank"], p["ctx_involuntary"]) for p in pl]
+# the rank, bound to the hog's PU, ran there and was preempted
+pl = g["placement"][()]
+assert len(pl) == 1 and pl[0]["rank"] == 0, pl
+assert pl[0]["cpu_last"] == cpu, "rank 0 last ran on CPU %d, not %d" % (pl[0]["cpu_last"], cpu)
+assert pl[0]["ctx_involuntary"] > 0, pl[0]["ctx_involuntary"]
 print(n["pid"])
 PYEOF
 pid=$(cat "$WORK/pids")
 [ ! -e "/proc/$pid" ] || tr '\0' ' ' <"/proc/$pid/cmdline" | grep -vq " hog " || fail "hog $pid still runs after the sweep"
-echo "ok: a pinned CPU hog ran on CPU $last_cpu beside the run, preempted the rank there, was reaped (pid $pid)"
+echo "ok: a pinned CPU hog ran on CPU $rank_pu beside the run, preempted the rank there, was reaped (pid $pid)"
 
 # mem and cpu+mem, free, through --noisy (overriding the file's noisy:).
 cat >"$WORK/m.yaml" <<'YAML'

@@ -104,9 +104,13 @@ static void lu_matgen_is_a_function_of_seed_and_position(void **state)
 {
     double sum = 0.0;
     (void)state;
-    assert_true(bl_lu_matgen(7, 3, 5) == bl_lu_matgen(7, 3, 5));
-    assert_true(bl_lu_matgen(7, 3, 5) != bl_lu_matgen(8, 3, 5));
-    assert_true(bl_lu_matgen(7, 3, 5) != bl_lu_matgen(7, 5, 3));
+    /* The values, exactly, from a second implementation of the formula in
+     * lu_matgen.c (Python integers masked to 64 bits, float.hex()): every
+     * rank and every build must generate the same matrix. */
+    assert_true(bl_lu_matgen(7, 3, 5) == 0x1.9599374737f92p-2);
+    assert_true(bl_lu_matgen(8, 3, 5) == -0x1.89197d6236598p-4);
+    assert_true(bl_lu_matgen(7, 5, 3) == -0x1.a768cd836b37ep-2);
+    assert_true(bl_lu_matgen(1, 0, 0) == -0x1.4eb90eeb98fe2p-2);
     for (long i = 0; i < 200; i++)
         for (long j = 0; j < 200; j++) {
             double v = bl_lu_matgen(1, i, j);

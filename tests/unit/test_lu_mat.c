@@ -262,10 +262,11 @@ static void lu_lookahead_threads_match_dense_elimination(void **state)
 }
 
 /* The time split of a step: six phases with the documented names, none
- * negative, adding up to the step's time, which lu_step reads from the
- * clock apart from the phases (so a phase counted twice or a stretch
- * counted in none shows; "within rounding": one clock reading apart, a few
- * ticks of MPI_Wtime, whose resolution at today's epoch is 2.4e-7 s: 10 us). */
+ * negative, adding up to the step's time, its first lap's start to its
+ * last lap's end (so a phase counted twice or a stretch counted in none
+ * shows). The laps are whole nanoseconds and tile the step exactly; in
+ * seconds only the double rounding of six conversions and five sums is
+ * left, under 1e-14 of the total, far below one nanosecond of it. */
 static void lu_time_split_adds_up_to_the_step(void **state)
 {
     static const char *names[] = {"panel", "bcast", "swap", "update",
@@ -299,7 +300,7 @@ static void lu_time_split_adds_up_to_the_step(void **state)
         assert_true(ph[0].total > 0.0);
         /* the panel and update did work: neither can be zero */
         assert_true(ph[0].seconds > 0.0 && ph[3].seconds > 0.0);
-        assert_true(fabs(sum - ph[0].total) <= 1e-5 + 1e-9 * ph[0].total);
+        assert_true(fabs(sum - ph[0].total) <= 1e-14 * ph[0].total);
         k->teardown(&c);
     }
 }
