@@ -23,12 +23,12 @@ static row get_row(const bl_plan *p, size_t i)
     row r;
     if (p->nthreads) {
         const bl_plan_thread *t = &p->threads[i];
-        r.rank = t->rank;
+        r.rank = bl_plan_rank_number(p, t->rank);
         r.thread = t->thread;
         r.place = t->place;
         r.pus = t->pus;
     } else {
-        r.rank = (int)i;
+        r.rank = bl_plan_rank_number(p, (int)i);
         r.thread = -1;
         r.place = p->rank_bound && p->rank_bound[i] ? 0 : -1;
         r.pus = p->rank_pus[i];
