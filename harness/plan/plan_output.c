@@ -202,11 +202,16 @@ static void cell_text(const bl_plan *p, hwloc_obj_t o,
 static int where_of(hwloc_topology_t topo, hwloc_obj_t o, cell *c)
 {
     bl_pu_where w;
-    int pu = hwloc_bitmap_first(o->cpuset);
-    if (pu < 0 || bl_topo_pu_where(topo, pu, &w, NULL) < 0) {
+    hwloc_obj_t pu = o;
+    /* the cell's first PU: its first leaf below (a core's PUs are its
+     * children) */
+    while (pu && pu->type != HWLOC_OBJ_PU)
+        pu = pu->first_child;
+    if (!pu) {
         c->package = c->numa = c->l3 = -1;
         return -1;
     }
+    bl_topo_pu_obj_where(topo, pu, &w);
     c->package = w.package;
     c->numa = w.numa;
     c->l3 = w.l3;
