@@ -252,3 +252,19 @@ int bl_cpuset_format_mask(hwloc_const_bitmap_t set, char *buf, size_t len)
     }
     return (int)used;
 }
+
+uint64_t bl_cpuset_hash_mix(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    return h * 0xff51afd7ed558ccdULL;
+}
+
+uint64_t bl_cpuset_hash(uint64_t h, hwloc_const_bitmap_t set)
+{
+    int last = hwloc_bitmap_last(set);
+    int words = last < 0 ? 0 : last / (int)(8 * sizeof(unsigned long)) + 1;
+    for (int i = 0; i < words; i++)
+        h = bl_cpuset_hash_mix(h,
+                               hwloc_bitmap_to_ith_ulong(set, (unsigned)i));
+    return bl_cpuset_hash_mix(h, (uint64_t)(last + 1));
+}

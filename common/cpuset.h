@@ -6,6 +6,7 @@
 #define BL_CPUSET_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <hwloc.h>
 
@@ -43,5 +44,12 @@ char *bl_cpuset_list_strdup(hwloc_const_bitmap_t set);
 
 /* "0x3": lower-case hexadecimal with 0x. Same return as format_list. */
 int bl_cpuset_format_mask(hwloc_const_bitmap_t set, char *buf, size_t len);
+
+/* A 64-bit hash of set mixed into h (tables keyed by a set: equal sets
+ * hash alike). */
+uint64_t bl_cpuset_hash(uint64_t h, hwloc_const_bitmap_t set);
+
+/* h with the value v mixed in (the step of bl_cpuset_hash). */
+uint64_t bl_cpuset_hash_mix(uint64_t h, uint64_t v);
 
 #endif

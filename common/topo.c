@@ -84,13 +84,19 @@ int bl_topo_pu_where(hwloc_topology_t topo, int pu_os, bl_pu_where *w,
     if (pu_os < 0 ||
         !(pu = hwloc_get_pu_obj_by_os_index(topo, (unsigned)pu_os)))
         return bl_err_set(err, "CPU %d is not a PU of this topology", pu_os);
-    w->pu_os = pu_os;
+    bl_topo_pu_obj_where(topo, pu, w);
+    return 0;
+}
+
+void bl_topo_pu_obj_where(hwloc_topology_t topo, hwloc_obj_t pu,
+                          bl_pu_where *w)
+{
+    w->pu_os = (int)pu->os_index;
     w->pu = (int)pu->logical_index;
     w->core = ancestor_index(topo, pu, HWLOC_OBJ_CORE);
     w->l3 = ancestor_index(topo, pu, HWLOC_OBJ_L3CACHE);
     w->package = ancestor_index(topo, pu, HWLOC_OBJ_PACKAGE);
     w->numa = local_numa(topo, pu);
-    return 0;
 }
 
 void bl_topo_objs_touched(hwloc_topology_t topo, hwloc_const_cpuset_t set,

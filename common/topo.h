@@ -31,6 +31,11 @@ typedef struct bl_pu_where {
     int package;
 } bl_pu_where;
 
+/* Fills w for the PU object pu (found without a lookup by OS index, which
+ * walks every PU of the node). */
+void bl_topo_pu_obj_where(hwloc_topology_t topo, hwloc_obj_t pu,
+                          bl_pu_where *w);
+
 /* Fills w for the PU with OS index pu_os; -1 if the topology has no such PU. */
 int bl_topo_pu_where(hwloc_topology_t topo, int pu_os, bl_pu_where *w,
                      bl_err *err);

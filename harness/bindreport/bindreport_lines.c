@@ -45,6 +45,10 @@ int bl_line_check_pus(hwloc_topology_t topo, hwloc_const_bitmap_t set,
                       char *reason)
 {
     int i;
+    /* the PU lookup by OS index walks every PU: only for a set that has
+     * one the topology lacks, to name it */
+    if (hwloc_bitmap_isincluded(set, hwloc_topology_get_complete_cpuset(topo)))
+        return BL_LINE_OK;
     hwloc_bitmap_foreach_begin(i, set)
     {
         if (!hwloc_get_pu_obj_by_os_index(topo, (unsigned)i))

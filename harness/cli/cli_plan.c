@@ -22,7 +22,7 @@ static const char help[] =
     "                    [--map-by M]\n"
     "                    [--bind-to B] [--rank-by R] [--threads T|fill]\n"
     "                    [--omp-places P] [--omp-proc-bind B]\n"
-    "                    [--format text|tsv] [--width COLUMNS]\n"
+    "                    [--format text|tsv] [--width COLUMNS] [--all-nodes]\n"
     "                    [--picture FILE.png|FILE.svg|FILE.pdf]\n"
     "                    [--cpuset LIST | --allocation]\n"
     "       bindlab plan SWEEP.yaml [--topology FILE.xml|SYNTH] [output options]\n"
@@ -113,6 +113,11 @@ static const char help_output[] =
     "                        run_id); warnings go to standard error\n"
     "  --width COLUMNS       width of the node map (default 80; 132 fits two\n"
     "                        L3 domains per line on an EPYC)\n"
+    "  --all-nodes           text over several nodes: a block (table with a\n"
+    "                        row per thread, map, warnings) for every node;\n"
+    "                        without it, nodes placed alike share one block\n"
+    "                        (\"nodes 1-10000\", a row per rank). TSV always\n"
+    "                        has every row of every node\n"
     "  --picture FILE        draw the plan with hwloc's lstopo: every core\n"
     "                        or PU labelled with its rank.thread and coloured\n"
     "                        by rank; the format follows the extension (.png,\n"
@@ -216,6 +221,8 @@ static const bl_cli_opt plan_options[] = {
      "TSV", NONE, set_format, NULL},
     {"--width", BL_OPT_VALUE, "COLUMNS", "width of the node map", NONE,
      set_width, NULL},
+    {"--all-nodes", BL_OPT_FLAG, NULL, "a block for every node, unfolded",
+     SLOT(all_nodes), NULL, NULL},
     {"--picture", BL_OPT_VALUE, "FILE", "draw the plan with lstopo",
      SLOT(picture), NULL, NULL},
     {"--cpuset", BL_OPT_VALUE, "LIST", "plan inside these CPUs",

@@ -1,7 +1,7 @@
 /* bindlab plan, one layout: its ranks planned (by the launcher's own
  * mapper, or from the cache of a sweep's plans), its threads placed by the
- * OpenMP places model, then the table, the node map, the warnings and the
- * picture, node by node for a plan of several nodes. */
+ * OpenMP places model (once per distinct rank binding), then shown
+ * (cli_plan_part.c; a plan of several nodes: cli_plan_nodes.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,8 +9,6 @@
 #include "cli/cli_plan_priv.h"
 #include "cli/cli_util.h"
 #include "plan/plan_omp.h"
-#include "plan/plan_output.h"
-#include "plan/plan_picture.h"
 
 int bl_plan_cli_nodes_of(const bl_plan_cli *o, const bl_layout *l)
 {
@@ -87,20 +85,19 @@ static int plan_layout(const bl_plan_cli *o, hwloc_topology_t topo,
     }
     if (plan->refusal[0])
         return BL_EXIT_USAGE;
-    for (int r = 0; r < plan->nranks; r++) {
+    bl_omp_memo *memo = bl_omp_memo_new();
+    int rc = BL_EXIT_OK;
+    for (int r = 0; rc == BL_EXIT_OK && r < plan->nranks; r++) {
         int t = l->threads == BL_THREADS_FILL
                     ? hwloc_bitmap_weight(plan->rank_pus[r]) : l->threads;
-        if (bl_omp_assign(topo_of(o, topo, plan, r), r, plan->rank_pus[r],
-                          l->omp_places,
-                          l->omp_proc_bind, t > 0 ? t : 1, plan, err) < 0)
-            return BL_EXIT_USAGE;
+        if (bl_omp_assign_memo(memo, topo_of(o, topo, plan, r), r,
+                               plan->rank_pus[r], l->omp_places,
+                               l->omp_proc_bind, t > 0 ? t : 1, plan,
+                               err) < 0)
+            rc = BL_EXIT_USAGE;
     }
-    return BL_EXIT_OK;
-}
-
-int bl_plan_cli_worst(int a, int b)
-{
-    return a > b ? a : b;
+    bl_omp_memo_free(memo);
+    return rc;
 }
 
 /* Open MPI's refusal on one line: its banner lines of dashes dropped,
@@ -169,192 +166,6 @@ void bl_plan_cli_print_node(const bl_plan_cli *o, hwloc_topology_t topo)
     }
 }
 
-/* node > 0: the warnings of that node of a plan of several nodes (TSV:
- * said on each line on standard error). */
-static int print_warnings(hwloc_topology_t topo, const bl_plan *p, int tsv,
-                          int node)
-{
-    bl_plan_warning *w;
-    size_t n;
-    bl_err err;
-    if (bl_plan_warnings(topo, p, &w, &n, &err) < 0) {
-        fprintf(stderr, "bindlab plan: %s\n", err.msg);
-        return -1;
-    }
-    if (!tsv)
-        printf(n ? "warnings:\n" : "warnings: none\n");
-    for (size_t i = 0; i < n; i++) {
-        if (tsv)
-            fprintf(stderr, "bindlab plan: warning: %s%.0d%s%s\n",
-                    node ? "node " : "", node, node ? ": " : "", w[i].text);
-        else
-            printf("  - %s\n", w[i].text);
-    }
-    free(w);
-    return 0;
-}
-
-/* The TSV of one plan, each line after the header prefixed by run_id,
- * and by the node (1-based) when there is a node column. */
-static int print_tsv(hwloc_topology_t topo, const bl_plan *p,
-                     const char *run_id, int node, int header)
-{
-    char *buf = NULL, *line, *save = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    int first = 1;
-
-    if (!f || bl_plan_write_tsv(f, topo, p) < 0) {
-        if (f)
-            fclose(f);
-        free(buf);
-        return -1;
-    }
-    fclose(f);
-    for (line = strtok_r(buf, "\n", &save); line;
-         line = strtok_r(NULL, "\n", &save), first = 0) {
-        if (first && !header)
-            continue;
-        if (run_id)
-            printf("%s\t", first ? "run_id" : run_id);
-        if (node > 0 && first)
-            printf("node\t");
-        else if (node > 0)
-            printf("%d\t", node);
-        printf("%s\n", line);
-    }
-    free(buf);
-    return 0;
-}
-
-/* FILE.png -> FILE-r0003.png for a sweep's layouts, FILE-node2.png (or
- * FILE-r0003-node2.png) for node 2 of a plan of several nodes. */
-static int picture_name(const char *pic, const char *run_id, int node,
-                        char *buf, size_t len)
-{
-    const char *dot = strrchr(pic, '.');
-    char n[24] = "";
-    if (node > 0)
-        snprintf(n, sizeof n, "-node%d", node);
-    if (!run_id && !node)
-        return bl_textf(buf, len, "%s", pic);
-    return bl_textf(buf, len, "%.*s%s%s%s%s", (int)(dot - pic), pic,
-                    run_id ? "-" : "", run_id ? run_id : "", n, dot);
-}
-
-/* Rank numbers of node k of plan p, as "0,2" or "0-127" (runs of
- * consecutive ranks as ranges; "..." when it does not fit). */
-static void ranks_on(const bl_plan *p, int k, char *buf, size_t len)
-{
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int r = 0; r < p->nranks; r++) {
-        int last = r;
-        if (p->rank_node[r] != k)
-            continue;
-        while (last + 1 < p->nranks && p->rank_node[last + 1] == k)
-            last++;
-        if (used + 32 >= len) {
-            snprintf(buf + used, len - used, ",...");
-            return;
-        }
-        used += (size_t)(last > r ? snprintf(buf + used, len - used,
-                                             "%s%d-%d", used ? "," : "", r,
-                                             last)
-                                  : snprintf(buf + used, len - used, "%s%d",
-                                             used ? "," : "", r));
-        r = last;
-    }
-}
-
-/* The table, map, warnings and picture of one node's part of a plan
- * (node 0: the plan of one node). Returns an exit status class. */
-static int show_part(const bl_plan_cli *o, hwloc_topology_t topo,
-                     const bl_plan *plan, const char *run_id,
-                     const char *what, int node, int first)
-{
-    char line[2048], pic[PATH_MAX];
-    bl_err err;
-    int rc = BL_EXIT_OK;
-
-    if (o->tsv) {
-        if (print_tsv(topo, plan, run_id, o->node_column ? (node ? node : 1)
-                                                         : 0, first) < 0)
-            rc = BL_EXIT_FAILED;
-    } else {
-        if (bl_plan_write_table(stdout, topo, plan) < 0)
-            rc = BL_EXIT_FAILED;
-        printf("\n");
-        if (bl_plan_write_map(stdout, topo, plan, o->width) < 0)
-            rc = BL_EXIT_FAILED;
-        printf("\n");
-    }
-    if (print_warnings(topo, plan, o->tsv, node) < 0)
-        rc = BL_EXIT_FAILED;
-    if (rc == BL_EXIT_OK && o->picture) {
-        char n[24] = "";
-        if (node > 0)
-            snprintf(n, sizeof n, " | node %d", node);
-        snprintf(line, sizeof line, "%s%s%s%s | ranks: %s, threads: %s",
-                 run_id ? run_id : "", run_id ? ": " : "", what, n,
-                 plan->launcher, plan->runtime);
-        int drawn = picture_name(o->picture, run_id, node, pic,
-                                 sizeof pic) < 0
-                        ? bl_err_set(&err, "--picture '%.200s': path too "
-                                     "long", o->picture)
-                        : bl_plan_picture(topo, plan, pic, line, &err);
-        if (drawn < 0) {
-            fprintf(stderr, "bindlab plan: %s\n", err.msg);
-            /* A device or directory at the path is bad input. */
-            rc = drawn == BL_PLAN_PICTURE_REFUSED ? BL_EXIT_USAGE
-                                                  : BL_EXIT_FAILED;
-        } else if (!o->tsv)
-            printf("picture: %s\n", pic);
-    }
-    return rc;
-}
-
-/* Node by node: each node's ranks, then its part of the plan. */
-static int show_nodes(const bl_plan_cli *o, hwloc_topology_t topo,
-                      const bl_plan *plan, const char *run_id,
-                      const char *what, int first)
-{
-    int rc = BL_EXIT_OK;
-    for (int k = 0; k < plan->nnodes; k++) {
-        bl_plan part;
-        char ranks[1024], name[300] = "";
-        hwloc_topology_t t = o->nodes && plan->split[0] ? o->nodes[k].topo
-                                                        : topo;
-        if (o->nodes && plan->split[0]) {
-            name[0] = ',';
-            name[1] = ' ';
-            bl_layout_node_name(t, o->nodes[k].host, name + 2,
-                                sizeof name - 2);
-        }
-        if (bl_plan_node_part(plan, k, &part) < 0) {
-            fprintf(stderr, "bindlab plan: out of memory\n");
-            return BL_EXIT_FAILED;
-        }
-        ranks_on(plan, k, ranks, sizeof ranks);
-        if (!o->tsv)
-            printf("%s-- node %d of %d%s: %s%s\n\n", k ? "\n" : "",
-                   k + 1, plan->nnodes, name,
-                   !ranks[0] ? "no rank" : strpbrk(ranks, ",-") ? "ranks "
-                                                                 : "rank ",
-                   ranks);
-        else if (!ranks[0])
-            fprintf(stderr, "bindlab plan: %s%snode %d: no rank\n",
-                    run_id ? run_id : "", run_id ? ": " : "", k + 1);
-        if (ranks[0])
-            rc = bl_plan_cli_worst(rc, show_part(o, t, &part, run_id, what,
-                                                 k + 1, first && k == 0));
-        else if (!o->tsv && bl_plan_write_map(stdout, t, &part, o->width) < 0)
-            rc = BL_EXIT_FAILED; /* a node with no rank: its map, all idle */
-        bl_plan_free(&part);
-    }
-    return rc;
-}
-
 int bl_plan_cli_show_layout(const bl_plan_cli *o, hwloc_topology_t topo,
                             const bl_layout *l, const char *run_id, int first)
 {
@@ -409,9 +220,10 @@ int bl_plan_cli_show_layout(const bl_plan_cli *o, hwloc_topology_t topo,
                "model\n\n", plan.launcher[0] ? plan.launcher : "Open MPI",
                plan.nnodes > 1 ? " (every node of this topology)" : "",
                plan.runtime[0] ? plan.runtime : "libgomp");
+    bl_plan_cli_part one = {0, NULL, first, 0};
     rc = plan.nnodes > 1 && plan.rank_node
-             ? show_nodes(o, topo, &plan, run_id, what, first)
-             : show_part(o, topo, &plan, run_id, what, 0, first);
+             ? bl_plan_cli_show_nodes(o, topo, &plan, run_id, what, first)
+             : bl_plan_cli_show_part(o, topo, &plan, run_id, what, &one);
     bl_plan_free(&plan);
     return rc;
 }

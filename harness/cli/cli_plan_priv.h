@@ -33,6 +33,7 @@ typedef struct bl_plan_cli {
     bl_layout layout;       /* the layout of the command line */
     int have_np;
     int node_column;        /* TSV: a node column (plans of several nodes) */
+    int all_nodes;          /* --all-nodes: every node's block, unfolded */
     const char *node_dir;   /* --node-topologies DIR */
     char **hosts;           /* its hosts, in name order */
     int nhosts;
@@ -81,6 +82,31 @@ void bl_plan_cli_print_node(const bl_plan_cli *o, hwloc_topology_t topo);
 int bl_plan_cli_show_layout(const bl_plan_cli *o, hwloc_topology_t topo,
                             const bl_layout *l, const char *run_id,
                             int first);
+
+/* How one node's part of a plan is shown. */
+typedef struct bl_plan_cli_part {
+    int node;           /* 1-based in a plan of several nodes (its rows
+                         * are written by bl_plan_cli_show_nodes), 0: a
+                         * plan of one node */
+    const char *where;  /* "node 2", "nodes 1-10000": what its warnings are
+                         * about, or NULL */
+    int header;         /* TSV of one node: print the header */
+    int ranks_only;     /* text: the table with a row per rank (a folded
+                         * share: its threads are in the map) */
+} bl_plan_cli_part;
+
+/* The table (TSV of one node), map, warnings and picture of a plan or of
+ * one node's part; returns an exit status class. */
+int bl_plan_cli_show_part(const bl_plan_cli *o, hwloc_topology_t topo,
+                          const bl_plan *plan, const char *run_id,
+                          const char *what, const bl_plan_cli_part *pt);
+
+/* A plan of several nodes: one block per share of alike nodes (every node
+ * with o->all_nodes, or nodes of different shapes); TSV: every row,
+ * streamed. Returns an exit status class. */
+int bl_plan_cli_show_nodes(const bl_plan_cli *o, hwloc_topology_t topo,
+                           const bl_plan *plan, const char *run_id,
+                           const char *what, int first);
 
 /* The launcher whose mapper answers (s: the sweep file, or NULL). Returns
  * -1 to go on, or an exit status. */

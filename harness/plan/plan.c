@@ -1,4 +1,4 @@
-/* A plan's memory, and the part of a plan of several nodes on one node. */
+/* A plan's memory and its rank numbers. */
 #include "plan/plan.h"
 
 #include <stdlib.h>
@@ -14,6 +14,7 @@ void bl_plan_free(bl_plan *p)
     free(p->rank_bound);
     free(p->threads);
     free(p->rank_node);
+    free(p->rank_id);
     memset(p, 0, sizeof *p);
 }
 
@@ -23,48 +24,7 @@ int bl_plan_rank_here(const bl_plan *p, int r)
            !hwloc_bitmap_iszero(p->rank_pus[r]);
 }
 
-static int on_node(const bl_plan *p, int r, int k)
+int bl_plan_rank_number(const bl_plan *p, int r)
 {
-    return !p->rank_node || p->rank_node[r] == k;
-}
-
-int bl_plan_node_part(const bl_plan *p, int k, bl_plan *out)
-{
-    size_t n = 0;
-
-    memcpy(out, p, sizeof *out);
-    out->rank_pus = NULL;
-    out->rank_bound = NULL;
-    out->threads = NULL;
-    out->nthreads = 0;
-    out->rank_node = NULL;
-    out->nnodes = 1;
-    if (p->nranks > 0) {
-        out->rank_pus = calloc((size_t)p->nranks, sizeof *out->rank_pus);
-        out->rank_bound = calloc((size_t)p->nranks, sizeof *out->rank_bound);
-        if (!out->rank_pus || !out->rank_bound)
-            goto oom;
-    }
-    for (int r = 0; r < p->nranks; r++) {
-        out->rank_pus[r] = on_node(p, r, k) ? hwloc_bitmap_dup(p->rank_pus[r])
-                                            : hwloc_bitmap_alloc();
-        out->rank_bound[r] = p->rank_bound ? p->rank_bound[r] : 1;
-        if (!out->rank_pus[r])
-            goto oom;
-    }
-    if (p->nthreads &&
-        !(out->threads = calloc(p->nthreads, sizeof *out->threads)))
-        goto oom;
-    for (size_t t = 0; t < p->nthreads; t++) {
-        if (!on_node(p, p->threads[t].rank, k))
-            continue;
-        out->threads[n] = p->threads[t];
-        if (!(out->threads[n].pus = hwloc_bitmap_dup(p->threads[t].pus)))
-            goto oom;
-        out->nthreads = ++n;
-    }
-    return 0;
-oom:
-    bl_plan_free(out);
-    return -1;
+    return p->rank_id ? p->rank_id[r] : r;
 }

@@ -62,16 +62,16 @@ typedef struct bl_plan {
                                  * dealt the ranks to the nodes (the
                                  * launcher then placed each node's share
                                  * on that node's topology); "" otherwise */
+    int *rank_id;               /* [nranks]: the rank number of entry r in
+                                 * one node's part of a plan of several
+                                 * (plan_nodes.h); NULL: entry r is rank r */
 } bl_plan;
 
-/* The part of p on node k (0-based): the same rank numbers and nranks,
- * the threads of node k's ranks only, and every other rank's PUs empty
- * (such a rank is elsewhere: the writers and warnings skip it). A plan of
- * one node is copied whole. -1 when out of memory. */
-int bl_plan_node_part(const bl_plan *p, int k, bl_plan *out);
+/* The rank number of entry r of p (what every output shows). */
+int bl_plan_rank_number(const bl_plan *p, int r);
 
-/* 1 when rank r of p runs on the node p describes (its PUs are not
- * empty: see bl_plan_node_part). */
+/* 1 when rank entry r of p runs on the node p describes (its PUs are not
+ * empty). */
 int bl_plan_rank_here(const bl_plan *p, int r);
 
 void bl_plan_free(bl_plan *p);

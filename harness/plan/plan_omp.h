@@ -78,4 +78,22 @@ int bl_omp_assign(hwloc_topology_t topo, int rank, hwloc_const_bitmap_t rank_pus
                   const char *omp_places, const char *omp_proc_bind,
                   int nthreads, bl_plan *plan, bl_err *err);
 
+/* Ranks already placed, by topology, PUs and thread count: a rank bound
+ * like an earlier one gets a copy of its thread rows instead of the
+ * places model run again (10,000 alike nodes cost one node's model). One
+ * memo per layout (OMP_PLACES and OMP_PROC_BIND fixed); the plan it fills
+ * must not lose thread rows while the memo lives. */
+typedef struct bl_omp_memo bl_omp_memo;
+
+/* NULL when out of memory. */
+bl_omp_memo *bl_omp_memo_new(void);
+
+/* bl_omp_assign through memo m (ranks in increasing order). */
+int bl_omp_assign_memo(bl_omp_memo *m, hwloc_topology_t topo, int rank,
+                       hwloc_const_bitmap_t rank_pus, const char *omp_places,
+                       const char *omp_proc_bind, int nthreads, bl_plan *plan,
+                       bl_err *err);
+
+void bl_omp_memo_free(bl_omp_memo *m);
+
 #endif

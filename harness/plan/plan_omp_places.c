@@ -304,6 +304,20 @@ static hwloc_obj_t group_of(hwloc_topology_t topo, hwloc_obj_t pu, enum level lv
  * CPU's core (package, cache) not yet used, so places are ordered by their
  * lowest CPU; "threads" lists the PUs core by core. NUMA domains come in
  * node number order. */
+/* The PU objects by OS index (NULL where none): hwloc's own lookup walks
+ * every PU, too slow once per core of a 16,384-PU node. */
+static hwloc_obj_t *pus_by_os(hwloc_topology_t topo)
+{
+    int last = hwloc_bitmap_last(hwloc_topology_get_topology_cpuset(topo));
+    hwloc_obj_t *by_os = calloc((size_t)(last > 0 ? last : 0) + 1,
+                                sizeof *by_os), pu = NULL;
+    while (by_os &&
+           (pu = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PU, pu)) != NULL)
+        if ((int)pu->os_index <= last)
+            by_os[pu->os_index] = pu;
+    return by_os;
+}
+
 static int abstract_places(hwloc_topology_t topo, hwloc_const_bitmap_t mask,
                            enum level lv, long count, place_list *l, bl_err *err)
 {
@@ -330,11 +344,15 @@ static int abstract_places(hwloc_topology_t topo, hwloc_const_bitmap_t mask,
     }
     hwloc_bitmap_t left = hwloc_bitmap_dup(mask);
     int cpu, rc = 0;
-    if (!left)
+    hwloc_obj_t *by_os = pus_by_os(topo);
+    if (!left || !by_os) {
+        hwloc_bitmap_free(left);
+        free(by_os);
         return bl_err_set(err, "out of memory");
+    }
     hwloc_bitmap_and(left, left, hwloc_topology_get_topology_cpuset(topo));
     while (rc == 0 && l->n < count && (cpu = hwloc_bitmap_first(left)) >= 0) {
-        hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(topo, (unsigned)cpu);
+        hwloc_obj_t pu = by_os[cpu];
         hwloc_obj_t g = pu ? group_of(topo, pu, lv) : NULL;
         if (!g) { /* libgomp drops a CPU whose cache it cannot read */
             hwloc_bitmap_clr(left, (unsigned)cpu);
@@ -365,6 +383,7 @@ static int abstract_places(hwloc_topology_t topo, hwloc_const_bitmap_t mask,
         hwloc_bitmap_free(set);
     }
     hwloc_bitmap_free(left);
+    free(by_os);
     if (rc == 0 && l->n == 0 && lv == L_LL_CACHES)
         return bl_err_set(err, "OMP_PLACES 'll_caches': the topology shows no cache above "
                                "the rank's PUs; use cores, sockets or numa_domains");

@@ -23,12 +23,12 @@ static row get_row(const bl_plan *p, size_t i)
     row r;
     if (p->nthreads) {
         const bl_plan_thread *t = &p->threads[i];
-        r.rank = t->rank;
+        r.rank = bl_plan_rank_number(p, t->rank);
         r.thread = t->thread;
         r.place = t->place;
         r.pus = t->pus;
     } else {
-        r.rank = (int)i;
+        r.rank = bl_plan_rank_number(p, (int)i);
         r.thread = -1;
         r.place = p->rank_bound && p->rank_bound[i] ? 0 : -1;
         r.pus = p->rank_pus[i];
@@ -202,11 +202,16 @@ static void cell_text(const bl_plan *p, hwloc_obj_t o,
 static int where_of(hwloc_topology_t topo, hwloc_obj_t o, cell *c)
 {
     bl_pu_where w;
-    int pu = hwloc_bitmap_first(o->cpuset);
-    if (pu < 0 || bl_topo_pu_where(topo, pu, &w, NULL) < 0) {
+    hwloc_obj_t pu = o;
+    /* the cell's first PU: its first leaf below (a core's PUs are its
+     * children) */
+    while (pu && pu->type != HWLOC_OBJ_PU)
+        pu = pu->first_child;
+    if (!pu) {
         c->package = c->numa = c->l3 = -1;
         return -1;
     }
+    bl_topo_pu_obj_where(topo, pu, &w);
     c->package = w.package;
     c->numa = w.numa;
     c->l3 = w.l3;

@@ -98,7 +98,8 @@ static int collect(hwloc_topology_t t, const bl_plan *p, note *notes,
     size_t rows = p->nthreads ? p->nthreads : (size_t)p->nranks;
 
     for (size_t i = 0; i < rows; i++) {
-        int rank = p->nthreads ? p->threads[i].rank : (int)i;
+        int rank = bl_plan_rank_number(p, p->nthreads ? p->threads[i].rank
+                                                      : (int)i);
         int thread = p->nthreads ? p->threads[i].thread : -1;
         int place = p->nthreads ? p->threads[i].place
                                 : (p->rank_bound && !p->rank_bound[i] ? -1 : 0);

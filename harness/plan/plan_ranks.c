@@ -441,6 +441,34 @@ done:
     return rc;
 }
 
+/* Open MPI 4 writes each rank's binding map ("[BB/..][..]": a character
+ * per PU, '/' between cores, brackets per package) into a buffer of 1024
+ * bytes, so a node whose map is longer is cut and cannot be read back; and
+ * it builds the map in time quadratic in the cores of a package (a node of
+ * 16,384 PUs keeps mpirun busy for minutes). Such a node is refused before
+ * mpirun starts. -1 with err naming the sizes, 0 when the map fits. */
+static int ompi4_map_fits(hwloc_topology_t topo, const char *program,
+                          bl_err *err)
+{
+    enum { OMPI4_MAP_MAX = 1023 };
+    hwloc_obj_t pkg = NULL;
+    long len = 0;
+    while ((pkg = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PACKAGE, pkg)))
+        len += 1 + hwloc_bitmap_weight(pkg->cpuset) +
+               hwloc_get_nbobjs_inside_cpuset_by_type(topo, pkg->cpuset,
+                                                      HWLOC_OBJ_CORE);
+    if (len <= OMPI4_MAP_MAX)
+        return 0;
+    return bl_err_set(err, "%s (Open MPI 4) cannot plan on this node: its "
+                      "binding map of a rank would take %ld characters "
+                      "(%d PUs) and Open MPI 4 cuts it at %d, so where the "
+                      "ranks go cannot be read back; plan it with MPICH or "
+                      "Open MPI 5 (--launcher, --mpirun) or Intel MPI's model "
+                      "(--launcher impi)", program, len,
+                      hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU),
+                      OMPI4_MAP_MAX);
+}
+
 /* Asks the launcher: its command in plan mode, run, its answer read. */
 static int ask(const bl_plan_request *req, hwloc_topology_t topo,
                const char *preload, const bl_launcher_ops *ops,
@@ -455,7 +483,8 @@ static int ask(const bl_plan_request *req, hwloc_topology_t topo,
     char *text;
     int rc = -1;
 
-    if (command_build(req, topo, preload, l, li, program, launched, xml,
+    if ((ops->plan_job_map && ompi4_map_fits(topo, program, err) < 0) ||
+        command_build(req, topo, preload, l, li, program, launched, xml,
                       sizeof xml, &c, err) < 0)
         goto done;
     o.argv = c.argv;

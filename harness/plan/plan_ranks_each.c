@@ -76,9 +76,20 @@ static void describe_split(const bl_layout *l, int n, const int *ranks,
                                 "to its cores%s%s",
                                 l->map.pe > 1 ? " / PE" : "",
                                 l->map.ppr ? " and ppr x its objects" : "");
-    for (int k = 0; k < n && used < sizeof out->split; k++)
-        used += (size_t)snprintf(out->split + used, sizeof out->split - used,
-                                 "%s%d", k ? "+" : ": ", ranks[k]);
+    /* a run of 3 or more nodes with the same count as "8 x 10000" */
+    for (int k = 0, j; k < n && used < sizeof out->split; k = j) {
+        for (j = k + 1; j < n && ranks[j] == ranks[k]; j++)
+            ;
+        if (j - k < 3)
+            j = k + 1;
+        used += (size_t)(j - k >= 3
+                             ? snprintf(out->split + used,
+                                        sizeof out->split - used, "%s%d x %d",
+                                        k ? "+" : ": ", ranks[k], j - k)
+                             : snprintf(out->split + used,
+                                        sizeof out->split - used, "%s%d",
+                                        k ? "+" : ": ", ranks[k]));
+    }
 }
 
 /* Node k's share planned alone, its ranks copied into out. 1 when the

@@ -149,14 +149,16 @@ static void overloaded(ctx *x)
     if (!x->p->nthreads)
         return;
     hwloc_bitmap_zero(x->a);
-    for (int r = 0; r < x->p->nranks; r++) {
-        int t = 0, pus = hwloc_bitmap_weight(x->p->rank_pus[r]);
-        for (size_t i = 0; i < x->p->nthreads; i++)
-            t += x->p->threads[i].rank == r;
+    /* threads come ordered by rank: one pass counts each rank's */
+    for (size_t i = 0; i < x->p->nthreads;) {
+        int r = x->p->threads[i].rank, t = 0;
+        int pus = hwloc_bitmap_weight(x->p->rank_pus[r]);
+        for (; i < x->p->nthreads && x->p->threads[i].rank == r; i++)
+            t++;
         if (pus > 0 && t > pus) {
-            hwloc_bitmap_set(x->a, (unsigned)r);
+            hwloc_bitmap_set(x->a, (unsigned)bl_plan_rank_number(x->p, r));
             if (first < 0) {
-                first = r;
+                first = bl_plan_rank_number(x->p, r);
                 first_t = t;
                 first_p = pus;
             }
@@ -184,7 +186,7 @@ static void unbound(ctx *x)
     hwloc_bitmap_zero(x->a);
     for (int r = 0; r < x->p->nranks; r++)
         if (!is_bound(x->p, r) && bl_plan_rank_here(x->p, r))
-            hwloc_bitmap_set(x->a, (unsigned)r);
+            hwloc_bitmap_set(x->a, (unsigned)bl_plan_rank_number(x->p, r));
     if (hwloc_bitmap_iszero(x->a))
         return;
     ranks_text(x->a, who, sizeof who);
@@ -211,9 +213,9 @@ static void spans(ctx *x, hwloc_obj_type_t type, bl_plan_warning_kind kind,
         bl_topo_objs_touched(x->topo, x->p->rank_pus[r], type, x->b);
         if (hwloc_bitmap_weight(x->b) < 2)
             continue;
-        hwloc_bitmap_set(x->a, (unsigned)r);
+        hwloc_bitmap_set(x->a, (unsigned)bl_plan_rank_number(x->p, r));
         if (first < 0) {
-            first = r;
+            first = bl_plan_rank_number(x->p, r);
             list_text(x->b, objs, sizeof objs);
         }
     }
@@ -281,7 +283,7 @@ static void l3_shared(ctx *x)
         for (int r = 0; r < x->p->nranks; r++)
             if (is_bound(x->p, r) &&
                 hwloc_bitmap_intersects(x->p->rank_pus[r], l3->cpuset))
-                hwloc_bitmap_set(x->a, (unsigned)r);
+                hwloc_bitmap_set(x->a, (unsigned)bl_plan_rank_number(x->p, r));
         if (hwloc_bitmap_weight(x->a) < 2)
             continue;
         hwloc_bitmap_set(x->c, l3->logical_index);

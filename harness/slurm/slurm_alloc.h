@@ -23,6 +23,11 @@ int bl_slurm_alloc_read(const char *nodelist, const char *scontrol,
 /* Reads scontrol's output (one host per line) into out. */
 int bl_slurm_alloc_parse(const char *text, bl_slurm_alloc *out, bl_err *err);
 
+/* The longest host list a command can carry: Linux takes one argument of
+ * at most 32 pages (MAX_ARG_STRLEN), some 10,000 hosts of short names.
+ * Callers allocate it. */
+#define BL_SLURM_HOST_LIST_MAX 131072
+
 /* "h1:S,h2:S,...": the first `nodes` hosts, S slots each ("h1,h2,..."
  * when slots is 0: Hydra's -hosts with -ppn). 0, or -1 when
  * the allocation has fewer nodes (the message has the arithmetic) or buf

@@ -92,8 +92,9 @@ static void catch_signals(struct sigaction *old_int, struct sigaction *old_term)
 static int check_nodes(const bl_sweep_ctx *c, const bl_layout *l,
                        bl_err *err)
 {
-    char scratch[4096];
     const bl_launcher_ops *ops = bl_launcher_ops_of(&c->launcher);
+    char *scratch;
+    int rc;
     if (l->nodes <= 0)
         return 0;
     if (c->alloc.n == 0) {
@@ -106,8 +107,12 @@ static int check_nodes(const bl_sweep_ctx *c, const bl_layout *l,
                           ops ? ops->program : "mpirun",
                           l->nodes, l->nodes);
     }
-    return bl_slurm_alloc_host_list(&c->alloc, l->nodes, 1, scratch,
-                                    sizeof scratch, err);
+    if (!(scratch = malloc(BL_SLURM_HOST_LIST_MAX)))
+        return bl_err_set(err, "out of memory");
+    rc = bl_slurm_alloc_host_list(&c->alloc, l->nodes, 1, scratch,
+                                  BL_SLURM_HOST_LIST_MAX, err);
+    free(scratch);
+    return rc;
 }
 
 /* Interleaved order: repetition first, then the layout's place in the

@@ -79,8 +79,9 @@ static int item_hosts(const bl_sweep_ctx *c, const bl_layout *l,
 static int item_command(const bl_sweep_ctx *c, const bl_sweep_item *it,
                         bl_sweep_app_run *ar, bl_command *cmd, bl_err *err)
 {
-    char out[PATH_MAX], hosts[4096];
+    char out[PATH_MAX], *hosts = malloc(BL_SLURM_HOST_LIST_MAX);
     const bl_layout *l = it->layout;
+    int rc;
     const bl_launcher_ops *ops = bl_launcher_ops_of(&c->launcher);
     bl_layout_argv_opts o = {0};
     memset(cmd, 0, sizeof *cmd);
@@ -93,13 +94,19 @@ static int item_command(const bl_sweep_ctx *c, const bl_sweep_item *it,
     o.oversubscribe = c->o->oversubscribe;
     o.threads = it->check.threads;
     o.pus_per_rank = it->check.pus_per_rank;
+    if (!hosts)
+        return bl_err_set(err, "out of memory");
     if (item_hosts(c, l, ops ? ops->hosts : BL_HOSTS_NONE, hosts,
-                   sizeof hosts, &o.hosts, err) < 0)
-        return -1;
-    if (c->sweep.app)
-        return bl_sweep_app_command(c, it, o.hosts, ar, cmd, err);
-    return bl_launcher_command(&c->launcher, l, &c->sweep.kernels[l->kernel],
-                               &o, NULL, cmd, err);
+                   BL_SLURM_HOST_LIST_MAX, &o.hosts, err) < 0)
+        rc = -1;
+    else if (c->sweep.app)
+        rc = bl_sweep_app_command(c, it, o.hosts, ar, cmd, err);
+    else
+        rc = bl_launcher_command(&c->launcher, l,
+                                 &c->sweep.kernels[l->kernel], &o, NULL, cmd,
+                                 err);
+    free(hosts);
+    return rc;
 }
 
 char **bl_sweep_item_argv(const bl_sweep_ctx *c, const bl_sweep_item *it,

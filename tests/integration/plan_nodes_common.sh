@@ -88,10 +88,11 @@ check "np 130 on 2 nodes, map_by core" "$epyc" "$WORK/w4" -- \
     -np 130 --nodes 2 --map-by core --bind-to core
 }
 
-# the text output names each node's ranks before its table
+# the text output names each node's ranks before its table (--all-nodes:
+# every node, even two placed alike)
 case_text() {
-"$BINDLAB" plan --topology "$epyc" "${PLAN_ARGS[@]}" -np 4 --nodes 2 --map-by node >"$WORK/text" 2>&1 ||
-    { cat "$WORK/text"; fail "text plan failed"; }
+"$BINDLAB" plan --topology "$epyc" "${PLAN_ARGS[@]}" -np 4 --nodes 2 --map-by node --all-nodes \
+    >"$WORK/text" 2>&1 || { cat "$WORK/text"; fail "text plan failed"; }
 expect_line "$WORK/text" "-- node 1 of 2: ranks 0,2"
 expect_line "$WORK/text" "-- node 2 of 2: ranks 1,3"
 # runs of ranks as ranges; a node left without ranks says so (130 ranks by
@@ -108,6 +109,45 @@ grep -q '^package 0: 64 cores' "$WORK/node3" || { cat "$WORK/node3"; fail "node 
 if grep -qE '^rank |^ +[0-9]+ +- |warnings:' "$WORK/node3"; then
     cat "$WORK/node3"; fail "node 3 (no rank): a table or warnings of ranks it does not have"
 fi
+}
+
+# nodes placed alike: the text shows them once (a row per rank of node 1),
+# --all-nodes every node with a row per thread, the TSV every row
+case_fold() {
+local args=(-np 24 --nodes 6 --map-by ppr:4:node:PE=2 --bind-to core --threads 2
+    --omp-places cores --omp-proc-bind close)
+"$BINDLAB" plan --topology "$epyc" "${PLAN_ARGS[@]}" "${args[@]}" >"$WORK/fold" 2>&1 ||
+    { cat "$WORK/fold"; fail "folded plan failed"; }
+expect_line "$WORK/fold" "-- nodes 1-6 of 6 (6 placed alike): node k holds ranks 4(k-1) to 4(k-1)+3; shown: node 1, ranks 0-3"
+[ "$(grep -c '^-- ' "$WORK/fold")" = 1 ] || { cat "$WORK/fold"; fail "fold: not one block"; }
+# the table: ranks 0-3 (no thread column value), node 1's cores 0-7
+awk '/^rank  thread/ { t = 1; next } t && NF == 0 { exit } t { print $1, $2, $4 }' \
+    "$WORK/fold" >"$WORK/fold.rows"
+printf '%s\n' "0 - 0-1" "1 - 2-3" "2 - 4-5" "3 - 6-7" >"$WORK/fold.want"
+diff "$WORK/fold.want" "$WORK/fold.rows" || fail "fold: the table is not node 1's ranks"
+"$BINDLAB" plan --topology "$epyc" "${PLAN_ARGS[@]}" "${args[@]}" --all-nodes >"$WORK/all" 2>&1 ||
+    { cat "$WORK/all"; fail "--all-nodes plan failed"; }
+for k in 1 2 3 4 5 6; do
+    expect_line "$WORK/all" "-- node $k of 6: ranks $((4 * k - 4))-$((4 * k - 1))"
+done
+[ "$(grep -cE '^ +[0-9]+ +[01] +[0-9]+ ' "$WORK/all")" = 48 ] ||
+    { cat "$WORK/all"; fail "--all-nodes: not 48 thread rows (24 ranks x 2)"; }
+"$BINDLAB" plan --topology "$epyc" "${PLAN_ARGS[@]}" "${args[@]}" --format tsv >"$WORK/fold.tsv" \
+    2>"$WORK/fold.err" || { cat "$WORK/fold.err"; fail "folded TSV failed"; }
+[ "$(wc -l <"$WORK/fold.tsv")" = 49 ] || { cat "$WORK/fold.tsv"; fail "TSV: not 48 rows and a header"; }
+# every node k: ranks 4(k-1)..4(k-1)+3, thread t of local rank i on
+# logical core 2i+t (its PU by hwloc-calc)
+awk -F'\t' 'NR > 1 { print $1, $2, $3, $4 }' "$WORK/fold.tsv" >"$WORK/fold.got"
+local pu=()
+for c in 0 1 2 3 4 5 6 7; do
+    pu[c]=$(hwloc-calc --if xml --input "$epyc" --physical-output --intersect pu "core:$c")
+done
+for k in 1 2 3 4 5 6; do for i in 0 1 2 3; do for t in 0 1; do
+    echo "$k $((4 * k - 4 + i)) $t ${pu[2 * i + t]}"
+done; done; done >"$WORK/fold.tsvwant"
+diff "$WORK/fold.tsvwant" "$WORK/fold.got" || fail "TSV: rows not every node's"
+echo "ok: 6 nodes placed alike folded, --all-nodes and TSV complete"
+checked=$((checked + 1))
 }
 
 # a sweep file's nodes: key (the layouts of docs/multi-node.md)
@@ -142,6 +182,7 @@ cases_openmpi() {
     case_ppr_package
     case_block
     case_text
+    case_fold
     case_sweep
-    [ "$checked" = 5 ] || fail "checked $checked, expected 5"
+    [ "$checked" = 6 ] || fail "checked $checked, expected 6"
 }

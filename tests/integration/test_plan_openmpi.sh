@@ -41,4 +41,14 @@ rc=0
 awk -F'\t' 'NR > 1 { print $1, $3 }' "$T/groups" >"$T/groups.pus"
 expect_line "$T/groups.pus" "0 0-7"
 expect_line "$T/groups.pus" "1 8-15"
+# Open MPI 4 cuts each rank's binding map at 1023 characters: a node whose
+# map is longer (2 x (1 + 600 PUs + 300 cores) = 1802) is refused before
+# mpirun starts, saying why, not after a minute's wait
+if [ "${OMPI_VERSION%%.*}" = 4 ]; then
+    "$BINDLAB" plan --topology "pack:2 core:300 pu:2" -np 2 --format tsv \
+        >"$T/big" 2>"$T/err"; rc=$?
+    [ "$rc" = 1 ] || fail "big node: exit $rc, expected 1: $(cat "$T/err")"
+    grep -q 'would take 1802 characters (1200 PUs) and Open MPI 4 cuts it at 1023' "$T/err" ||
+        fail "big node: not refused for its map: $(cat "$T/err")"
+fi
 echo "ok (Open MPI $OMPI_VERSION)"

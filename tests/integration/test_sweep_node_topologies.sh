@@ -110,3 +110,26 @@ if [ "$NC" -lt 32 ]; then
     expect_line "$WORK/plain.out" "# r0000 invalid: np 64 over 2 nodes = 32 per node: map_by 'ppr:32:node': 32 ranks x 1 core = 32 cores on one node, but it has $NC (add oversubscribe to share cores)"
 fi
 echo "ok: without --node-topologies every node is checked as this machine"
+
+# a big allocation: 1,000 nodes, all one file (linked), one rank each: the
+# host list (some 9,000 characters, once cut at 4,095) is whole in the
+# dry run's command, every node named once with its cores
+printf 'ClusterName=plan\nSlurmctldHost=localhost\nNodeName=bl[1-1000] CPUs=%s\nPartitionName=p Nodes=bl[1-1000]\n' \
+    "$NC" >"$WORK/slurm.conf"
+mkdir -p "$WORK/big"
+cp "$EPYC" "$WORK/big/bl1.xml"
+for k in $(seq 2 1000); do ln -s bl1.xml "$WORK/big/bl$k.xml"; done
+cat >"$WORK/big.yaml" <<'YAML'
+name: big
+kernels: [{name: triad, size: 4MiB, iters: 2, warmup: 0}]
+layouts: [{name: one, np: 1000, nodes: 1000, map_by: "ppr:1:node", bind_to: core, threads: 1}]
+YAML
+rc=0
+SLURM_JOB_NODELIST='bl[1-1000]' "$BINDLAB" sweep --dry-run --app "$BINDLAB_APP" \
+    --results "$WORK/res" --node-topologies "$WORK/big" "$WORK/big.yaml" \
+    >"$WORK/big.out" 2>"$WORK/big.err" || rc=$?
+[ "$rc" = 0 ] || { cat "$WORK/big.err"; fail "1,000 nodes: exit $rc"; }
+hosts_of r0000 "$WORK/big.out" | tr ',' '\n' >"$WORK/big.hosts"
+seq -f 'bl%g:128' 1 1000 | diff - "$WORK/big.hosts" >/dev/null ||
+    fail "1,000 nodes: the --host list is not bl1:128 ... bl1000:128"
+echo "ok: 1,000 nodes named in full, their one topology file parsed once"

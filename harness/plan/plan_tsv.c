@@ -1,0 +1,102 @@
+/* The TSV of a plan of several nodes, streamed node by node (plan_tsv.h):
+ * only one node's text per share is ever held. */
+#include "plan/plan_tsv.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/plan_output.h"
+
+/* One share's rows as bl_plan_write_tsv writes them, header and rank
+ * column cut off: row j's text (its '\n' included) starts at tail[j]. */
+typedef struct share_rows {
+    char *text;
+    char **tail;
+    size_t n;
+} share_rows;
+
+static void share_rows_free(share_rows *s)
+{
+    free(s->text);
+    free(s->tail);
+    memset(s, 0, sizeof *s);
+}
+
+static int share_rows_make(hwloc_topology_t topo, const bl_plan *p,
+                           const bl_plan_nodes *ix, int k, share_rows *s,
+                           bl_err *err)
+{
+    bl_plan part;
+    size_t len = 0;
+    FILE *f;
+    int rc;
+
+    memset(s, 0, sizeof *s);
+    if (bl_plan_nodes_part(p, ix, k, &part) < 0)
+        return bl_err_set(err, "out of memory for node %d's rows", k + 1);
+    if (!(f = open_memstream(&s->text, &len))) {
+        bl_plan_free(&part);
+        return bl_err_set(err, "out of memory for node %d's rows", k + 1);
+    }
+    rc = bl_plan_write_tsv(f, topo, &part);
+    rc = fclose(f) != 0 ? -1 : rc;
+    s->tail = rc == 0 ? calloc(part.nthreads + 1, sizeof *s->tail) : NULL;
+    bl_plan_free(&part);
+    if (!s->tail) {
+        share_rows_free(s);
+        return bl_err_set(err, "out of memory for node %d's rows", k + 1);
+    }
+    /* line 0 is the header; each row after it starts with its rank */
+    for (char *line = strchr(s->text, '\n'); line && line[1];
+         line = strchr(line + 1, '\n')) {
+        char *tab = strchr(line + 1, '\t');
+        if (tab)
+            s->tail[s->n++] = tab + 1;
+    }
+    return 0;
+}
+
+/* Node k's rows from its share's text, with k's own rank numbers. */
+static int put_node(FILE *f, const bl_plan *p, const bl_plan_nodes *ix,
+                    int k, const share_rows *s, const char *run_id)
+{
+    size_t j = 0;
+    for (int i = ix->first[k]; i < ix->first[k + 1]; i++) {
+        int r = ix->rank[i];
+        for (size_t t = ix->row[r]; t < ix->row[r + 1] && j < s->n; t++) {
+            const char *tail = s->tail[j++];
+            const char *end = strchr(tail, '\n');
+            if (run_id)
+                fprintf(f, "%s\t", run_id);
+            fprintf(f, "%d\t%d\t%.*s", k + 1, bl_plan_rank_number(p, r),
+                    (int)(end - tail + 1), tail);
+        }
+    }
+    return ferror(f) ? -1 : 0;
+}
+
+int bl_plan_write_tsv_nodes(FILE *f, hwloc_topology_t topo,
+                            const hwloc_topology_t *node_topo,
+                            const bl_plan *p, const bl_plan_nodes *ix,
+                            const char *run_id, bl_err *err)
+{
+    share_rows *rows = calloc((size_t)ix->nnodes, sizeof *rows);
+    int rc = rows ? 0 : bl_err_set(err, "out of memory for %d nodes",
+                                   ix->nnodes);
+
+    for (int k = 0; rc == 0 && k < ix->nnodes; k++) {
+        int s = ix->share[k];
+        if (s == k)
+            rc = share_rows_make(node_topo ? node_topo[k] : topo, p, ix, k,
+                                 &rows[k], err);
+        if (rc == 0 && put_node(f, p, ix, k, &rows[s], run_id) < 0)
+            rc = bl_err_set(err, "writing node %d's rows failed", k + 1);
+        /* the share's text is needed no further than its last node */
+        if (ix->last[s] == k)
+            share_rows_free(&rows[s]);
+    }
+    for (int k = 0; rows && k < ix->nnodes; k++)
+        share_rows_free(&rows[k]);
+    free(rows);
+    return rc;
+}
