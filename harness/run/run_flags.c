@@ -33,18 +33,58 @@ static void note(bl_run_outcome *out, const char *fmt, ...)
         out->nnotes++;
 }
 
-/* Changes that took effect once MPI_Init had returned. */
+static int after_init_change(const bl_h5_affinity *a)
+{
+    return a->changed && strcmp(a->phase, "after-init") == 0;
+}
+
+static int same_thread(const bl_h5_affinity *a, const bl_h5_affinity *b)
+{
+    return a->rank == b->rank && a->target == b->target;
+}
+
+/* Changes that took effect once MPI_Init had returned, thread by thread
+ * (the rows are in time order within a rank). A thread whose changes end
+ * on the set it had before the first is not drift: libraries detecting
+ * the CPUs (hwloc, GROMACS) bind the calling thread to each CPU in turn
+ * and restore it; one note says so. A thread left on another set is, and
+ * each of its changes is named. */
 static int drift(const bl_h5_run *r, bl_run_outcome *out)
 {
     int n = 0;
     for (size_t i = 0; i < r->naffinity; i++) {
-        const bl_h5_affinity *a = &r->affinity[i];
-        if (!a->changed || strcmp(a->phase, "after-init") != 0)
+        const bl_h5_affinity *a = &r->affinity[i], *last = a;
+        size_t count = 0, j;
+        if (!after_init_change(a))
             continue;
-        note(out, "drift-after-init: rank %d tid %lld: %s -> %s at "
-             "t=%.3f s by %s (%s)", a->rank, (long long)a->target,
-             a->old_cpus, a->new_cpus, a->t, a->caller, a->call);
-        n++;
+        for (j = 0; j < i; j++) /* the thread's first change only */
+            if (after_init_change(&r->affinity[j]) &&
+                same_thread(&r->affinity[j], a))
+                break;
+        if (j < i)
+            continue;
+        for (j = i; j < r->naffinity; j++)
+            if (after_init_change(&r->affinity[j]) &&
+                same_thread(&r->affinity[j], a)) {
+                last = &r->affinity[j];
+                count++;
+            }
+        if (strcmp(a->old_cpus, last->new_cpus) == 0) {
+            note(out, "affinity-restored: rank %d tid %lld: %zu changes "
+                 "after init from t=%.3f to %.3f s, back on %s (first by "
+                 "%s, last by %s)", a->rank, (long long)a->target, count,
+                 a->t, last->t, a->old_cpus, a->caller, last->caller);
+            continue;
+        }
+        for (j = i; j < r->naffinity; j++)
+            if (after_init_change(&r->affinity[j]) &&
+                same_thread(&r->affinity[j], a)) {
+                const bl_h5_affinity *c = &r->affinity[j];
+                note(out, "drift-after-init: rank %d tid %lld: %s -> %s at "
+                     "t=%.3f s by %s (%s)", c->rank, (long long)c->target,
+                     c->old_cpus, c->new_cpus, c->t, c->caller, c->call);
+                n++;
+            }
     }
     return n;
 }

@@ -140,6 +140,46 @@ static void omp_unbound_needs_openmp_threads(void **state)
     }
 }
 
+/* A thread bound to each CPU in turn and restored after init (a library
+ * detecting the CPUs) is not drift; a thread left on another set is. */
+static void undone_changes_are_not_drift(void **state)
+{
+    bl_h5_affinity rows[] = {
+        {.rank = 0, .t = 0.1, .target = 10, .phase = "after-init",
+         .call = "sched_setaffinity", .old_cpus = "0", .new_cpus = "1",
+         .caller = "/lib/libdetect.so", .changed = 1, .ok = 1},
+        {.rank = 0, .t = 0.2, .target = 11, .phase = "after-init",
+         .call = "pthread_setaffinity_np", .old_cpus = "0-1",
+         .new_cpus = "1", .caller = "/lib/libpin.so", .changed = 1, .ok = 1},
+        {.rank = 0, .t = 0.3, .target = 10, .phase = "after-init",
+         .call = "sched_setaffinity", .old_cpus = "1", .new_cpus = "0",
+         .caller = "/lib/libdetect.so", .changed = 1, .ok = 1},
+    };
+    bl_h5_process one = {.complete = 1};
+    bl_h5_run r = {.affinity = rows, .naffinity = 3, .processes = &one,
+                   .nprocesses = 1};
+    bl_run_outcome out;
+    char flags[64] = "";
+    (void)state;
+    memset(&out, 0, sizeof out);
+    bl_run_flags(&r, flags, sizeof flags, &out);
+    assert_string_equal(flags, "drift-after-init");
+    assert_int_equal(out.nnotes, 2);
+    assert_non_null(strstr(out.notes[0], "affinity-restored: rank 0 tid 10: "
+                                         "2 changes"));
+    assert_non_null(strstr(out.notes[1], "drift-after-init: rank 0 tid 11: "
+                                         "0-1 -> 1"));
+    /* with the lasting change gone, only the note is left */
+    rows[1].phase = "init";
+    bl_run_outcome_free(&out);
+    memset(&out, 0, sizeof out);
+    flags[0] = '\0';
+    bl_run_flags(&r, flags, sizeof flags, &out);
+    assert_string_equal(flags, "");
+    assert_int_equal(out.nnotes, 1);
+    bl_run_outcome_free(&out);
+}
+
 /* The probe cannot enter a static program: refused before launching. */
 static void static_programs_are_refused(void **state)
 {
@@ -163,6 +203,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(two_ranks_become_rows_and_flags),
         cmocka_unit_test(omp_unbound_needs_openmp_threads),
+        cmocka_unit_test(undone_changes_are_not_drift),
         cmocka_unit_test(static_programs_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
