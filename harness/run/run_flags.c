@@ -47,17 +47,17 @@ static int same_thread(const bl_h5_affinity *a, const bl_h5_affinity *b)
 }
 
 /* Changes that took effect once MPI_Init had returned, thread by thread
- * (the rows are in time order within a rank). A thread whose changes end
- * on the set it had before the first is not drift: libraries detecting
- * the CPUs (hwloc, GROMACS) bind the calling thread to each CPU in turn
- * and restore it; one note says so. A thread left on another set is, and
- * each of its changes is named. */
+ * (the rows are in time order within a rank). Changes up to the last one
+ * that puts the thread back on the set it had before the first are not
+ * drift: libraries detecting the CPUs (hwloc, GROMACS) bind the calling
+ * thread to each CPU in turn and restore it; one note says so. The
+ * changes after that leave the thread elsewhere: drift, each named. */
 static int drift(const bl_h5_run *r, bl_run_outcome *out)
 {
     int n = 0;
     for (size_t i = 0; i < r->naffinity; i++) {
-        const bl_h5_affinity *a = &r->affinity[i], *last = a;
-        size_t count = 0, j;
+        const bl_h5_affinity *a = &r->affinity[i], *back = NULL;
+        size_t count = 0, undone = 0, j;
         if (!after_init_change(a))
             continue;
         for (j = 0; j < i; j++) /* the thread's first change only */
@@ -66,20 +66,23 @@ static int drift(const bl_h5_run *r, bl_run_outcome *out)
                 break;
         if (j < i)
             continue;
-        for (j = i; j < r->naffinity; j++)
-            if (after_init_change(&r->affinity[j]) &&
-                same_thread(&r->affinity[j], a)) {
-                last = &r->affinity[j];
-                count++;
+        for (j = i; j < r->naffinity; j++) {
+            if (!after_init_change(&r->affinity[j]) ||
+                !same_thread(&r->affinity[j], a))
+                continue;
+            count++;
+            if (strcmp(r->affinity[j].new_cpus, a->old_cpus) == 0) {
+                back = &r->affinity[j];
+                undone = count;
             }
-        if (strcmp(a->old_cpus, last->new_cpus) == 0) {
+        }
+        if (back)
             note(out, "affinity-restored: rank %d tid %lld: %zu changes "
                  "after init from t=%.3f to %.3f s, back on %s (first by "
-                 "%s, last by %s)", a->rank, (long long)a->target, count,
-                 a->t, last->t, a->old_cpus, a->caller, last->caller);
-            continue;
-        }
-        for (j = i; j < r->naffinity; j++)
+                 "%s, last by %s)", a->rank, (long long)a->target, undone,
+                 a->t, back->t, a->old_cpus, a->caller, back->caller);
+        for (j = back ? (size_t)(back - r->affinity) + 1 : i;
+             j < r->naffinity; j++)
             if (after_init_change(&r->affinity[j]) &&
                 same_thread(&r->affinity[j], a)) {
                 const bl_h5_affinity *c = &r->affinity[j];

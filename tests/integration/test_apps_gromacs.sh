@@ -11,7 +11,8 @@
 # (b) unbound, -pin on: GROMACS pins its main and OpenMP threads after
 #     MPI_Init with pthread_setaffinity_np, the record names its library
 #     (libgromacs) as the caller, one PU each, distinct, where they stay;
-#     drift-after-init names it; the report (unbound: the whole machine)
+#     drift-after-init names it, and only it (the detection before, bound
+#     and restored, is a note); the report (unbound: the whole machine)
 #     matched with the set at MPI_Init, not GROMACS's pinning;
 # (c) a 4-layout app: sweep, the rate GROMACS's "Performance:" ns/day of
 #     each run's log; bindlab report and report --html show it.
@@ -96,6 +97,10 @@ if [ "$NPU" -ge 2 ]; then
     ! grep -q '^flags .*binding-mismatch' pin.dump || fail "(b) binding-mismatch: $(cat pin.dump)"
     grep -q '^drift-after-init: .* by [^ ]*libgromacs[^ ]* (pthread_setaffinity_np)$' pin.out ||
         fail "(b) drift-after-init does not name GROMACS: $(cat pin.out)"
+    # its CPU detection before the pinning (bound to each CPU and back) is
+    # one affinity-restored note, not drift
+    ! grep -q '^drift-after-init: .* (sched_setaffinity)$' pin.out ||
+        fail "(b) GROMACS's and hwloc's undone detection calls taken for drift: $(cat pin.out)"
     pus=
     # Each compute thread: its last pthread_setaffinity_np after init, by
     # libgromacs, one PU, the set it ends on.

@@ -154,9 +154,17 @@ static void undone_changes_are_not_drift(void **state)
         {.rank = 0, .t = 0.3, .target = 10, .phase = "after-init",
          .call = "sched_setaffinity", .old_cpus = "1", .new_cpus = "0",
          .caller = "/lib/libdetect.so", .changed = 1, .ok = 1},
+        /* thread 11 detected first, then pinned: only the pin is drift */
+        {.rank = 0, .t = 0.4, .target = 11, .phase = "after-init",
+         .call = "pthread_setaffinity_np", .old_cpus = "1",
+         .new_cpus = "0-1", .caller = "/lib/libdetect.so", .changed = 1,
+         .ok = 1},
+        {.rank = 0, .t = 0.5, .target = 11, .phase = "after-init",
+         .call = "pthread_setaffinity_np", .old_cpus = "0-1",
+         .new_cpus = "0", .caller = "/lib/libpin.so", .changed = 1, .ok = 1},
     };
     bl_h5_process one = {.complete = 1};
-    bl_h5_run r = {.affinity = rows, .naffinity = 3, .processes = &one,
+    bl_h5_run r = {.affinity = rows, .naffinity = 5, .processes = &one,
                    .nprocesses = 1};
     bl_run_outcome out;
     char flags[64] = "";
@@ -164,19 +172,22 @@ static void undone_changes_are_not_drift(void **state)
     memset(&out, 0, sizeof out);
     bl_run_flags(&r, flags, sizeof flags, &out);
     assert_string_equal(flags, "drift-after-init");
-    assert_int_equal(out.nnotes, 2);
+    assert_int_equal(out.nnotes, 3);
     assert_non_null(strstr(out.notes[0], "affinity-restored: rank 0 tid 10: "
                                          "2 changes"));
-    assert_non_null(strstr(out.notes[1], "drift-after-init: rank 0 tid 11: "
-                                         "0-1 -> 1"));
-    /* with the lasting change gone, only the note is left */
-    rows[1].phase = "init";
+    assert_non_null(strstr(out.notes[1], "affinity-restored: rank 0 tid 11: "
+                                         "2 changes"));
+    assert_non_null(strstr(out.notes[2], "drift-after-init: rank 0 tid 11: "
+                                         "0-1 -> 0 at t=0.500 s by "
+                                         "/lib/libpin.so"));
+    /* with the lasting change gone, only the notes are left */
+    rows[4].phase = "finalize";
     bl_run_outcome_free(&out);
     memset(&out, 0, sizeof out);
     flags[0] = '\0';
     bl_run_flags(&r, flags, sizeof flags, &out);
     assert_string_equal(flags, "");
-    assert_int_equal(out.nnotes, 1);
+    assert_int_equal(out.nnotes, 2);
     bl_run_outcome_free(&out);
 }
 
