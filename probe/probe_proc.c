@@ -122,15 +122,15 @@ static int stat_fd_of(bp_thread *t)
     return high;
 }
 
-/* Forgets t's kept descriptor; closes it only when it is still the
+/* Forgets t's kept descriptor and closes it when it is still the
  * probe's (a program that closed it may have opened a file of its own
- * under the same number). */
-static void stat_fd_drop(bp_thread *t, int close_it)
+ * under the same number: another inode). */
+static void stat_fd_drop(bp_thread *t)
 {
     struct stat st;
     if (t->stat_fd < 0)
         return;
-    if (close_it && fstat(t->stat_fd, &st) == 0 &&
+    if (fstat(t->stat_fd, &st) == 0 &&
         (unsigned long)st.st_ino == t->stat_ino)
         close(t->stat_fd);
     t->stat_fd = -1;
@@ -140,18 +140,15 @@ static void stat_fd_drop(bp_thread *t, int close_it)
 void bp_task_forget(bp_thread *t)
 {
     int saved = errno;
-    stat_fd_drop(t, 1);
+    stat_fd_drop(t);
     errno = saved;
 }
 
 void bp_task_forget_all(void)
 {
     for (int i = 0; i < BP_MAX_THREADS; i++)
-        if (bp.slot_tid[i] && bp.threads[i].stat_fd >= 0) {
-            close(bp.threads[i].stat_fd);
-            bp.threads[i].stat_fd = -1;
-        }
-    bp.stat_fds = 0;
+        if (bp.slot_tid[i])
+            stat_fd_drop(&bp.threads[i]); /* fstat, close: signal-safe */
 }
 
 /* The stat line of t through its kept descriptor: a pread, no open, no
@@ -168,7 +165,7 @@ static ssize_t read_stat(bp_thread *t, char *buf, size_t len)
             buf[got] = '\0';
             return got;
         }
-        stat_fd_drop(t, got < 0 && errno == ESRCH);
+        stat_fd_drop(t);
     }
     char path[64];
     snprintf(path, sizeof path, "/proc/self/task/%ld/stat", (long)t->tid);
