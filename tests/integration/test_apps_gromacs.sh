@@ -157,8 +157,9 @@ grep -q "ns/day" report.txt || fail "(c) the report does not say ns/day: $(cat r
 grep -q '^gmx_mpi: best r000[0-3] ' report.txt || fail "(c) no best line: $(cat report.txt)"
 "$BINDLAB" report res/gmx.h5 --html report.html >/dev/null || fail "(c) report --html"
 grep -q "ns/day" report.html || fail "(c) the HTML report does not say ns/day"
-for rate in $rates; do
-    grep -q "$rate" report.html || fail "(c) the HTML report lacks the rate $rate"
+for rate in $rates; do # shown to 4 significant digits, as the text report does
+    shown=$(awk -v r="$rate" 'BEGIN { printf "%.4g", r }')
+    grep -qF ">$shown<" report.html || fail "(c) the HTML report lacks the rate $shown ($rate)"
 done
 echo "(c) 4 layouts, ns/day:$rates; $(grep '^gmx_mpi: best' report.txt)"
 
