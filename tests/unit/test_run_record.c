@@ -191,6 +191,40 @@ static void undone_changes_are_not_drift(void **state)
     bl_run_outcome_free(&out);
 }
 
+/* pu-shared: one note per PU, naming up to 8 threads and counting the
+ * rest (a program may have thousands: one note per pair was quadratic). */
+static void pu_shared_notes_are_one_per_pu(void **state)
+{
+    enum { N = 13 };
+    bl_h5_placement p[N];
+    bl_h5_thread th[N];
+    bl_h5_process one = {.complete = 1};
+    bl_h5_run r = {.placement = p, .nplacement = N, .thread_rows = th,
+                   .nthread_rows = N, .processes = &one, .nprocesses = 1};
+    bl_run_outcome out;
+    char flags[64] = "pu-shared";
+    (void)state;
+    memset(p, 0, sizeof p);
+    memset(th, 0, sizeof th);
+    for (int i = 0; i < N; i++) {
+        /* 10 threads on CPU 0, 2 on CPU 1, one mpi helper on CPU 1 */
+        p[i] = (bl_h5_placement){.rank = 0, .thread = i, .host = "h",
+                                 .rank_cpuset = "0-1", .cpuset = "0-1",
+                                 .cpu_first = i < 10 ? 0 : 1,
+                                 .cpu_last = i < 10 ? 0 : 1};
+        th[i] = (bl_h5_thread){.rank = 0, .thread = i,
+                               .label = i == N - 1 ? "mpi" : "openmp"};
+    }
+    memset(&out, 0, sizeof out);
+    bl_run_flags(&r, flags, sizeof flags, &out);
+    assert_int_equal(out.nnotes, 2);
+    assert_string_equal(out.notes[0], "pu-shared: 0.0, 0.1, 0.2, 0.3, 0.4, "
+                        "0.5, 0.6, 0.7 and 2 more ran only on CPU 0 of h");
+    assert_string_equal(out.notes[1], "pu-shared: 0.10, 0.11 ran only on "
+                        "CPU 1 of h");
+    bl_run_outcome_free(&out);
+}
+
 /* The probe cannot enter a static program: refused before launching. */
 static void static_programs_are_refused(void **state)
 {
@@ -215,6 +249,7 @@ int main(void)
         cmocka_unit_test(two_ranks_become_rows_and_flags),
         cmocka_unit_test(omp_unbound_needs_openmp_threads),
         cmocka_unit_test(undone_changes_are_not_drift),
+        cmocka_unit_test(pu_shared_notes_are_one_per_pu),
         cmocka_unit_test(static_programs_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
