@@ -11,7 +11,10 @@
 # of the per-round rate ratios (less moved by a load that changes between
 # rounds). Names the CPU model, its x86-64 ISA level and the load before
 # and after: on a shared machine the spread of the runs can be larger
-# than what is measured.
+# than what is measured. So it also gives what load does not move: the
+# sampler thread's own CPU time (the probe's "sampler" line, getrusage of
+# that thread) as a share of the ranks' wall time, and per sample round
+# in microseconds.
 # usage: bench/probe_overhead.sh [ROUNDS]   (default 5; needs build/ and
 #        scripts/apps.sh's programs; BINDLAB_PROBE or build/libbindlab-probe.so)
 set -euo pipefail
@@ -57,7 +60,14 @@ one() {
     if [ "$2" = probe ] && [ "$(find "$d/probe" -name 'bindlab-probe.*' ! -name '*.part' | wc -l)" != 2 ]; then
         echo "$1: the probe wrote no 2 complete files: $(ls "$d/probe")" >&2; exit 1
     fi
-    echo "$rate ${times[0]} $(awk -v u="${times[1]}" -v s="${times[2]}" 'BEGIN { print u + s }')"
+    # the sampler's own CPU time (its "sampler" lines: getrusage of its
+    # thread), summed over the ranks, and its cost per sample round
+    local own="0 0 0"
+    [ "$2" = plain ] || own=$(cat "$d"/probe/bindlab-probe.* | awk '$1 == "sampler" {
+        for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+        cpu += v["cpu_s"]; rounds += v["rounds"] }
+        END { printf "%.6f %d %.2f", cpu, rounds, rounds ? cpu * 1e6 / rounds : 0 }')
+    echo "$rate ${times[0]} $(awk -v u="${times[1]}" -v s="${times[2]}" 'BEGIN { print u + s }') $own"
 }
 
 for prog in lammps gromacs; do
@@ -65,8 +75,8 @@ for prog in lammps gromacs; do
         if [ $((r % 2)) = 1 ]; then order="plain probe"; else order="probe plain"; fi
         for v in $order; do echo "$(one "$prog" "$v")" >>"$work/$prog.$v"; done
     done
-    # per round: probed rate / plain rate
-    paste -d' ' "$work/$prog.plain" "$work/$prog.probe" | awk '{ print $4 / $1 }' >"$work/$prog.pairs"
+    # per round: probed rate / plain rate (6 columns each: rate wall cpu own)
+    paste -d' ' "$work/$prog.plain" "$work/$prog.probe" | awk '{ print $7 / $1 }' >"$work/$prog.pairs"
     awk -v p="$prog" -v n="$rounds" -v pr="$(median_of_column 1 <"$work/$prog.pairs")" \
         -v r0="$(median_of_column 1 <"$work/$prog.plain")" -v r1="$(median_of_column 1 <"$work/$prog.probe")" \
         -v w0="$(median_of_column 2 <"$work/$prog.plain")" -v w1="$(median_of_column 2 <"$work/$prog.probe")" \
@@ -76,6 +86,14 @@ for prog in lammps gromacs; do
         printf " median CPU %.2f s plain, %.2f s with the probe (ratio %.3f)\n", c0, c1, c1 / c0
         printf "  median of the per-round rate ratios %.3f\n", pr
         printf "bench-result probe.%s.rate_ratio %.4f\n", p, r1 / r0 }'
+    # load-independent: the sampler's CPU time against the ranks' wall time
+    # (what it takes from a rank that has its CPU to itself), and per round
+    awk -v p="$prog" -v w="$(median_of_column 2 <"$work/$prog.probe")" \
+        -v c="$(median_of_column 4 <"$work/$prog.probe")" -v us="$(median_of_column 6 <"$work/$prog.probe")" 'BEGIN {
+        printf "  the probe sampler CPU (median): %.4f s over the ranks, %.3f %% of 2 ranks x %.2f s wall;", c, 100 * c / (2 * w), w
+        printf " %.1f us per sample round\n", us
+        printf "bench-result probe.%s.sampler_cpu_fraction %.5f\n", p, c / (2 * w)
+        printf "bench-result probe.%s.sampler_round_us %.2f\n", p, us }'
     echo "# $prog rates, plain: $(cut -d' ' -f1 "$work/$prog.plain" | paste -sd' ');" \
          "probe: $(cut -d' ' -f1 "$work/$prog.probe" | paste -sd' ')"
 done

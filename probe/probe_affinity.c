@@ -44,8 +44,10 @@ static void record_locked(const change *c)
             bp_now(), (long)bp_gettid(), c->tid, bp_phase_name(bp.phase),
             c->call, c->old_cpus, c->new_cpus, c->asked[0] ? c->asked : "-",
             strcmp(c->old_cpus, c->new_cpus) != 0, c->ok, c->caller, c->by);
-    if (t && strcmp(c->new_cpus, "-") != 0)
+    if (t && strcmp(c->new_cpus, "-") != 0) {
         snprintf(t->last_cpus, sizeof t->last_cpus, "%s", c->new_cpus);
+        t->mask_len = 0; /* the sampler compares its next read as text */
+    }
 }
 
 /* A change begins: the caller's object (before the lock: see the top),

@@ -146,6 +146,7 @@ static void process_line(const char *host, const char *argv0, const char *exe)
 static void forked_child(void)
 {
     bp_out_forget();
+    bp_task_forget_all();
 }
 
 static void start(void)

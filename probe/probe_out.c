@@ -18,7 +18,6 @@
 
 #include "probe_priv.h"
 
-#define BP_FD_FLOOR 100 /* above the descriptors programs pick by number */
 
 static int out_fd = -1;
 static dev_t out_dev;

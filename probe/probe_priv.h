@@ -22,6 +22,9 @@
 #define BP_PATH_TEXT 512
 #define BP_LINE_MAX 8192
 #define BP_DEFAULT_PERIOD_MS 5
+#define BP_FD_FLOOR 100                   /* above the descriptors programs pick by number */
+#define BP_STAT_FDS 128                   /* stat files kept open for the sampler */
+#define BP_RESCAN_ROUNDS 10               /* /proc/self/task listed every 10th sample */
 
 /* Where the program is relative to MPI, for affinity changes. */
 enum bp_phase {
@@ -49,6 +52,14 @@ typedef struct bp_thread {
     char object[BP_PATH_TEXT];         /* escaped path of its start routine's object */
     char last_cpus[BP_CPUS_TEXT];      /* last known allowed set */
     unsigned char seen[BP_MASK_BYTES]; /* CPUs it was sampled on */
+    /* The sampler's own: its stat file kept open (-1: none; the inode
+     * tells it from a program's file that took its number after the
+     * program closed it) and the allowed mask it last read, formatted
+     * only when it differs. */
+    int stat_fd;
+    unsigned long stat_ino;
+    unsigned char mask[BP_MASK_BYTES];
+    long mask_len;
     long long samples;
     long long mig_start, mig_last, vcsw, ivcsw;
 } bp_thread;
@@ -67,6 +78,7 @@ typedef struct bp_state {
     pid_t slot_tid[BP_MAX_THREADS];
     bp_thread threads[BP_MAX_THREADS];
     volatile int pending_creates;      /* pthread_create calls not yet registered */
+    int stat_fds;                      /* stat files kept open */
     pid_t sampler_tid;
 } bp_state;
 
@@ -99,6 +111,14 @@ int bp_get_mask_text(pid_t tid, char *out, size_t len);
  * and context switches (two more files: at a thread's start and end only).
  * -1 when the thread is gone. */
 int bp_task_read(pid_t tid, bp_task_sample *s, int counters);
+/* The sampler's read of t: its last CPU from its stat file kept open
+ * (pread), and its allowed set into s->allowed only when the mask differs
+ * from the last one read ("" when not). -1 when the thread is gone. */
+int bp_task_sample_fast(bp_thread *t, bp_task_sample *s);
+/* t's kept stat file closed, when it is still the probe's. */
+void bp_task_forget(bp_thread *t);
+/* In a forked child: every kept stat file closed (async-signal-safe). */
+void bp_task_forget_all(void);
 void bp_pages_record(const char *at);
 int bp_self_argv0(char *out, size_t len);
 

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "probe_priv.h"
@@ -89,6 +91,106 @@ int bp_task_read(pid_t tid, bp_task_sample *s, int counters)
         snprintf(path, sizeof path, "/proc/self/task/%ld/sched", (long)tid);
         if (read_small(path, buf, sizeof buf) > 0)
             s->migrations = field_after(buf, "se.nr_migrations");
+    }
+    errno = saved;
+    return 0;
+}
+
+/* t's stat file, opened once and moved above the program's descriptors,
+ * while fewer than BP_STAT_FDS are kept; -1: read it by its path. */
+static int stat_fd_of(bp_thread *t)
+{
+    char path[64];
+    struct stat st;
+    int fd, high;
+    if (t->stat_fd >= 0 || bp.stat_fds >= BP_STAT_FDS)
+        return t->stat_fd;
+    snprintf(path, sizeof path, "/proc/self/task/%ld/stat", (long)t->tid);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        return -1;
+    high = fcntl(fd, F_DUPFD_CLOEXEC, BP_FD_FLOOR);
+    close(fd);
+    if (high >= 0 && fstat(high, &st) != 0) {
+        close(high);
+        high = -1;
+    }
+    if (high < 0)
+        return -1;
+    t->stat_fd = high;
+    t->stat_ino = (unsigned long)st.st_ino;
+    bp.stat_fds++;
+    return high;
+}
+
+/* Forgets t's kept descriptor and closes it when it is still the
+ * probe's (a program that closed it may have opened a file of its own
+ * under the same number: another inode). */
+static void stat_fd_drop(bp_thread *t)
+{
+    struct stat st;
+    if (t->stat_fd < 0)
+        return;
+    if (fstat(t->stat_fd, &st) == 0 &&
+        (unsigned long)st.st_ino == t->stat_ino)
+        close(t->stat_fd);
+    t->stat_fd = -1;
+    bp.stat_fds--;
+}
+
+void bp_task_forget(bp_thread *t)
+{
+    int saved = errno;
+    stat_fd_drop(t);
+    errno = saved;
+}
+
+void bp_task_forget_all(void)
+{
+    for (int i = 0; i < BP_MAX_THREADS; i++)
+        if (bp.slot_tid[i])
+            stat_fd_drop(&bp.threads[i]); /* fstat, close: signal-safe */
+}
+
+/* The stat line of t through its kept descriptor: a pread, no open, no
+ * path. A line that is not t's (its number now another file of the
+ * program's) or a failed read falls back to the path. */
+static ssize_t read_stat(bp_thread *t, char *buf, size_t len)
+{
+    char head[32];
+    int fd = stat_fd_of(t), n = snprintf(head, sizeof head, "%ld (",
+                                         (long)t->tid);
+    if (fd >= 0) {
+        ssize_t got = pread(fd, buf, len - 1, 0);
+        if (got > n && memcmp(buf, head, (size_t)n) == 0) {
+            buf[got] = '\0';
+            return got;
+        }
+        stat_fd_drop(t);
+    }
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%ld/stat", (long)t->tid);
+    return read_small(path, buf, len);
+}
+
+int bp_task_sample_fast(bp_thread *t, bp_task_sample *s)
+{
+    unsigned char mask[BP_MASK_BYTES];
+    char buf[1024];
+    int saved = errno;
+    long n;
+    s->cpu = -1;
+    s->migrations = s->vcsw = s->ivcsw = -1;
+    s->allowed[0] = '\0';
+    if (read_stat(t, buf, sizeof buf) <= 0) {
+        errno = saved;
+        return -1; /* gone */
+    }
+    s->cpu = stat_cpu(buf);
+    n = syscall(SYS_sched_getaffinity, t->tid, sizeof mask, mask);
+    if (n > 0 && (n != t->mask_len || memcmp(mask, t->mask, (size_t)n))) {
+        memcpy(t->mask, mask, (size_t)n);
+        t->mask_len = n;
+        bp_mask_text(mask, (size_t)n, s->allowed, sizeof s->allowed);
     }
     errno = saved;
     return 0;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "probe_priv.h"
@@ -31,6 +32,8 @@ static create_fn real_create;
 static pthread_key_t end_key;
 static pthread_t sampler;
 static int sampler_running, sampler_stop;
+static long long sampler_rounds;
+static double sampler_cpu_s;               /* its user + system time */
 static pthread_mutex_t stop_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t stop_cond;
 
@@ -84,6 +87,7 @@ static bp_thread *add_locked(pid_t tid, const char *label, const char *object,
         return NULL;
     }
     memset(t, 0, sizeof *t);
+    t->stat_fd = -1;
     __atomic_store_n(&bp.slot_tid[i], tid, __ATOMIC_RELAXED);
     t->tid = tid;
     snprintf(t->label, sizeof t->label, "%s", label);
@@ -159,6 +163,7 @@ static void end_locked(bp_thread *t, int last_read)
             "migrations=%lld vcsw=%lld ivcsw=%lld",
             (long)t->tid, bp_now(), t->last_cpus, seen[0] ? seen : "-",
             t->samples, mig, t->vcsw, t->ivcsw);
+    bp_task_forget(t);
     __atomic_store_n(&bp.slot_tid[t - bp.threads], 0, __ATOMIC_RELAXED);
 }
 
@@ -269,7 +274,7 @@ void bp_sample_all(void)
         pthread_mutex_lock(&bp.lock);
         bp_thread *t = &bp.threads[i];
         if (bp.slot_tid[i]) {
-            if (bp_task_read(t->tid, &s, 0) == 0)
+            if (bp_task_sample_fast(t, &s) == 0)
                 apply_locked(t, &s);
             else
                 end_locked(t, 0); /* ended without its destructor (clone) */
@@ -281,6 +286,7 @@ void bp_sample_all(void)
 static void *sampler_main(void *unused)
 {
     struct timespec next;
+    struct rusage ru;
     (void)unused;
     bp.sampler_tid = bp_gettid();
     clock_gettime(CLOCK_MONOTONIC, &next);
@@ -294,11 +300,15 @@ static void *sampler_main(void *unused)
         if (pthread_cond_timedwait(&stop_cond, &stop_lock, &next) != ETIMEDOUT)
             continue;
         pthread_mutex_unlock(&stop_lock);
-        find_unknown_threads();
+        if (sampler_rounds++ % BP_RESCAN_ROUNDS == 0)
+            find_unknown_threads();
         bp_sample_all();
         pthread_mutex_lock(&stop_lock);
     }
     pthread_mutex_unlock(&stop_lock);
+    if (getrusage(RUSAGE_THREAD, &ru) == 0)
+        sampler_cpu_s = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                        (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
     return NULL;
 }
 
@@ -327,6 +337,10 @@ void bp_threads_finish(void)
         pthread_mutex_unlock(&stop_lock);
         pthread_join(sampler, NULL);
         sampler_running = 0;
+        bp_emit("sampler rounds=%lld cpu_s=%.6f per_round_us=%.2f",
+                sampler_rounds, sampler_cpu_s,
+                sampler_rounds ? sampler_cpu_s * 1e6 / (double)sampler_rounds
+                               : 0.0);
     }
     pthread_mutex_lock(&bp.lock);
     for (int i = 0; i < BP_MAX_THREADS; i++) {

@@ -345,6 +345,7 @@ int bl_cli_slurm(int argc, char **argv)
     bl_slurm_opts o = {0};
     char bindlab[PATH_MAX], app[PATH_MAX], sweep[PATH_MAX], results[PATH_MAX];
     char out[PATH_MAX], merge[PATH_MAX] = "", job[96], *cmd = NULL;
+    char workdir[PATH_MAX];
     int have_part = 0, rc;
 
     c.nodes = 1;
@@ -393,6 +394,8 @@ int bl_cli_slurm(int argc, char **argv)
     o.oversubscribe = c.oversubscribe;
     cmd = command_line(argc, argv);
     o.command = cmd;
+    if (s.app && getcwd(workdir, sizeof workdir))
+        o.workdir = workdir;
     rc = write_all(&c, &o, &s, &need, out, merge);
     free(cmd);
     if (rc == 0) {

@@ -19,8 +19,10 @@
 #include "proc/launch.h"
 
 /* More flags than the cross-check's (crosscheck.h):
- *   drift-after-init      an affinity change of a rank's thread after
- *                         MPI_Init returned (the caller named in a note)
+ *   drift-after-init      a rank's thread left on another set by
+ *                         affinity changes after MPI_Init returned (each
+ *                         change's caller named in a note; changes that
+ *                         end where they began are one note, no flag)
  *   thread-outside-rank   a thread allowed CPUs outside its rank's set
  *   not-probed            no probe file at all */
 

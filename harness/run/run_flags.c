@@ -10,6 +10,9 @@
 #include "cpuset.h"
 #include "grow.h"
 
+/* Per-thread notes of one kind shown before "and N more". */
+#define BL_RUN_NOTES_MAX 32
+
 static void add_flag(char *flags, size_t len, const char *flag)
 {
     size_t used = strlen(flags);
@@ -33,18 +36,61 @@ static void note(bl_run_outcome *out, const char *fmt, ...)
         out->nnotes++;
 }
 
-/* Changes that took effect once MPI_Init had returned. */
+static int after_init_change(const bl_h5_affinity *a)
+{
+    return a->changed && strcmp(a->phase, "after-init") == 0;
+}
+
+static int same_thread(const bl_h5_affinity *a, const bl_h5_affinity *b)
+{
+    return a->rank == b->rank && a->target == b->target;
+}
+
+/* Changes that took effect once MPI_Init had returned, thread by thread
+ * (the rows are in time order within a rank). Changes up to the last one
+ * that puts the thread back on the set it had before the first are not
+ * drift: libraries detecting the CPUs (hwloc, GROMACS) bind the calling
+ * thread to each CPU in turn and restore it; one note says so. The
+ * changes after that leave the thread elsewhere: drift, each named. */
 static int drift(const bl_h5_run *r, bl_run_outcome *out)
 {
     int n = 0;
     for (size_t i = 0; i < r->naffinity; i++) {
-        const bl_h5_affinity *a = &r->affinity[i];
-        if (!a->changed || strcmp(a->phase, "after-init") != 0)
+        const bl_h5_affinity *a = &r->affinity[i], *back = NULL;
+        size_t count = 0, undone = 0, j;
+        if (!after_init_change(a))
             continue;
-        note(out, "drift-after-init: rank %d tid %lld: %s -> %s at "
-             "t=%.3f s by %s (%s)", a->rank, (long long)a->target,
-             a->old_cpus, a->new_cpus, a->t, a->caller, a->call);
-        n++;
+        for (j = 0; j < i; j++) /* the thread's first change only */
+            if (after_init_change(&r->affinity[j]) &&
+                same_thread(&r->affinity[j], a))
+                break;
+        if (j < i)
+            continue;
+        for (j = i; j < r->naffinity; j++) {
+            if (!after_init_change(&r->affinity[j]) ||
+                !same_thread(&r->affinity[j], a))
+                continue;
+            count++;
+            if (strcmp(r->affinity[j].new_cpus, a->old_cpus) == 0) {
+                back = &r->affinity[j];
+                undone = count;
+            }
+        }
+        if (back)
+            note(out, "affinity-restored: rank %d tid %lld: %zu changes "
+                 "after init from t=%.3f to %.3f s, back on %s (first by "
+                 "%s, last by %s)", a->rank, (long long)a->target, undone,
+                 a->t, back->t, a->old_cpus, a->caller, back->caller);
+        for (j = back ? (size_t)(back - r->affinity) + 1 : i;
+             j < r->naffinity; j++)
+            if (after_init_change(&r->affinity[j]) &&
+                same_thread(&r->affinity[j], a)) {
+                const bl_h5_affinity *c = &r->affinity[j];
+                note(out, "drift-after-init: rank %d tid %lld: %s -> %s at "
+                     "t=%.3f s by %s (%s)", c->rank, (long long)c->target,
+                     c->old_cpus, c->new_cpus, c->t, c->caller, c->call);
+                n++;
+            }
     }
     return n;
 }
@@ -77,28 +123,68 @@ int bl_run_busy_thread(const bl_h5_run *r, size_t i)
            !strcmp(l, "program") || !strcmp(l, "blas");
 }
 
+/* Placement rows by host, then the one PU they ran on. */
+static const bl_h5_placement *sort_rows;
+static int by_host_pu(const void *a, const void *b)
+{
+    const bl_h5_placement *x = &sort_rows[*(const size_t *)a];
+    const bl_h5_placement *y = &sort_rows[*(const size_t *)b];
+    int c = strcmp(x->host, y->host);
+    return c ? c : (x->cpu_last > y->cpu_last) - (x->cpu_last < y->cpu_last);
+}
+
+/* pu-shared, one note per PU (a program may have thousands of threads):
+ * the compute threads seen on that PU only, sorted by host and PU. */
+static void pu_shared_notes(const bl_h5_run *r, bl_run_outcome *out)
+{
+    size_t *idx = malloc((r->nplacement + 1) * sizeof *idx), n = 0;
+    for (size_t i = 0; idx && i < r->nplacement; i++) {
+        const bl_h5_placement *p = &r->placement[i];
+        if (bl_run_busy_thread(r, i) && p->cpu_last >= 0 &&
+            p->cpu_first == p->cpu_last)
+            idx[n++] = i;
+    }
+    sort_rows = r->placement;
+    if (n)
+        qsort(idx, n, sizeof *idx, by_host_pu);
+    for (size_t i = 0, j; i < n; i = j) {
+        char who[200] = "";
+        size_t used = 0;
+        for (j = i; j < n && by_host_pu(&idx[i], &idx[j]) == 0; j++)
+            if (j - i < 8 && used < sizeof who)
+                used += (size_t)snprintf(who + used, sizeof who - used,
+                                         "%s%d.%d", j > i ? ", " : "",
+                                         r->placement[idx[j]].rank,
+                                         r->placement[idx[j]].thread);
+        if (j - i < 2)
+            continue;
+        const bl_h5_placement *a = &r->placement[idx[i]];
+        if (j - i > 8)
+            note(out, "pu-shared: %s and %zu more ran only on CPU %d of %s",
+                 who, j - i - 8, a->cpu_last, a->host);
+        else
+            note(out, "pu-shared: %s ran only on CPU %d of %s", who,
+                 a->cpu_last, a->host);
+    }
+    free(idx);
+}
+
 /* What the cross-check's flags found, thread by thread (it gives the
  * flags only): compute threads on one PU, migrations, remote pages. */
 static void details(const bl_h5_run *r, const char *flags,
                     bl_run_outcome *out)
 {
-    for (size_t i = 0; strstr(flags, "pu-shared") && i < r->nplacement; i++)
-        for (size_t j = i + 1; bl_run_busy_thread(r, i) && j < r->nplacement;
-             j++) {
-            const bl_h5_placement *a = &r->placement[i], *b = &r->placement[j];
-            if (bl_run_busy_thread(r, j) && a->cpu_last >= 0 &&
-                a->cpu_first == a->cpu_last && b->cpu_first == b->cpu_last &&
-                a->cpu_last == b->cpu_last && !strcmp(a->host, b->host))
-                note(out, "pu-shared: %d.%d and %d.%d ran only on CPU %d of %s",
-                     a->rank, a->thread, b->rank, b->thread, a->cpu_last,
-                     a->host);
-        }
+    if (strstr(flags, "pu-shared"))
+        pu_shared_notes(r, out);
+    size_t moved = 0;
     for (size_t i = 0; strstr(flags, "migrated") && i < r->nplacement; i++)
-        if (r->placement[i].migrations > 0)
+        if (r->placement[i].migrations > 0 && moved++ < BL_RUN_NOTES_MAX)
             note(out, "migrated: %d.%d (%s) moved %lld times",
                  r->placement[i].rank, r->placement[i].thread,
                  i < r->nthread_rows ? r->thread_rows[i].label : "-",
                  (long long)r->placement[i].migrations);
+    if (moved > BL_RUN_NOTES_MAX)
+        note(out, "migrated: and %zu more threads", moved - BL_RUN_NOTES_MAX);
     for (size_t i = 0; strstr(flags, "remote-pages") && i < r->nrank_rows; i++)
         if (r->rank_rows[i].pages_local < r->rank_rows[i].pages_total)
             note(out, "remote-pages: rank %d: %lld of %lld pages on NUMA "

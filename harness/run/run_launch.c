@@ -189,8 +189,27 @@ static void omp_env(const bl_run_launch *rl, bl_h5_run *r)
         }
 }
 
+/* The main thread's set when MPI_Init returned (at the probe's start
+ * without MPI), or NULL: what an Open MPI or Intel MPI report line printed
+ * by the rank from inside MPI_Init saw. Its last set may be a program's
+ * own pinning after init (GROMACS's -pin on), which no report can know. */
+static const char *set_at_init(const bl_h5_run *r, int rank)
+{
+    for (size_t i = 0; i < r->nprocesses; i++) {
+        const bl_h5_process *p = &r->processes[i];
+        if (p->rank != rank)
+            continue;
+        if (p->cpus_init && p->cpus_init[0] && strcmp(p->cpus_init, "-"))
+            return p->cpus_init;
+        if (p->cpus_start && p->cpus_start[0] && strcmp(p->cpus_start, "-"))
+            return p->cpus_start;
+    }
+    return NULL;
+}
+
 /* The launcher's report against the ranks' given sets (the sweep's
- * cross-check, on the compute threads), then the probe's own flags. */
+ * cross-check, on the compute threads, each main thread with its set at
+ * MPI_Init), then the probe's own flags. */
 static void cross_check(const bl_run_launch *rl, const bl_launch_result *res,
                         int numa_balancing, bl_run_outcome *out)
 {
@@ -215,6 +234,8 @@ static void cross_check(const bl_run_launch *rl, const bl_launch_result *res,
             *p = out->run.placement[i];
             if (p->cpu_first != p->cpu_last)
                 p->cpu_last = -1;
+            if (p->thread == 0 && set_at_init(&out->run, p->rank))
+                p->cpuset = (char *)set_at_init(&out->run, p->rank);
         }
     view.nplacement = n;
     char host[256] = "";

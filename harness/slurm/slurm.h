@@ -86,6 +86,8 @@ typedef struct bl_slurm_opts {
     int array;               /* 0: one job; K >= 1: K array tasks */
     int oversubscribe;
     const char *command;     /* the generating command, for the header */
+    const char *workdir;     /* an app: sweep's program runs here (cd), or
+                              * NULL: the job's own directory */
 } bl_slurm_opts;
 
 /* Checks a value that goes into an #SBATCH line, which sbatch reads with

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "proc/shellquote.h"
+#include "sweep/sweep_app.h"
 #include "strbuf.h"
 
 typedef bl_strbuf sbuf;
@@ -206,6 +207,37 @@ static void binding_env(sbuf *b, const bl_slurm_opts *o)
                "first.\nexport SLURM_CPU_BIND=none\n");
 }
 
+/* An app: sweep: its program as the sweep file gives it (placeholders
+ * filled per run by bindlab sweep), each word shell-quoted, as a comment
+ * (a control character there shown as '?', so that no word can end the
+ * comment line); then into the directory whose relative paths it names. */
+static void app_lines(sbuf *b, const bl_slurm_opts *o, const bl_sweep *s)
+{
+    if (!s->app)
+        return;
+    put(b, "\n# Each run launches, under bindlab's probe, the program of the "
+           "sweep file's app:\n#  ");
+    for (int i = 0; i < s->app->ncommand; i++) {
+        char *q = bl_shell_quote(s->app->command[i]);
+        if (!q) {
+            b->failed = 1;
+            return;
+        }
+        for (char *c = q; *c; c++)
+            if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                *c = '?';
+        put(b, " %s", q);
+        free(q);
+    }
+    put(b, "\n");
+    if (o->workdir) {
+        put(b, "# in the directory bindlab slurm was run in (its relative "
+               "paths are from there):\n");
+        assign(b, "workdir", o->workdir);
+        put(b, "cd \"$workdir\" || exit 1\n");
+    }
+}
+
 static void sweep_command(sbuf *b, const bl_slurm_opts *o, int array)
 {
     int srun = o->launcher && strcmp(o->launcher, "srun") == 0;
@@ -251,6 +283,7 @@ char *bl_slurm_script(const bl_slurm_opts *o, const bl_sweep *s,
         record_node(&b, "\"$results/slurm/$name-$SLURM_JOB_ID\"");
     }
     record_nodes(&b, o);
+    app_lines(&b, o, s);
     sweep_command(&b, o, array);
     if (array)
         /* Written last and atomically: the merge job reads a shard with no

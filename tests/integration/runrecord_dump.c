@@ -4,7 +4,8 @@
  *   status S / exit_status N / flags F / log PATH / ranks N / reason R
  *   place R.T host H cpuset C rank_cpuset G cpu_last P numa N
  *   thread R.T label L
- *   affinity R phase P changed C caller OBJECT
+ *   tid R.T TID
+ *   affinity R phase P changed C call K target T old O new N caller OBJECT
  *   process R pid P complete C mpi_init M
  *   memory R numa N pages P
  *   check R claimed C seen S matches M */
@@ -24,13 +25,19 @@ static void dump(const bl_h5_run *r, const bl_h5_harness *h)
                "numa %d\n", p->rank, p->thread, p->host, p->cpuset,
                p->rank_cpuset, p->cpu_last, p->numa);
     }
-    for (size_t i = 0; i < r->nthread_rows; i++)
+    for (size_t i = 0; i < r->nthread_rows; i++) {
         printf("thread %d.%d label %s\n", r->thread_rows[i].rank,
                r->thread_rows[i].thread, r->thread_rows[i].label);
+        printf("tid %d.%d %lld\n", r->thread_rows[i].rank,
+               r->thread_rows[i].thread, (long long)r->thread_rows[i].tid);
+    }
     for (size_t i = 0; i < r->naffinity; i++)
-        printf("affinity %d phase %s changed %d caller %s\n",
-               r->affinity[i].rank, r->affinity[i].phase,
-               r->affinity[i].changed, r->affinity[i].caller);
+        printf("affinity %d phase %s changed %d call %s target %lld old %s "
+               "new %s caller %s\n", r->affinity[i].rank,
+               r->affinity[i].phase, r->affinity[i].changed,
+               r->affinity[i].call, (long long)r->affinity[i].target,
+               r->affinity[i].old_cpus, r->affinity[i].new_cpus,
+               r->affinity[i].caller);
     for (size_t i = 0; i < r->nprocesses; i++)
         printf("process %d pid %lld complete %d mpi_init %d\n",
                r->processes[i].rank, (long long)r->processes[i].pid,

@@ -3,18 +3,13 @@
 # preloaded as a user would (mpirun -x LD_PRELOAD=... -x BINDLAB_PROBE_DIR=...,
 # Hydra's -genv), its files read by probe_dump and checked against the
 # machine (hwloc-calc, nproc):
-#   - GROMACS, 2 ranks bound to cores: every rank complete, its start set its
-#     core, its threads labelled, no lasting affinity change (GROMACS and
-#     hwloc bind and restore the main thread while they detect the CPUs, and
-#     GROMACS does not pin); 1 rank unbound with -ntomp 2 -pin on: GROMACS's
-#     pinning of its main and OpenMP threads recorded after init, the caller
-#     its library (libgromacs_mpi);
 #   - LAMMPS and HPC Challenge, 2 ranks: every rank complete;
 #   - mpi4py + numpy under every MPI with a venv, unbound, with
 #     OPENBLAS_NUM_THREADS=2: every rank with the variable its MPI sets, and
 #     OpenBLAS's worker threads as threads of their rank labelled blas;
 #   - the exit status and the rate line are the same with the probe.
-# Missing programs fail on CI (CI=true), are skipped elsewhere.
+# GROMACS's runs under the probe are test_apps_gromacs.sh's (through bindlab
+# run). Missing programs fail on CI (CI=true), are skipped elsewhere.
 source "$(dirname "$0")/common.sh"
 # shellcheck source=tests/integration/apps_common.sh
 source "$(dirname "$0")/apps_common.sh"
@@ -77,77 +72,6 @@ starts_on_cores() {
         done
     done
 }
-
-gmx_ready=0
-if have gmx_mpi "Debian package gromacs" && have gmx "Debian package gromacs"; then
-    if bash "$apps/gromacs/prepare.sh" "$WORK/gmx-input"; then gmx_ready=1
-    else bad "gromacs: tests/apps/gromacs/prepare.sh failed"; fi
-fi
-if [ "$gmx_ready" = 1 ]; then
-    d=$WORK/gromacs
-    mkdir -p "$d" && cp "$WORK/gmx-input/topol.tpr" "$d/"
-    probe_args "$d/probe"
-    if run gromacs "$d" "${DEBIAN_MPIRUN[@]}" "${ENV_ARGS[@]}" gmx_mpi -quiet mdrun \
-           -s topol.tpr -ntomp 1 -nb cpu && dump gromacs "$d/probe"; then
-        rate_line gromacs "$d/md.log" "^Performance: +($NUM) +[0-9.]+\$"
-        ranks_complete gromacs "$d/probe.tsv" "$NP" OMPI_COMM_WORLD_RANK
-        starts_on_cores gromacs "$d/probe.tsv"
-        for r in $(seq 0 $((NP - 1))); do
-            labels=$(labels "$d/probe.tsv" "\$2 == $r")
-            grep -q '^main:1 mpi:' <<<"$labels" ||
-                bad "gromacs: rank $r: threads '$labels', expected one main and Open MPI's (mpi)"
-            echo "gromacs: rank $r threads: $labels"
-        done
-        # No lasting change: every thread ends on the set it started on,
-        # and GROMACS does not pin (no pthread_setaffinity_np after init).
-        moved=$(field "$d/probe.tsv" thread 0 "\$5 != \$6")
-        [ -z "$moved" ] || bad "gromacs: threads whose set changed: $moved"
-        pinned=$(field "$d/probe.tsv" affinity 0 "\$5 == \"after-init\" && \$6 == \"pthread_setaffinity_np\"")
-        [ -z "$pinned" ] || bad "gromacs bound by the launcher pinned threads: $pinned"
-        echo "gromacs: bound by mpirun: no lasting change;" \
-             "$(field "$d/probe.tsv" affinity 0 "\$5 == \"after-init\"" | wc -l)" \
-             "bind-and-restore calls after init ($(field "$d/probe.tsv" affinity 7 \
-             "\$5 == \"after-init\"" | sed 's,.*/,,' | sort -u | paste -sd' '))"
-    fi
-
-    # One rank, unbound, two OpenMP threads pinned by GROMACS itself.
-    if [ "$NCPU" -ge 2 ]; then
-        d=$WORK/gromacs-pin
-        mkdir -p "$d" && cp "$WORK/gmx-input/topol.tpr" "$d/"
-        probe_args "$d/probe"
-        if run gromacs-pin "$d" "${MPIRUN[@]}" -np 1 --bind-to none "${ENV_ARGS[@]}" \
-               gmx_mpi -quiet mdrun -s topol.tpr -ntomp 2 -nb cpu -pin on -nsteps 200 &&
-           dump gromacs-pin "$d/probe"; then
-            t=$d/probe.tsv
-            rate_line gromacs-pin "$d/md.log" "^Performance: +($NUM) +[0-9.]+\$"
-            ranks_complete gromacs-pin "$t" 1 OMPI_COMM_WORLD_RANK
-            [ "$(field "$t" thread 4 "\$4 == \"openmp\"" | wc -l)" = 1 ] ||
-                bad "gromacs-pin: not one OpenMP thread: $(grep '^thread' "$t")"
-            # Each of main and openmp: pinned after init by libgromacs_mpi to
-            # one PU, where it stays; the two PUs differ.
-            pus=
-            for label in main openmp; do
-                tid=$(field "$t" thread 3 "\$4 == \"$label\"")
-                pin=$(field "$t" affinity '7 " " $9' "\$4 == \"$tid\" && \$5 == \"after-init\" &&
-                      \$6 == \"pthread_setaffinity_np\" && \$10 == 1" | tail -1)
-                end=$(field "$t" thread 6 "\$3 == \"$tid\"")
-                case $pin in
-                */libgromacs_mpi*" "*) ;;
-                *) bad "gromacs-pin: $label thread $tid not pinned by libgromacs_mpi after init:" \
-                       "$(grep "^affinity.*	$tid	after-init" "$t")"; continue ;;
-                esac
-                [ "$(expand "${pin#* }" | tr ',' '\n' | wc -l)" = 1 ] && [ "${pin#* }" = "$end" ] ||
-                    bad "gromacs-pin: $label pinned to '${pin#* }', not one PU it stays on (ends on $end)"
-                pus="$pus ${pin#* }"
-                echo "gromacs-pin: $label thread pinned to PU ${pin#* } by ${pin%% *}"
-            done
-            [ "$(tr ' ' '\n' <<<"$pus" | sed '/^$/d' | sort -u | wc -l)" = 2 ] ||
-                bad "gromacs-pin: main and openmp pinned to the same PU:$pus"
-        fi
-    else
-        echo "note: one CPU, GROMACS's pinning of 2 OpenMP threads not run"
-    fi
-fi
 
 if have lmp "Debian package lammps"; then
     d=$WORK/lammps

@@ -8,8 +8,12 @@
 # test's own (sh printing a line) without rate:: the rate is runs per
 # second of the job's wall time (unit runs/s, rate x wall_s = 1);
 # (c) with a rate regex its output does not match: the run failed, with
-# the reason naming the regex. LAMMPS missing fails under CI=true and is
-# skipped elsewhere (tests/integration/apps_common.sh).
+# the reason naming the regex; (d) bindlab plan, sweep --dry-run (the
+# program's argv filled and quoted) and slurm (the app's argv quoted in a
+# comment, a newline in it kept inside, the job going to the directory
+# the sweep's relative paths are from) of such sweeps. (a) also plans
+# LAMMPS's sweep and writes its Slurm script. LAMMPS missing fails under
+# CI=true and is skipped elsewhere (tests/integration/apps_common.sh).
 . "$(dirname "$0")/common.sh"
 . "$(dirname "$0")/apps_common.sh"
 
@@ -58,6 +62,29 @@ expect_line nomatch.dump "exit_status 0"
 expect_line nomatch.dump "reason rate: no match for Performance: ([0-9.]+) in the output"
 expect_line nomatch.dump "ranks 2"
 
+# --- (d) plan, dry run and Slurm script of an app: sweep --------------------
+"$BINDLAB" plan wall.yaml >plan.out 2>&1 || fail "(d) plan: $(cat plan.out)"
+grep -q '^== r0000: np 2 ' plan.out || fail "(d) plan shows no layout r0000: $(cat plan.out)"
+"$BINDLAB" sweep --dry-run wall.yaml --results dry >dry.out 2>&1 || fail "(d) --dry-run: $(cat dry.out)"
+# the program's argv, filled and quoted, after the launcher's words
+grep -q "LD_PRELOAD=[^ ]*libbindlab-probe\.so .*/sh -c 'echo speed 2 none'\$" dry.out ||
+    fail "(d) the dry run does not show sh's argv quoted: $(cat dry.out)"
+[ ! -e dry ] || fail "(d) the dry run made the results directory"
+cat >nasty.yaml <<'YAML'
+app:
+  command: [sh, -c, "echo 'a b' \"$HOME\"\nrm -rf nothing-here", "{np}"]
+layouts: [{np: 1, bind_to: none}]
+YAML
+for f in wall nasty; do
+    "$BINDLAB" slurm $f.yaml -o $f.sbatch >$f.slurm.out 2>&1 || fail "(d) slurm $f: $(cat $f.slurm.out)"
+    bash -n $f.sbatch || fail "(d) $f.sbatch is not a valid script"
+    expect_line $f.sbatch "cd \"\$workdir\" || exit 1"
+    grep -qx "workdir=$WORK\\|workdir='$WORK'" $f.sbatch || fail "(d) $f.sbatch: no workdir $WORK: $(cat $f.sbatch)"
+done
+expect_line wall.sbatch "#   sh -c 'echo speed {np} {bind_to}'"
+expect_line nasty.sbatch "#   sh -c 'echo '\\''a b'\\'' \"\$HOME\"?rm -rf nothing-here' '{np}'"
+! grep -q '^rm ' nasty.sbatch || fail "(d) a word of the app's argv left the comment: $(cat nasty.sbatch)"
+
 # --- (a) LAMMPS -----------------------------------------------------------
 have lmp "Debian package lammps" || apps_end # CI=true: fails; else a skip
 cat >lj.yaml <<YAML
@@ -68,6 +95,10 @@ app:
 sweep: {np: 2, bind_to: [core, none]} # sharing one core: --oversubscribe (apps_common.sh)
 YAML
 "$BINDLAB" sweep lj.yaml ${OVERSUB[@]+"${OVERSUB[@]}"} --results res >lj.out 2>&1 || fail "(a) sweep: $(cat lj.out)"
+"$BINDLAB" plan lj.yaml >ljplan.out 2>&1 || fail "(a) plan: $(cat ljplan.out)"
+[ "$(grep -c '^== r000[01]: np 2 ' ljplan.out)" = 2 ] || fail "(a) plan: not 2 layouts: $(cat ljplan.out)"
+"$BINDLAB" slurm lj.yaml -o lj.sbatch >ljslurm.out 2>&1 || fail "(a) slurm: $(cat ljslurm.out)"
+expect_line lj.sbatch "#   lmp -in $apps/lammps/in.lj -log none"
 for run in r0000 r0001; do
     "$DUMP" res/lj.d/$run.h5 $run >$run.dump || fail "(a) $run: record unreadable"
     expect_line $run.dump "status ok"

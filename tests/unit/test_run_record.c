@@ -140,6 +140,91 @@ static void omp_unbound_needs_openmp_threads(void **state)
     }
 }
 
+/* A thread bound to each CPU in turn and restored after init (a library
+ * detecting the CPUs) is not drift; a thread left on another set is. */
+static void undone_changes_are_not_drift(void **state)
+{
+    bl_h5_affinity rows[] = {
+        {.rank = 0, .t = 0.1, .target = 10, .phase = "after-init",
+         .call = "sched_setaffinity", .old_cpus = "0", .new_cpus = "1",
+         .caller = "/lib/libdetect.so", .changed = 1, .ok = 1},
+        {.rank = 0, .t = 0.2, .target = 11, .phase = "after-init",
+         .call = "pthread_setaffinity_np", .old_cpus = "0-1",
+         .new_cpus = "1", .caller = "/lib/libpin.so", .changed = 1, .ok = 1},
+        {.rank = 0, .t = 0.3, .target = 10, .phase = "after-init",
+         .call = "sched_setaffinity", .old_cpus = "1", .new_cpus = "0",
+         .caller = "/lib/libdetect.so", .changed = 1, .ok = 1},
+        /* thread 11 detected first, then pinned: only the pin is drift */
+        {.rank = 0, .t = 0.4, .target = 11, .phase = "after-init",
+         .call = "pthread_setaffinity_np", .old_cpus = "1",
+         .new_cpus = "0-1", .caller = "/lib/libdetect.so", .changed = 1,
+         .ok = 1},
+        {.rank = 0, .t = 0.5, .target = 11, .phase = "after-init",
+         .call = "pthread_setaffinity_np", .old_cpus = "0-1",
+         .new_cpus = "0", .caller = "/lib/libpin.so", .changed = 1, .ok = 1},
+    };
+    bl_h5_process one = {.complete = 1};
+    bl_h5_run r = {.affinity = rows, .naffinity = 5, .processes = &one,
+                   .nprocesses = 1};
+    bl_run_outcome out;
+    char flags[64] = "";
+    (void)state;
+    memset(&out, 0, sizeof out);
+    bl_run_flags(&r, flags, sizeof flags, &out);
+    assert_string_equal(flags, "drift-after-init");
+    assert_int_equal(out.nnotes, 3);
+    assert_non_null(strstr(out.notes[0], "affinity-restored: rank 0 tid 10: "
+                                         "2 changes"));
+    assert_non_null(strstr(out.notes[1], "affinity-restored: rank 0 tid 11: "
+                                         "2 changes"));
+    assert_non_null(strstr(out.notes[2], "drift-after-init: rank 0 tid 11: "
+                                         "0-1 -> 0 at t=0.500 s by "
+                                         "/lib/libpin.so"));
+    /* with the lasting change gone, only the notes are left */
+    rows[4].phase = "finalize";
+    bl_run_outcome_free(&out);
+    memset(&out, 0, sizeof out);
+    flags[0] = '\0';
+    bl_run_flags(&r, flags, sizeof flags, &out);
+    assert_string_equal(flags, "");
+    assert_int_equal(out.nnotes, 2);
+    bl_run_outcome_free(&out);
+}
+
+/* pu-shared: one note per PU, naming up to 8 threads and counting the
+ * rest (a program may have thousands: one note per pair was quadratic). */
+static void pu_shared_notes_are_one_per_pu(void **state)
+{
+    enum { N = 13 };
+    bl_h5_placement p[N];
+    bl_h5_thread th[N];
+    bl_h5_process one = {.complete = 1};
+    bl_h5_run r = {.placement = p, .nplacement = N, .thread_rows = th,
+                   .nthread_rows = N, .processes = &one, .nprocesses = 1};
+    bl_run_outcome out;
+    char flags[64] = "pu-shared";
+    (void)state;
+    memset(p, 0, sizeof p);
+    memset(th, 0, sizeof th);
+    for (int i = 0; i < N; i++) {
+        /* 10 threads on CPU 0, 2 on CPU 1, one mpi helper on CPU 1 */
+        p[i] = (bl_h5_placement){.rank = 0, .thread = i, .host = "h",
+                                 .rank_cpuset = "0-1", .cpuset = "0-1",
+                                 .cpu_first = i < 10 ? 0 : 1,
+                                 .cpu_last = i < 10 ? 0 : 1};
+        th[i] = (bl_h5_thread){.rank = 0, .thread = i,
+                               .label = i == N - 1 ? "mpi" : "openmp"};
+    }
+    memset(&out, 0, sizeof out);
+    bl_run_flags(&r, flags, sizeof flags, &out);
+    assert_int_equal(out.nnotes, 2);
+    assert_string_equal(out.notes[0], "pu-shared: 0.0, 0.1, 0.2, 0.3, 0.4, "
+                        "0.5, 0.6, 0.7 and 2 more ran only on CPU 0 of h");
+    assert_string_equal(out.notes[1], "pu-shared: 0.10, 0.11 ran only on "
+                        "CPU 1 of h");
+    bl_run_outcome_free(&out);
+}
+
 /* The probe cannot enter a static program: refused before launching. */
 static void static_programs_are_refused(void **state)
 {
@@ -163,6 +248,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(two_ranks_become_rows_and_flags),
         cmocka_unit_test(omp_unbound_needs_openmp_threads),
+        cmocka_unit_test(undone_changes_are_not_drift),
+        cmocka_unit_test(pu_shared_notes_are_one_per_pu),
         cmocka_unit_test(static_programs_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
