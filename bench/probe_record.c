@@ -98,7 +98,7 @@ int main(int argc, char **argv)
         return 1;
     }
     t1 = now();
-    bl_crosscheck(&rep, &o.run, 0, &o.h.checks, &o.h.nchecks, flags,
+    bl_crosscheck(&rep, &o.run, 0, NULL, &o.h.checks, &o.h.nchecks, flags,
                   sizeof flags);
     bl_run_flags(&o.run, flags, sizeof flags, &o);
     o.h.flags = strdup(flags);
