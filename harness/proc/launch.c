@@ -397,6 +397,9 @@ static int step(run_state *st, bl_launch_result *res, double now)
 {
     if (!st->ended && leader_ended(st->pid)) {
         st->ended = 1;
+        /* ended by bl_launch_interrupt's SIGTERM before a pass saw it */
+        if (g_interrupt && !st->term_sent)
+            res->interrupted = 1;
         res->wall_s = now - st->t0;
         res->strays = kill_strays(st->pid);
         st->drain_until = bl_now_s() + DRAIN_S;
@@ -462,8 +465,9 @@ static void drain_wake(void)
 
 static void supervise(run_state *st, bl_launch_result *res)
 {
-    double prev = bl_now_s();
-    int ms = -1;
+    /* first pass from t0, asked 0 ms: a stop during the spawn counts */
+    double prev = st->t0;
+    int ms = 0;
     for (;;) {
         double now = bl_now_s();
         forgive_stop(st, ms, now - prev);
@@ -588,13 +592,4 @@ done:
     bl_launch_output_finish(&res->errs);
     free(envp);
     return rc;
-}
-
-void bl_launch_result_free(bl_launch_result *res)
-{
-    free(res->out.head);
-    free(res->out.tail);
-    free(res->errs.head);
-    free(res->errs.tail);
-    res->out.head = res->out.tail = res->errs.head = res->errs.tail = NULL;
 }

@@ -217,3 +217,12 @@ int bl_launch_describe(const bl_launch_result *r, const bl_launch_opts *o,
                         strsignal(r->term_signal));
     return snprintf(buf, len, "ended in an unknown way");
 }
+
+void bl_launch_result_free(bl_launch_result *res)
+{
+    free(res->out.head);
+    free(res->out.tail);
+    free(res->errs.head);
+    free(res->errs.tail);
+    res->out.head = res->out.tail = res->errs.head = res->errs.tail = NULL;
+}
