@@ -161,6 +161,11 @@ build_initramfs() {
     rm -rf "$tree"
 }
 
+# A test run starts its boots together: one fetches and unpacks the kernel
+# and builds the initramfs while the others wait (the lock goes with the
+# process when a step fails), then they share the cache.
+exec 7>"$cache/.fetch-lock"
+flock 7
 fetch_kernel
 kernel=$(ls "$kdir"/boot/vmlinuz-* | head -n1)
 initrd="$cache/initramfs.cpio.gz"
@@ -168,6 +173,7 @@ if [ ! -f "$initrd" ] || [ "$root/scripts/numa/init" -nt "$initrd" ] ||
     [ "$kernel" -nt "$initrd" ] || [ "$0" -nt "$initrd" ]; then
     build_initramfs "$initrd"
 fi
+exec 7>&-
 
 # --- the job: a script the guest's init runs in the chroot -----------------
 if [ -z "$share" ]; then
