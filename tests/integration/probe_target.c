@@ -10,6 +10,9 @@
  *   --ready DIR   after the parallel region, create DIR/ready.RANK
  *   --wait        then block until killed
  *   --exit N      exit status after MPI_Finalize (default 0)
+ *   --touch MIB   before MPI_Finalize, write MIB MiB of heap, kept until
+ *                 exit (pages the probe counts at MPI_Finalize, placed by
+ *                 the memory policy the program was started under)
  * Rank 0 prints one line that does not depend on timing or placement. */
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -45,6 +48,9 @@ static void all_cpus(cpu_set_t *all)
         CPU_SET(c, all);
 }
 
+/* --touch's memory: a global, so that its writes are not optimised away */
+char *volatile touched;
+
 static void *nothing(void *arg)
 {
     return arg;
@@ -73,6 +79,7 @@ int main(int argc, char **argv)
 {
     const char *setter = NULL, *ready = NULL;
     int wait = 0, status = 0, raw = 0, forks = 0, rank, size, provided;
+    size_t touch = 0;
     double sum = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--setter") == 0 && i + 1 < argc)
@@ -87,6 +94,8 @@ int main(int argc, char **argv)
             wait = 1;
         else if (strcmp(argv[i], "--exit") == 0 && i + 1 < argc)
             status = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--touch") == 0 && i + 1 < argc)
+            touch = strtoul(argv[++i], NULL, 10) << 20;
     }
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -114,6 +123,8 @@ int main(int argc, char **argv)
         pause();
     if (rank == 0)
         printf("probe_target: %d ranks, thread sum %.0f\n", size, sum);
+    if (touch && (touched = malloc(touch)) != NULL)
+        memset(touched, 1, touch);
     MPI_Finalize();
     return status;
 }
