@@ -212,6 +212,10 @@ static int rec_process(pf_ctx *c, const pf_line *l)
     return 0;
 }
 
+/* The sets of the cpus, thread and thread_end lines may be "-": the probe
+ * writes it when the kernel would not give the set (a thread that ended
+ * between its listing in /proc and the read, seen under a slow emulated
+ * NUMA node); one such line must not cost the whole file. */
 static int rec_cpus(pf_ctx *c, const pf_line *l)
 {
     const char *m = need(c, l, "moment");
@@ -219,7 +223,7 @@ static int rec_cpus(pf_ctx *c, const pf_line *l)
         return -1;
     for (int i = 0; i < BL_PROBE_MOMENTS; i++)
         if (strcmp(m, bl_probe_moment_name(i)) == 0)
-            return need_cpus(c, l, "cpus", 0, &c->f->cpus[i]);
+            return need_cpus(c, l, "cpus", 1, &c->f->cpus[i]);
     return bad(c, "unknown moment", m);
 }
 
@@ -237,7 +241,7 @@ static int rec_thread(pf_ctx *c, const pf_line *l)
                    need_str(c, l, "object", &t->object) ||
                    need_double(c, l, "t", &t->t_start) ||
                    need_str(c, l, "phase", &t->phase) ||
-                   need_cpus(c, l, "cpus", 0, &t->start_cpus)
+                   need_cpus(c, l, "cpus", 1, &t->start_cpus)
                ? -1 : 0;
 }
 
@@ -255,7 +259,7 @@ static int rec_thread_end(pf_ctx *c, const pf_line *l)
         return bad(c, "thread_end of a thread with no 'thread' line", NULL);
     t->ended = 1;
     return need_double(c, l, "t", &t->t_end) ||
-                   need_cpus(c, l, "cpus", 0, &t->end_cpus) ||
+                   need_cpus(c, l, "cpus", 1, &t->end_cpus) ||
                    need_cpus(c, l, "seen", 1, &t->seen_cpus) ||
                    need_ll(c, l, "samples", 0, &t->samples) ||
                    need_ll(c, l, "migrations", 0, &t->migrations) ||

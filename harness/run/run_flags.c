@@ -225,9 +225,16 @@ void bl_run_flags(const bl_h5_run *r, char *flags, size_t len,
         drop_flag(flags, "omp-unbound");
     details(r, flags, out);
     if (r->nprocesses == 0) {
+        /* files there but unreadable are not "no file" (bl_run_collect) */
+        const char *why = out->h.reason ? strstr(out->h.reason, "probe files: ")
+                                        : NULL;
         add_flag(flags, len, "not-probed");
-        note(out, "not-probed: no process wrote a probe file (a setuid "
-             "program, LD_PRELOAD removed on the way, or none started)");
+        if (why)
+            note(out, "not-probed: the probe's files could not be read (%s)",
+                 why + strlen("probe files: "));
+        else
+            note(out, "not-probed: no process wrote a probe file (a setuid "
+                 "program, LD_PRELOAD removed on the way, or none started)");
     }
     if (drift(r, out))
         add_flag(flags, len, "drift-after-init");

@@ -2,6 +2,8 @@
 # Builds bindlab for the emulated NUMA node: software emulation has no
 # AVX-512, so -march=native binaries die there with "Illegal instruction".
 # A baseline x86-64-v2 build (SSE4.2, no AVX) runs on any x86-64 QEMU CPU.
+# Targets: the app, the harness, and the probe with its test program
+# (probe_target) for bindlab run inside the node.
 #   scripts/numa/guest-build.sh BUILD_DIR
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -15,5 +17,5 @@ if [ ! -f "$dir/CMakeCache.txt" ]; then
         -DCMAKE_C_FLAGS=-march=x86-64-v2 >"$dir/configure.log" 2>&1 ||
         { cat "$dir/configure.log" >&2; exit 1; }
 fi
-cmake --build "$dir" -j"$(nproc)" --target bindlab-app bindlab >"$dir/build.log" 2>&1 ||
+cmake --build "$dir" -j"$(nproc)" --target bindlab-app bindlab probe_target >"$dir/build.log" 2>&1 ||
     { tail -n 30 "$dir/build.log" >&2; exit 1; }

@@ -5,7 +5,8 @@
 # set the core Open MPI bound it to, no binding-mismatch; (b) a library
 # that widens the affinity after MPI_Init: drift-after-init naming it;
 # (c) taskset inside the launch binds every rank to one CPU before the
-# program starts: binding-mismatch; (d) a program exiting 3: exit 1,
+# program starts: binding-mismatch, and pu-shared (both main threads ran
+# on that CPU only); (d) a program exiting 3: exit 1,
 # status failed, exit_status 3 recorded; (d2) a program killed at the
 # timeout: status timeout, both processes incomplete; (e) refusals with exit 2: a
 # missing program, a static one, --out onto an existing file, no '--';
@@ -61,6 +62,8 @@ placed() {
     expect_line "$name.dump" "log $name.log"
     [ -s "$name.log" ] || fail "($name) no log beside the record"
     ! grep -q '^flags .*binding-mismatch' "$name.dump" || fail "($name) binding-mismatch: $(cat "$name.dump")"
+    # OMP_PROC_BIND close given: the OpenMP threads are not unbound
+    ! grep -q '^flags .*omp-unbound' "$name.dump" || fail "($name) omp-unbound: $(cat "$name.dump")"
     for r in 0 1; do
         core=$(hwloc-calc --physical-output --intersect PU "core:$r")
         given=$(awk -v p="place $r.0" '$1 " " $2 == p { print $8 }' "$name.dump")
@@ -94,6 +97,9 @@ run c -np 2 --bind-to core --out c.h5 -- taskset -c 0 "$TARGET"
 grep -q '^flags .*binding-mismatch' c.dump || fail "(c) no binding-mismatch: $(cat c.dump)"
 grep -q '^check 1 claimed .* matches 0$' c.dump || fail "(c) rank 1 not the mismatch: $(cat c.dump)"
 grep -q '^binding-mismatch: rank 1' c.out || fail "(c) not printed: $(cat c.out)"
+# both ranks on that one CPU: their main threads share it
+grep -q "^flags .*pu-shared" c.dump || fail "(c) no pu-shared: $(cat c.out)"
+grep -qE "^pu-shared: (0\.0, 1\.0|1\.0, 0\.0) ran only on CPU 0 of " c.out || fail "(c) the shared PU not named: $(cat c.out)"
 
 # --- (d) a failing program ---------------------------------------------------
 run d -np 2 --out d.h5 -- "$TARGET" --exit 3

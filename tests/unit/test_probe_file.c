@@ -161,6 +161,31 @@ static void malformed_records_are_refused_at_their_line(void **state)
 }
 
 /* Copies fixture name into dir. */
+/* "-" for a set the kernel would not give (a thread already gone) is
+ * read as unknown, not refused. */
+static void unknown_sets_are_read(void **state)
+{
+    const char *text =
+        "bindlab-probe 1\n"
+        "process pid=9 ppid=1 host=h exe=/x argv0=x rank=0 "
+        "rank_from=OMPI_COMM_WORLD_RANK size=1 size_from=OMPI_COMM_WORLD_SIZE "
+        "period_ms=5 start_unix=1.0\n"
+        "cpus moment=start t=0 tid=9 cpus=-\n"
+        "thread tid=12 label=unknown object=- t=1 phase=after-init cpus=-\n"
+        "thread_end tid=12 t=1 cpus=- seen=- samples=0 migrations=-1 "
+        "vcsw=-1 ivcsw=-1\n";
+    bl_probe_file f;
+    bl_err err = {{0}};
+    (void)state;
+    if (bl_probe_file_parse(text, strlen(text), "t.probe", &f, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_string_equal(f.cpus[BL_PROBE_START], "-");
+    assert_int_equal(f.nthreads, 1);
+    assert_string_equal(f.threads[0].start_cpus, "-");
+    assert_string_equal(f.threads[0].end_cpus, "-");
+    bl_probe_file_free(&f);
+}
+
 static void copy_fixture(const char *name, const char *dir)
 {
     char from[1024], to[1024], buf[4096];
@@ -219,6 +244,7 @@ int main(void)
         cmocka_unit_test(malformed_cpu_list_names_file_and_line),
         cmocka_unit_test(cut_last_line_of_part_file_is_dropped),
         cmocka_unit_test(malformed_records_are_refused_at_their_line),
+        cmocka_unit_test(unknown_sets_are_read),
         cmocka_unit_test(run_directory_is_read_in_rank_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -135,6 +135,21 @@ static void omp_unbound_needs_openmp_threads(void **state)
         bl_run_flags(&r, flags, sizeof flags, &out);
         assert_string_equal(flags, "not-probed");
         assert_int_equal(out.nnotes, 1);
+        assert_non_null(strstr(out.notes[0], "no process wrote"));
+        free(out.notes[0]);
+        free(out.notes);
+    }
+    /* files written but unreadable: the note says so, not "no file" */
+    {
+        bl_run_outcome out;
+        char flags[64] = "", reason[] = "probe files: d/f:41: cpus: bad";
+        memset(&out, 0, sizeof out);
+        out.h.reason = reason;
+        bl_run_flags(&r, flags, sizeof flags, &out);
+        assert_string_equal(flags, "not-probed");
+        assert_int_equal(out.nnotes, 1);
+        assert_string_equal(out.notes[0], "not-probed: the probe's files could "
+                                          "not be read (d/f:41: cpus: bad)");
         free(out.notes[0]);
         free(out.notes);
     }
