@@ -76,6 +76,27 @@ static void straddle_across_neighbouring_arrays(void **state)
     assert_int_equal(st.lost, 128 + 128);
 }
 
+/* 2 threads from 2 MiB, thread 1's first byte 2 KiB before 6 MiB: that
+ * base page, and so the whole window [4, 6) MiB, is thread 0's as the app
+ * counts pages, but thread 1 touches the window first (its share starts
+ * there), so all 512 of thread 0's pages there land on thread 1's node.
+ * The array ends 4 KiB short of 10 MiB: [8, 10) is no huge page. */
+static void split_in_the_last_base_page_of_a_huge_page(void **state)
+{
+    bl_shares s = {2 * MIB, 2 * (4 * MIB - 2048) / 8, 8, 2, 0};
+    bl_straddle st;
+    (void)state;
+    bl_straddle_compute(&s, 1, 4096, 2 * MIB, -1.0, &st);
+    assert_int_equal(st.pages, 2047);
+    assert_int_equal(st.lost, 512);
+    assert_int_equal(st.straddles, 1);
+    /* the split 2 KiB after 6 MiB: only the page holding it is lost */
+    s.units = 2 * (4 * MIB + 2048) / 8;
+    bl_straddle_compute(&s, 1, 4096, 2 * MIB, -1.0, &st);
+    assert_int_equal(st.lost, 1);
+    assert_int_equal(st.straddles, 1);
+}
+
 static void aligned_shares_start_on_huge_pages(void **state)
 {
     bl_shares s = {2 * MIB, 6 * MIB / 8, 8, 2, 2 * MIB};
@@ -223,6 +244,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(straddle_of_a_split_inside_a_huge_page),
         cmocka_unit_test(straddle_of_the_triad_run),
         cmocka_unit_test(straddle_across_neighbouring_arrays),
+        cmocka_unit_test(split_in_the_last_base_page_of_a_huge_page),
         cmocka_unit_test(aligned_shares_start_on_huge_pages),
         cmocka_unit_test(unaligned_split_is_schedule_static),
     };
