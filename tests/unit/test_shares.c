@@ -12,6 +12,19 @@
 
 #define MIB ((uintptr_t)1 << 20)
 
+/* One computation over s[0..n) with every window backed, and its counts. */
+static bl_straddle expect_straddle(const bl_shares *s, size_t n,
+                                   long long pages, long long lost,
+                                   int straddles)
+{
+    bl_straddle st;
+    bl_straddle_compute(s, n, 4096, 2 * MIB, -1.0, &st);
+    assert_int_equal(st.pages, pages);
+    assert_int_equal(st.lost, lost);
+    assert_int_equal(st.straddles, straddles);
+    return st;
+}
+
 /* 6 MiB of doubles from a 2 MiB boundary, 2 threads: the split falls at
  * 3 MiB, in the middle of the second 2 MiB window, which then holds 256
  * base pages of each thread. */
@@ -20,10 +33,7 @@ static void straddle_of_a_split_inside_a_huge_page(void **state)
     bl_shares s = {2 * MIB, 6 * MIB / 8, 8, 2, 0};
     bl_straddle st;
     (void)state;
-    bl_straddle_compute(&s, 1, 4096, 2 * MIB, -1.0, &st);
-    assert_int_equal(st.pages, 1536);
-    assert_int_equal(st.lost, 256);
-    assert_int_equal(st.straddles, 1);
+    st = expect_straddle(&s, 1, 1536, 256, 1);
     assert_true(fabs(st.best - (1.0 - 256.0 / 1536.0)) < 1e-12);
     /* half the pages huge-page backed: half the loss */
     bl_straddle_compute(&s, 1, 4096, 2 * MIB, 0.5, &st);
@@ -84,17 +94,11 @@ static void straddle_across_neighbouring_arrays(void **state)
 static void split_in_the_last_base_page_of_a_huge_page(void **state)
 {
     bl_shares s = {2 * MIB, 2 * (4 * MIB - 2048) / 8, 8, 2, 0};
-    bl_straddle st;
     (void)state;
-    bl_straddle_compute(&s, 1, 4096, 2 * MIB, -1.0, &st);
-    assert_int_equal(st.pages, 2047);
-    assert_int_equal(st.lost, 512);
-    assert_int_equal(st.straddles, 1);
+    expect_straddle(&s, 1, 2047, 512, 1);
     /* the split 2 KiB after 6 MiB: only the page holding it is lost */
     s.units = 2 * (4 * MIB + 2048) / 8;
-    bl_straddle_compute(&s, 1, 4096, 2 * MIB, -1.0, &st);
-    assert_int_equal(st.lost, 1);
-    assert_int_equal(st.straddles, 1);
+    expect_straddle(&s, 1, 2049, 1, 1);
 }
 
 static void aligned_shares_start_on_huge_pages(void **state)
