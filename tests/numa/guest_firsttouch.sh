@@ -43,6 +43,8 @@ settings 0 never
 run ft-nobalance-serial 3 --init serial
 run ft-nobalance-parallel 3 --init parallel
 settings 0 always
+# free memory per node and order, for a huge page that lands off its node
+cat /proc/buddyinfo >"$share/ft-buddyinfo.txt"
 run ft-thp-unaligned 3 --init parallel
 run ft-thp-aligned 3 --init parallel --align-shares
 settings 0 never
