@@ -27,7 +27,11 @@ static size_t bound(const bl_shares *s, size_t nthreads, size_t k)
         rounded = s->base;
     if (rounded > end)
         rounded = end;
-    return (rounded - s->base) / s->unit_bytes;
+    /* the first unit at or after it: a unit that does not divide align
+     * (a stencil row) then leaves the thread before less than a unit in
+     * the next huge page, where the unit before would hand the thread
+     * after its whole last one */
+    return (rounded - s->base + s->unit_bytes - 1) / s->unit_bytes;
 }
 
 void bl_share_range(const bl_shares *s, int tid, size_t *lo, size_t *hi)

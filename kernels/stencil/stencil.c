@@ -5,6 +5,7 @@
 
 #include <limits.h>
 #include <math.h>
+#include <omp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,8 +174,13 @@ static int stencil_setup(bl_kernel_ctx *ctx, bl_err *err)
     s->ring = o->iters > 0 ? o->iters : 10;
     s->t_halo = calloc((size_t)s->ring, sizeof *s->t_halo);
     s->t_comp = calloc((size_t)s->ring, sizeof *s->t_comp);
-    s->cur = bl_untouched_alloc(s->bytes);
-    s->next = bl_untouched_alloc(s->bytes);
+    /* --align-shares: both arrays aligned alike, so the shares of rows
+     * split both at the same rows */
+    s->cur = bl_untouched_alloc_aligned(s->bytes, o->share_align);
+    s->next = bl_untouched_alloc_aligned(s->bytes, o->share_align);
+    s->cfg.share_align = o->share_align;
+    s->cfg.share_j0 = s->update.j0;
+    s->cfg.share_j1 = s->update.j1;
     if (!s->t_halo || !s->t_comp || !s->cur || !s->next) {
         bl_err_set(err, "%s: cannot map 2 x %zu bytes on rank %d", what,
                    s->bytes, ctx->rank);
@@ -213,9 +219,17 @@ static void stencil_first_touch(bl_kernel_ctx *ctx)
     /* The rows the sweep updates, with its schedule(static), so each page
      * lands on the NUMA node of the thread that computes on it; the few
      * ghost and boundary rows outside go to the master. */
-#pragma omp parallel for schedule(static)
-    for (long row = u.j0; row < u.j1; row++)
-        init_row(s, row);
+#pragma omp parallel
+    {
+        size_t lo, hi;
+        if (s->cfg.share_align)
+            bl_stencil_share_rows(s->cur, s->ld, &s->cfg, &lo, &hi);
+        else
+            bl_static_range((size_t)(u.j1 - u.j0), omp_get_num_threads(),
+                            omp_get_thread_num(), &lo, &hi);
+        for (long row = u.j0 + (long)lo; row < u.j0 + (long)hi; row++)
+            init_row(s, row);
+    }
     for (long row = 0; row < (long)s->rows; row++)
         if (row < u.j0 || row >= u.j1)
             init_row(s, row);
@@ -386,6 +400,7 @@ static size_t stencil_regions(const bl_kernel_ctx *ctx, bl_region *out,
         out[k].base = arrays[k] + s->update.j0 * s->ld;
         out[k].units = (size_t)(s->update.j1 - s->update.j0);
         out[k].unit_bytes = (size_t)s->ld * sizeof(double);
+        out[k].align = s->cfg.share_align;
     }
     return 2;
 }

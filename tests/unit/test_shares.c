@@ -135,6 +135,28 @@ static void aligned_shares_start_on_huge_pages(void **state)
     assert_int_equal(st.straddles, 0);
 }
 
+/* Aligned shares of units that do not divide the huge page (stencil rows
+ * of 32,832 bytes), 256 rows from 2 MiB, 2 threads: the static split at
+ * row 128 (6.008 MiB) goes to the nearest huge-page boundary, 6 MiB, then
+ * to the first row at or after it, row 128 again (row 127 would hand
+ * thread 0's whole [4, 6) MiB huge page to thread 1). Thread 1's first
+ * byte is 8 KiB into [6, 8): thread 0 loses the 2 pages counted there. */
+static void aligned_rows_start_at_or_after_the_huge_page(void **state)
+{
+    bl_shares s = {2 * MIB, 256, 32832, 2, 2 * MIB};
+    size_t lo, hi;
+    (void)state;
+    bl_share_range(&s, 1, &lo, &hi);
+    assert_int_equal(lo, 128);
+    assert_int_equal(hi, 256);
+    expect_straddle(&s, 1, 2052, 2, 1);
+    /* 248 rows: the split at row 124 (5.88 MiB) moves up to 6 MiB, row
+     * 128, not down to row 127 */
+    s.units = 248;
+    bl_share_range(&s, 0, &lo, &hi);
+    assert_int_equal(hi, 128);
+}
+
 static void unaligned_split_is_schedule_static(void **state)
 {
     bl_shares s = {4096, 1001, 8, 3, 0};
@@ -249,6 +271,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(straddle_of_the_triad_run),
         cmocka_unit_test(straddle_across_neighbouring_arrays),
         cmocka_unit_test(split_in_the_last_base_page_of_a_huge_page),
+        cmocka_unit_test(aligned_rows_start_at_or_after_the_huge_page),
         cmocka_unit_test(aligned_shares_start_on_huge_pages),
         cmocka_unit_test(unaligned_split_is_schedule_static),
     };
