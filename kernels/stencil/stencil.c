@@ -5,7 +5,6 @@
 
 #include <limits.h>
 #include <math.h>
-#include <omp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -216,17 +215,14 @@ static void stencil_first_touch(bl_kernel_ctx *ctx)
             init_row(s, row);
         return;
     }
-    /* The rows the sweep updates, with its schedule(static), so each page
-     * lands on the NUMA node of the thread that computes on it; the few
-     * ghost and boundary rows outside go to the master. */
+    /* The rows the sweep updates, split as the sweep splits them
+     * (schedule(static), or the aligned shares), so each page lands on the
+     * NUMA node of the thread that computes on it; the few ghost and
+     * boundary rows outside go to the master. */
 #pragma omp parallel
     {
         size_t lo, hi;
-        if (s->cfg.share_align)
-            bl_stencil_share_rows(s->cur, s->ld, &s->cfg, &lo, &hi);
-        else
-            bl_static_range((size_t)(u.j1 - u.j0), omp_get_num_threads(),
-                            omp_get_thread_num(), &lo, &hi);
+        bl_stencil_thread_rows(s->cur, s->ld, u, &s->cfg, &lo, &hi);
         for (long row = u.j0 + (long)lo; row < u.j0 + (long)hi; row++)
             init_row(s, row);
     }

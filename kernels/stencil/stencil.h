@@ -101,12 +101,13 @@ int bl_stencil_check_grid(long nx, long ny, const int dims[2], int radius,
 int bl_stencil_grid_from_opts(const bl_kernel_opts *o, int nranks, long *nx,
                               long *ny, bl_err *err);
 
-/* The calling thread's share of rows [cfg->share_j0, cfg->share_j1) of
- * array (ld doubles a row), aligned as cfg says, as offsets from
- * share_j0: the first touch's and the sweep's. */
-void bl_stencil_share_rows(const double *array, long ld,
-                           const bl_stencil_sweep_cfg *cfg, size_t *lo,
-                           size_t *hi);
+/* The calling thread's rows of rect r of array (ld doubles a row), as
+ * offsets from r.j0: schedule(static)'s split of r's rows, or with
+ * cfg->share_align its aligned share's rows inside r. The first touch's
+ * and the sweep's. */
+void bl_stencil_thread_rows(const double *array, long ld, bl_stencil_rect r,
+                            const bl_stencil_sweep_cfg *cfg, size_t *lo,
+                            size_t *hi);
 
 /* u' = u + S u over rect r; rows split among threads by schedule(static),
  * or with cfg->share_align by the aligned shares. Radius 1..4. cfg:

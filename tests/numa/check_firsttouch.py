@@ -113,6 +113,18 @@ check(int(numa[0]["share_align"]) == int(numa[0]["huge_page_bytes"]) > 0,
 check(shown(init) == 1.0, f"aligned shares under THP: {init:.3f} exactly 1.000")
 check(int(res["straddles"]) == 0 and "huge-page-straddle" not in out, "aligned: no straddle flag")
 
+# --- THP always, the stencil's aligned rows: all but a row's tail pages
+res, numa, place, mem_init, mem, out, init, after = load("ft-thp-stencil-aligned")
+best = float(res["best_local_fraction"])
+check(int(res["verified"]) == 1, "stencil aligned: verified")
+check(float(res["huge_share"]) > 0.5, "stencil aligned: huge pages back the arrays")
+check(int(numa[0]["share_align"]) == int(numa[0]["huge_page_bytes"]) > 0,
+      "stencil aligned to the huge page size")
+check(best >= 0.99 and init >= 0.99,
+      f"stencil aligned rows under THP: {init:.4f}, best {best:.4f}, both >= 0.99")
+check(abs(init - best) <= 0.02,
+      f"stencil: measured {init:.4f} within 0.02 of the predicted best {best:.4f}")
+
 if failures:
     print(f"{len(failures)} check(s) failed")
     sys.exit(1)

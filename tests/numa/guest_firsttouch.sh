@@ -25,13 +25,14 @@ settings() { # settings BALANCING THP
     echo "$1" >/proc/sys/kernel/numa_balancing
     echo "$2" >/sys/kernel/mm/transparent_hugepage/enabled
 }
+kernel=(--kernel triad --size 64MiB)
 run() { # run NAME ITERS [app args...]: 4 threads, one per NUMA node
     local name=$1 iters=$2
     shift 2
     say "$name (numa_balancing $(cat /proc/sys/kernel/numa_balancing)," \
         "THP $(cat /sys/kernel/mm/transparent_hugepage/enabled))"
     env OMP_NUM_THREADS=4 OMP_PLACES=numa_domains OMP_PROC_BIND=spread \
-        "$app" --kernel triad --size 64MiB --iters "$iters" --warmup 1 "$@" \
+        "$app" "${kernel[@]}" --iters "$iters" --warmup 1 "$@" \
         --out "$share/$name.h5" >"$share/$name.out" 2>&1
 }
 
@@ -47,4 +48,8 @@ settings 0 always
 cat /proc/buddyinfo >"$share/ft-buddyinfo.txt"
 run ft-thp-unaligned 3 --init parallel
 run ft-thp-aligned 3 --init parallel --align-shares
+# the stencil's shares are rows (16,448 bytes here), which 2 MiB is no
+# multiple of: aligned, each share starts on the row after a huge page
+kernel=(--kernel stencil --grid 2048x2048)
+run ft-thp-stencil-aligned 2 --init parallel --align-shares
 settings 0 never
