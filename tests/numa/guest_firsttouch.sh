@@ -48,8 +48,8 @@ settings 0 always
 cat /proc/buddyinfo >"$share/ft-buddyinfo.txt"
 run ft-thp-unaligned 3 --init parallel
 run ft-thp-aligned 3 --init parallel --align-shares
-# the stencil's shares are rows (16,448 bytes here), which 2 MiB is no
+# the stencil's shares are rows (8,256 bytes here), which 2 MiB is no
 # multiple of: aligned, each share starts on the row after a huge page
-kernel=(--kernel stencil --grid 2048x2048)
-run ft-thp-stencil-aligned 2 --init parallel --align-shares
+kernel=(--kernel stencil --grid 1024x1024)
+run ft-thp-stencil-aligned 1 --init parallel --align-shares
 settings 0 never
