@@ -30,7 +30,7 @@ void bl_app_usage_write(FILE *f)
 "                       first touch by all threads with the compute loop's\n"
 "                       schedule(static) (default), or by the master thread\n"
 "                       alone (the classic mistake, kept to measure it)\n"
-"  --align-shares       triad: start every thread's share on a huge page\n"
+"  --align-shares       triad, stencil: each share starts on a huge page\n"
 "                       (transparent huge page size, 2 MiB if unknown),\n"
 "                       in first touch and the compute loop alike, so that\n"
 "                       no huge page holds two threads' data\n"
@@ -126,7 +126,7 @@ static const struct {
     {"--n", "lu"},               {"--nb", "lu"},
     {"--seed", "lu, shared, latency"}, {"--writes", "shared"},
     {"--huge-pages", "latency"}, {"--round-trips", "c2c"},
-    {"--access", "latency"},     {"--align-shares", "triad"},
+    {"--access", "latency"},     {"--align-shares", "triad, stencil"},
 };
 #define N_KERNEL_OPTIONS (sizeof kernel_options / sizeof kernel_options[0])
 

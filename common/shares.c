@@ -27,7 +27,11 @@ static size_t bound(const bl_shares *s, size_t nthreads, size_t k)
         rounded = s->base;
     if (rounded > end)
         rounded = end;
-    return (rounded - s->base) / s->unit_bytes;
+    /* the first unit at or after it: a unit that does not divide align
+     * (a stencil row) then leaves the thread before less than a unit in
+     * the next huge page, where the unit before would hand the thread
+     * after its whole last one */
+    return (rounded - s->base + s->unit_bytes - 1) / s->unit_bytes;
 }
 
 void bl_share_range(const bl_shares *s, int tid, size_t *lo, size_t *hi)
@@ -74,12 +78,18 @@ static uintptr_t part_in(const bl_shares *s, int t, uintptr_t page,
                          uintptr_t w, uintptr_t huge, int *starts)
 {
     uintptr_t lo = first_page(s, t, page), hi = first_page(s, t + 1, page);
-    uintptr_t in = hi > lo ? overlap(lo, hi, w, w + huge) : 0;
+    size_t ulo, uhi;
+    uintptr_t first_byte;
+    bl_share_range(s, t, &ulo, &uhi);
+    first_byte = s->base + ulo * s->unit_bytes;
     /* A thread whose share starts in the window touches it first (the one
-     * before reaches it at the end of its share). */
-    if (in && lo >= w)
+     * before reaches it at the end of its share). Its first byte decides,
+     * not its first counted page: a share starting in the window's last
+     * base page takes the whole huge page though the app counts none of
+     * it as the thread's. */
+    if (uhi > ulo && first_byte >= w && first_byte < w + huge)
         *starts = 1;
-    return in;
+    return hi > lo ? overlap(lo, hi, w, w + huge) : 0;
 }
 
 /* Scratch of one window: per thread its pages there and whether its share
@@ -98,7 +108,7 @@ static void one_window(const bl_shares *s, size_t n, uintptr_t w,
                        long long *windowed, bl_straddle *out)
 {
     uintptr_t covered = 0, most = 0, largest = 0;
-    int owners = 0;
+    int owners = 0, starter = 0;
     memset(wp->part, 0, sizeof *wp->part * (size_t)wp->nthreads);
     memset(wp->starts, 0, sizeof *wp->starts * (size_t)wp->nthreads);
     for (size_t r = 0; r < n; r++) {
@@ -112,16 +122,19 @@ static void one_window(const bl_shares *s, size_t n, uintptr_t w,
         return;
     *windowed += (long long)(huge / page);
     for (int t = 0; t < wp->nthreads; t++) {
-        owners += wp->part[t] > 0;
+        owners += wp->part[t] > 0 || wp->starts[t];
         if (wp->part[t] > largest)
             largest = wp->part[t];
-        /* of two starting in it, the larger part at best */
-        if (wp->starts[t] && wp->part[t] > most)
-            most = wp->part[t];
+        /* of two starting in it, the larger part at best (maybe none) */
+        if (wp->starts[t]) {
+            starter = 1;
+            if (wp->part[t] > most)
+                most = wp->part[t];
+        }
     }
     if (owners < 2)
         return;
-    out->lost += (long long)((huge - (most ? most : largest)) / page);
+    out->lost += (long long)((huge - (starter ? most : largest)) / page);
     out->straddles++;
 }
 

@@ -42,9 +42,11 @@ typedef struct bl_straddle {
  * lies whole inside an array can be a huge page; one that holds pages of
  * several threads lands whole on the node of the thread that touches it
  * first. A share's first touch runs from its start, so that is the thread
- * whose share starts in the window, not the one before it, which reaches
- * the window only at the end of its share: its part is lost (of two
- * threads starting in one window, the larger part is kept, at best).
+ * whose share starts in the window (its first byte, even in the window's
+ * last base page, which is counted as the thread before's), not the one
+ * before it, which reaches the window only at the end of its share: its
+ * part is lost (of two threads starting in one window, the larger part is
+ * kept, at best).
  * Arrays mapped side by side share a mapping, so a window may hold the end
  * of one array and the start of the next: windows the arrays fill count
  * whole. The arrays must not overlap.

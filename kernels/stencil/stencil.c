@@ -173,8 +173,13 @@ static int stencil_setup(bl_kernel_ctx *ctx, bl_err *err)
     s->ring = o->iters > 0 ? o->iters : 10;
     s->t_halo = calloc((size_t)s->ring, sizeof *s->t_halo);
     s->t_comp = calloc((size_t)s->ring, sizeof *s->t_comp);
-    s->cur = bl_untouched_alloc(s->bytes);
-    s->next = bl_untouched_alloc(s->bytes);
+    /* --align-shares: both arrays aligned alike, so the shares of rows
+     * split both at the same rows */
+    s->cur = bl_untouched_alloc_aligned(s->bytes, o->share_align);
+    s->next = bl_untouched_alloc_aligned(s->bytes, o->share_align);
+    s->cfg.share_align = o->share_align;
+    s->cfg.share_j0 = s->update.j0;
+    s->cfg.share_j1 = s->update.j1;
     if (!s->t_halo || !s->t_comp || !s->cur || !s->next) {
         bl_err_set(err, "%s: cannot map 2 x %zu bytes on rank %d", what,
                    s->bytes, ctx->rank);
@@ -210,12 +215,17 @@ static void stencil_first_touch(bl_kernel_ctx *ctx)
             init_row(s, row);
         return;
     }
-    /* The rows the sweep updates, with its schedule(static), so each page
-     * lands on the NUMA node of the thread that computes on it; the few
-     * ghost and boundary rows outside go to the master. */
-#pragma omp parallel for schedule(static)
-    for (long row = u.j0; row < u.j1; row++)
-        init_row(s, row);
+    /* The rows the sweep updates, split as the sweep splits them
+     * (schedule(static), or the aligned shares), so each page lands on the
+     * NUMA node of the thread that computes on it; the few ghost and
+     * boundary rows outside go to the master. */
+#pragma omp parallel
+    {
+        size_t lo, hi;
+        bl_stencil_thread_rows(s->cur, s->ld, u, &s->cfg, &lo, &hi);
+        for (long row = u.j0 + (long)lo; row < u.j0 + (long)hi; row++)
+            init_row(s, row);
+    }
     for (long row = 0; row < (long)s->rows; row++)
         if (row < u.j0 || row >= u.j1)
             init_row(s, row);
@@ -386,6 +396,7 @@ static size_t stencil_regions(const bl_kernel_ctx *ctx, bl_region *out,
         out[k].base = arrays[k] + s->update.j0 * s->ld;
         out[k].units = (size_t)(s->update.j1 - s->update.j0);
         out[k].unit_bytes = (size_t)s->ld * sizeof(double);
+        out[k].align = s->cfg.share_align;
     }
     return 2;
 }

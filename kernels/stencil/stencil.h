@@ -50,6 +50,12 @@ typedef struct bl_stencil_sweep_cfg {
     int streaming;     /* write rows of at least BL_STENCIL_STREAM_MIN_WIDTH
                         * points with streaming (non-temporal) stores */
     long block_cols;   /* sweep in column strips this wide (0: whole rows) */
+    /* --align-shares: each thread sweeps, of any rect, the rows of its
+     * share of rows [share_j0, share_j1) with each share starting on a
+     * multiple of share_align bytes (bl_share_range); 0: each rect's rows
+     * split as schedule(static) would */
+    size_t share_align;
+    long share_j0, share_j1;
 } bl_stencil_sweep_cfg;
 
 typedef struct bl_stencil {
@@ -95,9 +101,18 @@ int bl_stencil_check_grid(long nx, long ny, const int dims[2], int radius,
 int bl_stencil_grid_from_opts(const bl_kernel_opts *o, int nranks, long *nx,
                               long *ny, bl_err *err);
 
-/* u' = u + S u over rect r; rows split among threads by schedule(static).
- * Radius 1..4. cfg: streaming stores and/or column blocking, the same rows
- * per thread and the same answer; NULL: normal stores, no blocking. */
+/* The calling thread's rows of rect r of array (ld doubles a row), as
+ * offsets from r.j0: schedule(static)'s split of r's rows, or with
+ * cfg->share_align its aligned share's rows inside r. The first touch's
+ * and the sweep's. */
+void bl_stencil_thread_rows(const double *array, long ld, bl_stencil_rect r,
+                            const bl_stencil_sweep_cfg *cfg, size_t *lo,
+                            size_t *hi);
+
+/* u' = u + S u over rect r; rows split among threads by schedule(static),
+ * or with cfg->share_align by the aligned shares. Radius 1..4. cfg:
+ * streaming stores and/or column blocking, the same rows per thread and
+ * the same answer; NULL: normal stores, no blocking. */
 void bl_stencil_sweep_ex(const double *in, double *out, long ld, int radius,
                          bl_stencil_rect r, const bl_stencil_sweep_cfg *cfg);
 

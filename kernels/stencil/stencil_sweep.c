@@ -8,6 +8,7 @@
 #include <omp.h>
 
 #include "isa.h"
+#include "shares.h"
 #include "stencil/stencil_rows.h"
 
 BL_ISA_DECLARE(const bl_stencil_rows *, bl_stencil_rows_of, (void));
@@ -37,6 +38,38 @@ long bl_stencil_block_cols(int radius, long width)
     return width > w ? w : 0;
 }
 
+/* The calling thread's share of rows [share_j0, share_j1), as offsets
+ * from share_j0. */
+static void share_rows(const double *array, long ld,
+                       const bl_stencil_sweep_cfg *cfg, size_t *lo,
+                       size_t *hi)
+{
+    bl_shares s = {(uintptr_t)(array + cfg->share_j0 * ld),
+                   (size_t)(cfg->share_j1 - cfg->share_j0),
+                   (size_t)ld * sizeof(double), omp_get_num_threads(),
+                   cfg->share_align};
+    bl_share_range(&s, omp_get_thread_num(), lo, hi);
+}
+
+void bl_stencil_thread_rows(const double *array, long ld, bl_stencil_rect r,
+                            const bl_stencil_sweep_cfg *cfg, size_t *lo,
+                            size_t *hi)
+{
+    long a, b;
+    if (!cfg || cfg->share_align == 0) {
+        bl_static_range((size_t)(r.j1 - r.j0), omp_get_num_threads(),
+                        omp_get_thread_num(), lo, hi);
+        return;
+    }
+    share_rows(array, ld, cfg, lo, hi);
+    a = cfg->share_j0 + (long)*lo;
+    b = cfg->share_j0 + (long)*hi;
+    a = a > r.j0 ? a : r.j0;
+    b = b < r.j1 ? b : r.j1;
+    *lo = (size_t)(a - r.j0);
+    *hi = b > a ? (size_t)(b - r.j0) : *lo;
+}
+
 void bl_stencil_sweep_ex(const double *in, double *out, long ld, int radius,
                          bl_stencil_rect r, const bl_stencil_sweep_cfg *cfg)
 {
@@ -57,8 +90,7 @@ void bl_stencil_sweep_ex(const double *in, double *out, long ld, int radius,
 #pragma omp parallel
     {
         size_t lo, hi;
-        bl_static_range((size_t)nrows, omp_get_num_threads(),
-                        omp_get_thread_num(), &lo, &hi);
+        bl_stencil_thread_rows(out, ld, r, cfg, &lo, &hi);
         for (long i0 = r.i0; i0 < r.i1; i0 += strip) {
             long w = r.i1 - i0 < strip ? r.i1 - i0 : strip;
             long j = r.j0 + (long)lo;

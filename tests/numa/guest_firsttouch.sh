@@ -25,13 +25,14 @@ settings() { # settings BALANCING THP
     echo "$1" >/proc/sys/kernel/numa_balancing
     echo "$2" >/sys/kernel/mm/transparent_hugepage/enabled
 }
+kernel=(--kernel triad --size 64MiB)
 run() { # run NAME ITERS [app args...]: 4 threads, one per NUMA node
     local name=$1 iters=$2
     shift 2
     say "$name (numa_balancing $(cat /proc/sys/kernel/numa_balancing)," \
         "THP $(cat /sys/kernel/mm/transparent_hugepage/enabled))"
     env OMP_NUM_THREADS=4 OMP_PLACES=numa_domains OMP_PROC_BIND=spread \
-        "$app" --kernel triad --size 64MiB --iters "$iters" --warmup 1 "$@" \
+        "$app" "${kernel[@]}" --iters "$iters" --warmup 1 "$@" \
         --out "$share/$name.h5" >"$share/$name.out" 2>&1
 }
 
@@ -43,6 +44,12 @@ settings 0 never
 run ft-nobalance-serial 3 --init serial
 run ft-nobalance-parallel 3 --init parallel
 settings 0 always
+# free memory per node and order, for a huge page that lands off its node
+cat /proc/buddyinfo >"$share/ft-buddyinfo.txt"
 run ft-thp-unaligned 3 --init parallel
 run ft-thp-aligned 3 --init parallel --align-shares
+# the stencil's shares are rows (8,256 bytes here), which 2 MiB is no
+# multiple of: aligned, each share starts on the row after a huge page
+kernel=(--kernel stencil --grid 1024x1024)
+run ft-thp-stencil-aligned 1 --init parallel --align-shares
 settings 0 never

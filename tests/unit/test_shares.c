@@ -12,6 +12,19 @@
 
 #define MIB ((uintptr_t)1 << 20)
 
+/* One computation over s[0..n) with every window backed, and its counts. */
+static bl_straddle expect_straddle(const bl_shares *s, size_t n,
+                                   long long pages, long long lost,
+                                   int straddles)
+{
+    bl_straddle st;
+    bl_straddle_compute(s, n, 4096, 2 * MIB, -1.0, &st);
+    assert_int_equal(st.pages, pages);
+    assert_int_equal(st.lost, lost);
+    assert_int_equal(st.straddles, straddles);
+    return st;
+}
+
 /* 6 MiB of doubles from a 2 MiB boundary, 2 threads: the split falls at
  * 3 MiB, in the middle of the second 2 MiB window, which then holds 256
  * base pages of each thread. */
@@ -20,10 +33,7 @@ static void straddle_of_a_split_inside_a_huge_page(void **state)
     bl_shares s = {2 * MIB, 6 * MIB / 8, 8, 2, 0};
     bl_straddle st;
     (void)state;
-    bl_straddle_compute(&s, 1, 4096, 2 * MIB, -1.0, &st);
-    assert_int_equal(st.pages, 1536);
-    assert_int_equal(st.lost, 256);
-    assert_int_equal(st.straddles, 1);
+    st = expect_straddle(&s, 1, 1536, 256, 1);
     assert_true(fabs(st.best - (1.0 - 256.0 / 1536.0)) < 1e-12);
     /* half the pages huge-page backed: half the loss */
     bl_straddle_compute(&s, 1, 4096, 2 * MIB, 0.5, &st);
@@ -76,6 +86,21 @@ static void straddle_across_neighbouring_arrays(void **state)
     assert_int_equal(st.lost, 128 + 128);
 }
 
+/* 2 threads from 2 MiB, thread 1's first byte 2 KiB before 6 MiB: that
+ * base page, and so the whole window [4, 6) MiB, is thread 0's as the app
+ * counts pages, but thread 1 touches the window first (its share starts
+ * there), so all 512 of thread 0's pages there land on thread 1's node.
+ * The array ends 4 KiB short of 10 MiB: [8, 10) is no huge page. */
+static void split_in_the_last_base_page_of_a_huge_page(void **state)
+{
+    bl_shares s = {2 * MIB, 2 * (4 * MIB - 2048) / 8, 8, 2, 0};
+    (void)state;
+    expect_straddle(&s, 1, 2047, 512, 1);
+    /* the split 2 KiB after 6 MiB: only the page holding it is lost */
+    s.units = 2 * (4 * MIB + 2048) / 8;
+    expect_straddle(&s, 1, 2049, 1, 1);
+}
+
 static void aligned_shares_start_on_huge_pages(void **state)
 {
     bl_shares s = {2 * MIB, 6 * MIB / 8, 8, 2, 2 * MIB};
@@ -108,6 +133,28 @@ static void aligned_shares_start_on_huge_pages(void **state)
     assert_int_equal(prev, 2796202);
     bl_straddle_compute(t, 3, 4096, 2 * MIB, 1.0, &st);
     assert_int_equal(st.straddles, 0);
+}
+
+/* Aligned shares of units that do not divide the huge page (stencil rows
+ * of 32,832 bytes), 256 rows from 2 MiB, 2 threads: the static split at
+ * row 128 (6.008 MiB) goes to the nearest huge-page boundary, 6 MiB, then
+ * to the first row at or after it, row 128 again (row 127 would hand
+ * thread 0's whole [4, 6) MiB huge page to thread 1). Thread 1's first
+ * byte is 8 KiB into [6, 8): thread 0 loses the 2 pages counted there. */
+static void aligned_rows_start_at_or_after_the_huge_page(void **state)
+{
+    bl_shares s = {2 * MIB, 256, 32832, 2, 2 * MIB};
+    size_t lo, hi;
+    (void)state;
+    bl_share_range(&s, 1, &lo, &hi);
+    assert_int_equal(lo, 128);
+    assert_int_equal(hi, 256);
+    expect_straddle(&s, 1, 2052, 2, 1);
+    /* 248 rows: the split at row 124 (5.88 MiB) moves up to 6 MiB, row
+     * 128, not down to row 127 */
+    s.units = 248;
+    bl_share_range(&s, 0, &lo, &hi);
+    assert_int_equal(hi, 128);
 }
 
 static void unaligned_split_is_schedule_static(void **state)
@@ -223,6 +270,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(straddle_of_a_split_inside_a_huge_page),
         cmocka_unit_test(straddle_of_the_triad_run),
         cmocka_unit_test(straddle_across_neighbouring_arrays),
+        cmocka_unit_test(split_in_the_last_base_page_of_a_huge_page),
+        cmocka_unit_test(aligned_rows_start_at_or_after_the_huge_page),
         cmocka_unit_test(aligned_shares_start_on_huge_pages),
         cmocka_unit_test(unaligned_split_is_schedule_static),
     };
