@@ -22,8 +22,7 @@ SETTER=$B/tests/libbl_probe_setter.so
 [ -x "$DUMP" ] && [ -x "$TARGET" ] && [ -f "$SETTER" ] && [ -f "$B/libbindlab-probe.so" ] ||
     fail "runrecord_dump, probe_target, the setter or the probe not built"
 command -v mpirun >/dev/null || { echo "SKIP: no mpirun in PATH"; exit 77; }
-NC=$(hwloc-calc -N core all)
-[ "$NC" -ge 2 ] || { echo "SKIP: two ranks bound one per core need 2 cores, this machine has $NC"; exit 77; }
+need_allowed_cores 2 "two ranks bound one per core"
 # shellcheck source=scripts/mpis.sh
 source "$BINDLAB_SOURCE_DIR/scripts/mpis.sh"
 bl_require_mpi mpich || exit 77 # (f), asked before any check
@@ -132,7 +131,7 @@ refused nodash "'--'" -np 2
 refused badnp "np" -np zero -- "$TARGET"
 # Two ranks inside one allowed CPU: refused before launching, as the sweep
 # refuses it, the allowed set and the fix named.
-FIRST=$(awk '/^Cpus_allowed_list/ { split($2, a, "[-,]"); print a[1] }' /proc/self/status)
+FIRST=${ALLOWED%%[-,]*}
 rc=0
 taskset -c "$FIRST" "$BINDLAB" run -np 2 --out wide.h5 -- "$TARGET" >wide.out 2>wide.err || rc=$?
 [ "$rc" = 2 ] || fail "(wide) exit $rc, expected 2: $(cat wide.err wide.out)"
