@@ -17,6 +17,7 @@
 #include "bindreport/crosscheck.h"
 #include "launcher/launcher.h"
 #include "launcher/launcher_choice.h"
+#include "layout/layout_allowed.h"
 #include "proc/launch.h"
 #include "proc/shellquote.h"
 #include "results/results_file.h"
@@ -25,6 +26,7 @@
 /* The launcher chosen, the layout spelled for it and checked here. */
 typedef struct run_setup {
     hwloc_topology_t topo;
+    hwloc_topology_t job_topo;  /* topo cut to the allowed CPUs, or NULL */
     bl_launcher_info li;
     char program[PATH_MAX];
     bl_layout l;
@@ -32,13 +34,17 @@ typedef struct run_setup {
 } run_setup;
 
 /* More threads than a rank's PUs is the program's choice here (the
- * flags say what came of it), not a layout refused as in a sweep. */
+ * flags say what came of it), not a layout refused as in a sweep; more
+ * ranks than the CPUs this job may use is refused, as in a sweep. */
 static int setup(const bl_run_opts *o, run_setup *s, bl_err *err)
 {
     bl_launcher_want want;
     bl_layout ranks_only;
+    char job_cpus[512];
     s->l = o->layout;
-    if (bl_topo_load(NULL, &s->topo, err) < 0)
+    if (bl_topo_load(NULL, &s->topo, err) < 0 ||
+        bl_layout_job_load(s->topo, &s->job_topo, job_cpus, sizeof job_cpus,
+                           err) < 0)
         return -1;
     if (bl_launcher_choose(o->launcher, "--launcher", o->mpirun, s->program,
                            sizeof s->program, &want, &s->li, err) < 0 ||
@@ -47,7 +53,8 @@ static int setup(const bl_run_opts *o, run_setup *s, bl_err *err)
     ranks_only = s->l;
     if (ranks_only.threads != BL_THREADS_FILL)
         ranks_only.threads = 1;
-    if (bl_layout_validate(&ranks_only, s->topo, 0, &s->chk, err) < 0)
+    if (bl_layout_validate_job(&ranks_only, s->topo, s->job_topo, job_cpus,
+                               0, &s->chk, err) < 0)
         return -1;
     if (s->l.threads != BL_THREADS_FILL)
         s->chk.threads = s->l.threads;
@@ -365,6 +372,8 @@ done:
     bl_command_free(&cmd);
     if (s.topo)
         hwloc_topology_destroy(s.topo);
+    if (s.job_topo)
+        hwloc_topology_destroy(s.job_topo);
     return rc;
 }
 

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "allowed.h"
+#include "layout/layout_allowed.h"
 #include "layout/node_topos.h"
 #include "topo.h"
 
@@ -152,12 +152,9 @@ int bl_sweep_nodes_validate(const bl_sweep_ctx *c, const bl_layout *l,
     hwloc_topology_t *topos;
     int rc;
     /* more nodes than the allocation has: check_nodes says so */
-    if (l->nodes <= 1 && c->job_topo) {
-        if (bl_layout_validate(l, c->job_topo, c->o->oversubscribe, out,
-                               err) == 0)
-            return 0;
-        return bl_err_prefix(err, "inside the allowed CPUs %s", c->job_cpus);
-    }
+    if (l->nodes <= 1 && c->job_topo)
+        return bl_layout_validate_job(l, c->topo, c->job_topo, c->job_cpus,
+                                      c->o->oversubscribe, out, err);
     if (!c->node_topos || l->nodes <= 1 || l->nodes > c->alloc.n)
         return bl_layout_validate(l, c->topo, c->o->oversubscribe, out, err);
     topos = calloc((size_t)l->nodes, sizeof *topos);
@@ -174,18 +171,8 @@ int bl_sweep_nodes_validate(const bl_sweep_ctx *c, const bl_layout *l,
 
 int bl_sweep_nodes_load_job(bl_sweep_ctx *c, bl_err *err)
 {
-    bl_allowed a;
-    char list[256], from[256];
-    int rc = bl_allowed_gather(&a, NULL, err);
-    if (rc == 0)
-        rc = bl_allowed_restrict(&a, c->topo, &c->job_topo, err);
-    if (rc == 0) {
-        bl_allowed_list(&a, list, sizeof list);
-        bl_allowed_sources(&a, from, sizeof from);
-        bl_textf(c->job_cpus, sizeof c->job_cpus, "%s (%s)", list, from);
-    }
-    bl_allowed_free(&a);
-    return rc < 0 ? bl_err_prefix(err, "the CPUs this job may use") : 0;
+    return bl_layout_job_load(c->topo, &c->job_topo, c->job_cpus,
+                              sizeof c->job_cpus, err);
 }
 
 static int by_address(const void *a, const void *b)

@@ -24,6 +24,33 @@ expect_line() {
     grep -qxF -- "$2" "$1" || { echo "--- $1:" >&2; cat "$1" >&2; fail "expected line '$2' in $1"; }
 }
 
+# allowed_cpus: the CPUs this process may use (its affinity, as taskset or a
+# cgroup cpuset leave it): ALLOWED the list ("0-3,8"), ALLOWED_PUS and
+# ALLOWED_CORES how many PUs and cores it holds, ALLOWED_CORE_IDS (an array)
+# the logical indexes of those cores. hwloc-calc's "all" is the
+# whole machine, not this set: counts from it fail under taskset -c 0.
+allowed_cpus() {
+    local parts=() p
+    ALLOWED=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)
+    for p in ${ALLOWED//,/ }; do parts+=("pu:$p"); done
+    ALLOWED_PUS=$(hwloc-calc --pi -N pu "${parts[@]}")
+    ALLOWED_CORES=$(hwloc-calc --pi -N core "${parts[@]}")
+    # their logical indexes, in order: Open MPI's rank r goes to the r-th
+    read -r -a ALLOWED_CORE_IDS <<<"$(hwloc-calc --pi --intersect core "${parts[@]}" | tr , ' ')"
+}
+
+# need_allowed_cores N WHY: skip (77) unless this process may use N cores
+# (ranks bound one per core need that many), saying so in the words
+# tests/skip-allow.txt matches: "needs N allowed CPUs (this process may
+# use M)", M its cores.
+need_allowed_cores() {
+    allowed_cpus
+    [ "$ALLOWED_CORES" -ge "$1" ] || {
+        echo "SKIP: needs $1 allowed CPUs (this process may use $ALLOWED_CORES: CPUs $ALLOWED): $2"
+        exit 77
+    }
+}
+
 # fake_slurm_allocation: a made-up allocation of two nodes, bl1 and bl2,
 # each with this machine's cores (set in NC): SLURM_JOB_NODELIST=bl[1-2],
 # expanded by the real scontrol with a config in $WORK that names those

@@ -5,18 +5,9 @@
 source "$(dirname "$0")/common.sh"
 : "${BINDLAB:?run through ctest}"
 
-# The cores this process may run on, from its own affinity and /sys (not
-# the machine's total: a cgroup or taskset may allow fewer).
-allowed=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)
-cores=$(for part in ${allowed//,/ }; do
-    lo=${part%-*} hi=${part#*-}
-    for ((c = lo; c <= hi; c++)); do
-        d=/sys/devices/system/cpu/cpu$c/topology
-        echo "$(cat "$d/physical_package_id" 2>/dev/null || echo 0):$(cat "$d/core_id" 2>/dev/null || echo "$c")"
-    done
-done | sort -u | wc -l)
 command -v mpirun >/dev/null || { echo "SKIP: no mpirun in PATH"; exit 77; }
-[ "$cores" -ge 2 ] || { echo "SKIP: this process may use CPUs $allowed, $cores core(s); two ranks bound one per core need 2"; exit 77; }
+# the cores this process may use, not the machine's (taskset, a cgroup)
+need_allowed_cores 2 "two ranks bound one per core"
 
 "${MPIRUN[@]}" -np 2 --map-by core --bind-to core --report-bindings \
     sh -c 'echo "allowed $OMPI_COMM_WORLD_RANK $(sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/self/status)"' \

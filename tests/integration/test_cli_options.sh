@@ -51,8 +51,9 @@ run() {
     echo "# exit $?" >>"$WORK/$name.out"
 }
 
-# The example users hit: the results directory given with '='.
-"$BINDLAB" sweep --dry-run --results="$WORK/res" default >"$WORK/dry.out" 2>&1 ||
+# The example users hit: the results directory given with '='. (The
+# default's 2-core layouts are refused inside one allowed CPU: skipped.)
+"$BINDLAB" sweep --dry-run --skip-invalid --results="$WORK/res" default >"$WORK/dry.out" 2>&1 ||
     fail "sweep --dry-run --results=DIR: $(cat "$WORK/dry.out")"
 grep -qF -- "--out $WORK/res/default.d/" "$WORK/dry.out" ||
     fail "sweep --results=DIR: the runs do not go to DIR: $(head -3 "$WORK/dry.out")"

@@ -12,10 +12,12 @@ PY=/usr/bin/python3
 command -v mpirun >/dev/null || { echo "SKIP: no mpirun in PATH"; exit 77; }
 "$PY" -c 'import h5py' 2>/dev/null || { echo "SKIP: python3-h5py is not installed"; exit 77; }
 
-cat >"$WORK/ab.yaml" <<'YAML'
+allowed_cpus # two ranks, or one inside one allowed CPU (a sweep refuses more)
+NP=$((ALLOWED_CORES < 2 ? ALLOWED_CORES : 2))
+cat >"$WORK/ab.yaml" <<YAML
 name: ab
 kernels: [{name: triad, size: 2MiB, iters: 12, warmup: 1}]
-defaults: {np: 2, threads: 1, repetitions: 2, timeout: 60}
+defaults: {np: $NP, threads: 1, repetitions: 2, timeout: 60}
 layouts:
   - {name: pinned, bind_to: core}
   - {name: free, bind_to: none}

@@ -18,9 +18,11 @@ SEED=${BINDLAB_KILL_SEED:-$(( $(od -An -N2 -tu2 /dev/urandom) % 32768 ))}
 echo "seed: $SEED (replay: BINDLAB_KILL_SEED=$SEED ctest -R test_kill_anywhere)"
 RANDOM=$SEED
 
-# Layouts that run on 1 core as well as on 64 (cores as Open MPI sees them).
+# Layouts that run on 1 core as well as on 64 (the cores this process may
+# use: a sweep refuses a layout wider than the allowed set).
 command -v hwloc-calc >/dev/null || fail "hwloc-calc is missing (scripts/deps.sh installs hwloc)"
-NCORES=$(hwloc-calc -N core all)
+allowed_cpus
+NCORES=$ALLOWED_CORES
 TWO=$((NCORES < 2 ? NCORES : 2))
 cat >"$WORK/k.yaml" <<YAML
 name: ka

@@ -120,8 +120,9 @@ for name in ${BINDLAB_MPIS:-${BL_MPIS[*]}}; do
     tree=$BUILD_PREFIX-$name
     bl_build_mpi_app "$SRC" "$prefix" "$tree" "$WORK/build-$name.log" ||
         fail "$name: building bindlab-app failed"
-    # the app links this MPI's library, not Debian's
-    ldd "$tree/bindlab-app" | grep -E 'libmpi\.so' | grep -qF "$prefix/" ||
+    # the app links this MPI's library, not Debian's (ldd prints the
+    # prefix resolved when it is reached through a symbolic link)
+    ldd "$tree/bindlab-app" | grep -E 'libmpi\.so' | grep -qF -e "$prefix/" -e "$(realpath "$prefix")/" ||
         fail "$name: $tree/bindlab-app does not link $prefix's libmpi: $(ldd "$tree/bindlab-app" | grep libmpi)"
     launcher=$(bl_mpi_launcher "$prefix")
     out=$WORK/$name

@@ -25,8 +25,7 @@ command -v mpirun >/dev/null || { echo "SKIP: no mpirun in PATH"; exit 77; }
 PRELOAD=$PROBE
 asan=$(ldd "$TARGET" | awk '$1 ~ /^libasan/ {print $3}')
 [ -z "$asan" ] || export ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0"
-NC=$(hwloc-calc -N core all)
-[ "$NC" -ge 2 ] || { echo "SKIP: two ranks bound one per core need 2 cores, this machine has $NC"; exit 77; }
+need_allowed_cores 2 "two ranks bound one per core"
 
 # expand LIST: "0-2,5" as "0,1,2,5" (hwloc-calc's form).
 expand() { awk -v s="$1" 'BEGIN { n = split(s, p, ","); o = "";

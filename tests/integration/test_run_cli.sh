@@ -9,7 +9,8 @@
 # on that CPU only); (d) a program exiting 3: exit 1,
 # status failed, exit_status 3 recorded; (d2) a program killed at the
 # timeout: status timeout, both processes incomplete; (e) refusals with exit 2: a
-# missing program, a static one, --out onto an existing file, no '--';
+# missing program, a static one, --out onto an existing file, no '--', two
+# ranks inside one allowed CPU (taskset) naming the set and the fix;
 # (f) the same as (a) under MPICH's Hydra (scripts/mpis.sh installs it)
 # (this build's bindlab-app links Open MPI: each rank is an MPI singleton,
 # its rank the probe reads from Hydra's PMI_RANK; the binding is Hydra's).
@@ -22,8 +23,7 @@ SETTER=$B/tests/libbl_probe_setter.so
 [ -x "$DUMP" ] && [ -x "$TARGET" ] && [ -f "$SETTER" ] && [ -f "$B/libbindlab-probe.so" ] ||
     fail "runrecord_dump, probe_target, the setter or the probe not built"
 command -v mpirun >/dev/null || { echo "SKIP: no mpirun in PATH"; exit 77; }
-NC=$(hwloc-calc -N core all)
-[ "$NC" -ge 2 ] || { echo "SKIP: two ranks bound one per core need 2 cores, this machine has $NC"; exit 77; }
+need_allowed_cores 2 "two ranks bound one per core"
 # shellcheck source=scripts/mpis.sh
 source "$BINDLAB_SOURCE_DIR/scripts/mpis.sh"
 bl_require_mpi mpich || exit 77 # (f), asked before any check
@@ -135,6 +135,15 @@ refused exists "keep.h5" --out keep.h5 -- "$TARGET"
 cmp -s a.h5 keep.h5 || fail "(exists) the existing file was changed"
 refused nodash "'--'" -np 2
 refused badnp "np" -np zero -- "$TARGET"
+# Two ranks inside one allowed CPU: refused before launching, as the sweep
+# refuses it, the allowed set and the fix named.
+FIRST=${ALLOWED%%[-,]*}
+rc=0
+taskset -c "$FIRST" "$BINDLAB" run -np 2 --out wide.h5 -- "$TARGET" >wide.out 2>wide.err || rc=$?
+[ "$rc" = 2 ] || fail "(wide) exit $rc, expected 2: $(cat wide.err wide.out)"
+grep -q "allowed CPUs $FIRST " wide.err || fail "(wide) the allowed set $FIRST is not named: $(cat wide.err)"
+grep -q "oversubscribe" wide.err || fail "(wide) the fix is not named: $(cat wide.err)"
+[ ! -e wide.h5 ] && [ ! -e wide.log ] || fail "(wide) something was launched or recorded"
 
 # --- (f) MPICH's Hydra -------------------------------------------------------
 run f "${LAYOUT[@]}" --launcher "$MPICH" --out f.h5 -- "$BINDLAB_APP" --kernel triad --size 8MiB --iters 3
