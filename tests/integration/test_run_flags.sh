@@ -13,8 +13,9 @@
 #   omp-unbound          the same run: OpenMP threads, OMP_PROC_BIND unset
 #   not-probed           a script whose interpreter is a static program:
 #                        accepted (a script), nothing can be preloaded
-#   outside-allowed      bindlab run inside taskset -c FIRST: Open MPI
-#                        binds rank 1 to a core past the allowed CPU
+#   outside-allowed      bindlab run inside taskset -c FIRST, np 2 by
+#                        core:oversubscribe (bindlab refuses it without):
+#                        Open MPI binds rank 1 to a core past the allowed CPU
 #   host-mismatch        the rank renames its host in a UTS namespace of
 #                        its own (unshare --uts) before exec'ing the
 #                        program: the launcher's report names the real host
@@ -27,8 +28,7 @@ STATIC=$B/tests/probe_static
 [ -x "$DUMP" ] && [ -x "$TARGET" ] && [ -x "$STATIC" ] && [ -f "$B/libbindlab-probe.so" ] ||
     fail "runrecord_dump, probe_target, probe_static or the probe not built"
 command -v mpirun >/dev/null || { echo "SKIP: no mpirun in PATH"; exit 77; }
-NC=$(hwloc-calc -N core all)
-[ "$NC" -ge 2 ] || { echo "SKIP: two ranks one per core need 2 cores, this machine has $NC"; exit 77; }
+need_allowed_cores 2 "a thread moved to another CPU, two ranks one per core"
 unshare --uts true 2>/dev/null ||
     { echo "SKIP: host-mismatch needs a UTS namespace (root, unshare --uts)"; exit 77; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -77,9 +77,10 @@ grep -q '^not-probed: no process wrote a probe file' static.out || fail "(static
 grep -q '^static_hello$' static.log || fail "(static) the program did not run: $(cat static.log)"
 
 # --- outside-allowed: the launcher binds past taskset ----------------------------
-first=$(hwloc-calc --physical-output --intersect PU pu:0)
+first=${ALLOWED%%[,-]*}  # the first CPU this process may use
 rc=0
-taskset -c "$first" "$BINDLAB" run --out taskset.h5 -np 2 --bind-to core -- "$TARGET" \
+taskset -c "$first" "$BINDLAB" run --out taskset.h5 -np 2 --map-by core:oversubscribe \
+    --bind-to core -- "$TARGET" \
     >taskset.out 2>taskset.err || rc=$?
 [ "$rc" = 0 ] || fail "(taskset) exit $rc: $(cat taskset.err taskset.out)"
 "$DUMP" taskset.h5 >taskset.dump || fail "(taskset) record unreadable"
