@@ -28,6 +28,17 @@ run() { # run NAME [prefix...] -- [app args...]
     "${pre[@]}" "$app" --kernel triad --size 64MiB --iters 2 --warmup 0 "$@" \
         --out "$share/$name.h5" >"$share/$name.out" 2>&1
 }
+# status NAME CMD...: CMD's output in NAME.out (report.txt for the reports,
+# as the host reads them) and its exit status in NAME.rc, for the host to
+# assert: a failed sweep is judged there, with its output.
+status() {
+    local name=$1 out rc=0
+    shift
+    out=$share/$name.out
+    case $name in report*) out=$share/$name.txt ;; esac
+    "$@" >"$out" 2>&1 || rc=$?
+    echo "$rc" >"$share/$name.rc"
+}
 spread=(env OMP_NUM_THREADS=4 OMP_PLACES=numa_domains OMP_PROC_BIND=spread)
 # Parallel and serial first touch alone are the sweeps' first layouts.
 run membind "${spread[@]}" numactl --membind=2 -- --init parallel
@@ -37,15 +48,15 @@ run par-thp "${spread[@]}" -- --init parallel
 echo never >/sys/kernel/mm/transparent_hugepage/enabled
 echo 1 >/proc/sys/kernel/numa_balancing
 say "sweep numa-first-touch (numa_balancing 1)"
-"$build/bindlab" sweep configs/sweeps/numa-first-touch.yaml --results "$share/results" \
-    -o "$share/numa-first-touch.h5" >"$share/sweep-first-touch.out" 2>&1 || true
+status sweep-first-touch "$build/bindlab" sweep configs/sweeps/numa-first-touch.yaml \
+    --results "$share/results" -o "$share/numa-first-touch.h5"
 echo 0 >/proc/sys/kernel/numa_balancing
 say "sweep numa-snc2 (numa_balancing 0)"
-"$build/bindlab" sweep configs/sweeps/numa-snc2.yaml --results "$share/results" \
-    -o "$share/numa-snc2.h5" >"$share/sweep.out" 2>&1 || true
-"$build/bindlab" report "$share/numa-snc2.h5" >"$share/report.txt" 2>&1 || true
+status sweep "$build/bindlab" sweep configs/sweeps/numa-snc2.yaml --results "$share/results" \
+    -o "$share/numa-snc2.h5"
+status report "$build/bindlab" report "$share/numa-snc2.h5"
 say "sweep numa-memory (numa_balancing 0)"
-"$build/bindlab" sweep configs/sweeps/numa-memory.yaml --results "$share/results" \
-    -o "$share/numa-memory.h5" >"$share/sweep-memory.out" 2>&1 || true
-"$build/bindlab" report "$share/numa-memory.h5" >"$share/report-memory.txt" 2>&1 || true
+status sweep-memory "$build/bindlab" sweep configs/sweeps/numa-memory.yaml \
+    --results "$share/results" -o "$share/numa-memory.h5"
+status report-memory "$build/bindlab" report "$share/numa-memory.h5"
 say done

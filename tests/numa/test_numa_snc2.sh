@@ -24,6 +24,15 @@ for line in "  0:  10  12  32  32 " "  1:  12  10  32  32 " "  2:  32  32  10  1
     expect_line "$share/numactl.txt" "$line"
 done
 
+# Each sweep and report in the guest exited 0 (every run ok).
+for step in sweep-first-touch sweep sweep-memory report report-memory; do
+    out=$share/$step.out
+    case $step in report*) out=$share/$step.txt ;; esac
+    [ -f "$share/$step.rc" ] || fail "guest step $step left no exit status"
+    [ "$(cat "$share/$step.rc")" = 0 ] ||
+        { cat "$out" >&2; fail "guest step $step exited $(cat "$share/$step.rc")"; }
+done
+
 # The merged sweep file came back to the host and reads here.
 [ -s "$share/numa-snc2.h5" ] || { cat "$share/sweep.out" >&2; fail "no merged sweep file came back"; }
 "$BINDLAB" report "$share/numa-snc2.h5" >"$WORK/report.txt" || fail "bindlab report on the host failed"
