@@ -524,7 +524,7 @@ int bl_probe_dir_read(const char *dir, bl_probe_set *out, bl_err *err)
         }
     }
     closedir(d);
-    if (rc == 0)
+    if (rc == 0 && out->n > 0)  /* no file: files is NULL, not for qsort */
         qsort(out->files, out->n, sizeof *out->files, by_rank);
     return rc;
 }
