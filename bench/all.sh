@@ -99,7 +99,9 @@ BENCH_ROWS=(
 )
 for n in $lu_sizes; do
     BENCH_ROWS+=("lu.n$n.1x2|LU n=$n, 1 rank x 2 threads|OpenBLAS DGEMM on the same threads|>= 0.88"
-           "lu.n$n.2x1|LU n=$n, 2 ranks x 1 thread (grid 1x2)|OpenBLAS DGEMM on the same ranks|>= 0.88")
+           "lu.n$n.2x1|LU n=$n, 2 ranks x 1 thread (grid 1x2)|OpenBLAS DGEMM on the same ranks|>= 0.88"
+           "lu_hpl.n$n.1x2|LU n=$n, 1 rank x 2 threads|HPC Challenge's HPL (same N, NB, threads)|>= 1.0"
+           "lu_hpl.n$n.2x1|LU n=$n, 2 ranks x 1 thread (grid 1x2)|HPC Challenge's HPL (same N, NB, grid)|>= 1.0")
 done
 BENCH_ROWS+=("counters.on_vs_off|triad iteration time with counters|the same with BINDLAB_COUNTERS=off|<= 1.01")
 # the harness at scale (seconds, not ratios, unless the key says ratio)

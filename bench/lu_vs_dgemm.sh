@@ -5,9 +5,12 @@
 # bindlab-app --kernel lu (then COMPARE_APP, if given), so that the
 # machine's drift hits both alike; it prints every round with the LU's
 # time split (from the run file), then the median of each column and the
-# ratio of the medians, LU / DGEMM. The goal (>= 0.88) lives in
-# bench/all.sh; the last line per layout and N is
-# "bench-result lu.nN.RxT RATIO" for it.
+# ratio of the medians, LU / DGEMM. When HPC Challenge is installed
+# (Debian's `hpcc`), each round also runs its HPL on the same N, NB, ranks
+# (grid), threads and binding: a real HPL as the second peer, LU / HPL.
+# The goals (>= 0.88 of DGEMM, >= 1.0 of HPL) live in bench/all.sh; the
+# last lines per layout and N are "bench-result lu.nN.RxT RATIO" and
+# "bench-result lu_hpl.nN.RxT RATIO" for them.
 #
 #   bench/lu_vs_dgemm.sh BUILD_DIR [N ...]      (default N: 10000)
 #   env: NB        block size (default: the kernel's own choice for N)
@@ -17,6 +20,7 @@
 #        COMPARE_APP  a second bindlab-app (e.g. an older build) run in the
 #                  same rounds right after the first: A/B with one DGEMM
 #        LAYOUTS_ONLY  e.g. "1x2" to run one layout
+#        HPL=0     leave HPC Challenge's HPL out
 #
 # Layouts: "1r x 2t" = 1 rank x 2 threads (OMP_PLACES=cores,
 # OMP_PROC_BIND=close, rank bound to the socket), "2r x 1t" = 2 ranks x 1
@@ -52,6 +56,26 @@ LAYOUTS=(
 
 # shellcheck source=bench/bench_lib.sh
 source "$(dirname "$0")/bench_lib.sh"   # median
+hpl_input=$(dirname "$0")/../tests/apps/hpcc/hpccinf.txt
+use_hpl=0
+[ "${HPL:-1}" = 0 ] || ! command -v hpcc > /dev/null || use_hpl=1
+
+# HPL GFLOP/s of one hpcc run: N NB P Q NP THREADS MAPPING...; hpcc reads
+# hpccinf.txt from its working directory and appends to hpccoutf.txt
+# there, so each run gets a fresh one. Only HPL's problem (lines 6, 8, 11,
+# 12) changes; the other kernels of hpcc run on their own small sizes.
+hpl_gflops() {
+    local n=$1 nb=$2 p=$3 q=$4 np=$5 th=$6 dir
+    shift 6
+    dir=$(mktemp -d "$tmp/hpl.XXXX")
+    awk -v n="$n" -v nb="$nb" -v p="$p" -v q="$q" '
+        NR == 6 { $1 = n } NR == 8 { $1 = nb } NR == 11 { $1 = p }
+        NR == 12 { $1 = q } { print }' "$hpl_input" > "$dir/hpccinf.txt"
+    (cd "$dir" && OMP_NUM_THREADS=$th OMP_PLACES=cores OMP_PROC_BIND=close \
+        mpirun -np "$np" "$@" hpcc > hpcc.log 2>&1) ||
+        { cat "$dir/hpcc.log" >&2; return 1; }
+    awk -F= '$1 == "HPL_Tflops" { printf "%.2f\n", $2 * 1000 }' "$dir/hpccoutf.txt"
+}
 
 # "r0 pa/bc/sw/up/wa/so=5/1/2/88/3/1 r1 ..." from a run file's time split
 split_of() {
@@ -81,8 +105,9 @@ for spec in "${LAYOUTS[@]}"; do
         dn=${DGEMM_N:-$n}
         printf '%-8s %6s %4s %5s %10s' layout N NB round dgemm_GFLOPs
         for a in "${!apps[@]}"; do printf ' %9s %6s' "lu$a" ratio; done
+        [ "$use_hpl" = 0 ] || printf ' %9s %6s' hpl lu/hpl
         printf '  split (lu0)\n'
-        dg_rates=() lu_rates=() lu2_rates=() nb=-
+        dg_rates=() lu_rates=() lu2_rates=() hpl_rates=() nb=-
         for ((r = 1; r <= rounds; r++)); do
             out=$(OMP_NUM_THREADS=$th OMP_PLACES=cores OMP_PROC_BIND=close \
                   mpirun -np "$np" "${mapping[@]}" "$dgemm" "$dn" 1)
@@ -105,6 +130,14 @@ for spec in "${LAYOUTS[@]}"; do
                 line+=$(printf ' %9.2f %6.3f' "$lu" \
                         "$(awk -v a="$lu" -v b="$dg" 'BEGIN { print a / b }')")
             done
+            if [ "$use_hpl" = 1 ]; then
+                # HPL on the LU's own block size and process grid
+                hpl=$(hpl_gflops "$n" "$nb" "${grid%x*}" "${grid#*x}" "$np" "$th" \
+                      "${mapping[@]}")
+                hpl_rates+=("$hpl")
+                line+=$(printf ' %9.2f %6.3f' "$hpl" "$(awk -v a="${lu_rates[-1]}" \
+                        -v b="$hpl" 'BEGIN { print a / b }')")
+            fi
             printf '%-8s %6d %4s %5d %10.2f%s  %s\n' "$name" "$n" "$nb" "$r" "$dg" \
                    "$line" "$split"
         done
@@ -118,7 +151,14 @@ for spec in "${LAYOUTS[@]}"; do
             printf ' %9.2f %6.3f' "$lu" \
                    "$(awk -v a="$lu" -v b="$dg" 'BEGIN { print a / b }')"
         fi
+        if [ ${#hpl_rates[@]} -gt 0 ]; then
+            hpl=$(printf '%s\n' "${hpl_rates[@]}" | median)
+            lu=$(printf '%s\n' "${lu_rates[@]}" | median)
+            hpl_ratio=$(awk -v a="$lu" -v b="$hpl" 'BEGIN { printf "%.4f", a / b }')
+            printf ' %9.2f %6.3f' "$hpl" "$hpl_ratio"
+        fi
         printf '   (ratio of medians)\n'
         echo "bench-result lu.n$n.$key $ratio"
+        [ ${#hpl_rates[@]} = 0 ] || echo "bench-result lu_hpl.n$n.$key $hpl_ratio"
     done
 done
