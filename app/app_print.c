@@ -71,7 +71,7 @@ static void print_first_touch(FILE *out, const bl_h5_run *r)
 {
     const bl_h5_result *x = &r->result;
     bl_straddle st = {x->pages_total_init, 0, x->straddles,
-                      x->best_local_fraction};
+                      x->best_local_fraction, x->share_align > 0};
     char why[256];
     if (x->pages_total_init <= 0 || x->local_page_fraction < 0)
         return;

@@ -71,12 +71,15 @@ void bl_first_touch_result(bl_h5_run *r)
     int tasks_known = r->nnuma > 0;
     bl_h5_result *res = &r->result;
     res->straddles = 0;
+    res->share_align = 0;
     for (size_t q = 0; q < r->nnuma; q++) {
         const bl_h5_numa *n = &r->numa[q];
         double w = (double)(n->pages_total_init > 0 ? n->pages_total_init : 0);
         local += n->pages_local_init;
         total += n->pages_total_init;
         res->straddles += n->straddles;
+        if (n->share_align > res->share_align)
+            res->share_align = n->share_align;
         if (n->task_numa_pages_migrated >= 0)
             tasks += n->task_numa_pages_migrated;
         else

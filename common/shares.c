@@ -178,6 +178,10 @@ void bl_straddle_compute(const bl_shares *s, size_t n, size_t page,
     out->pages = out->lost = 0;
     out->straddles = 0;
     out->best = 1.0;
+    out->aligned = n > 0;
+    for (size_t i = 0; i < n; i++)
+        if (s[i].align == 0)
+            out->aligned = 0;
     if (page == 0 || huge < page)
         return;
     for (size_t i = 0; i < n; i++) {
@@ -241,16 +245,17 @@ int bl_flag_huge_straddle(const bl_straddle *st, double huge_share,
         why[0] = '\0';
     if (st->straddles == 0 || huge_share <= 0 || st->best >= 0.9995)
         return 0;
+    char got[48] = "";
     if (measured >= 0)
-        snprintf(why, len, "%d huge pages straddle two threads' shares: "
-                 "first touch can reach %.3f local at best (measured "
-                 "%.3f); align the shares to the huge page "
-                 "(--align-shares) for 1.000",
-                 st->straddles, st->best, measured);
-    else
-        snprintf(why, len, "%d huge pages straddle two threads' shares: "
-                 "first touch can reach %.3f local at best; align the "
-                 "shares to the huge page (--align-shares) for 1.000",
-                 st->straddles, st->best);
+        snprintf(got, sizeof got, " (measured %.3f)", measured);
+    snprintf(why, len, "%d huge pages straddle two threads' shares: first "
+             "touch can reach %.3f local at best%s; %s", st->straddles,
+             st->best, got,
+             st->aligned ? "the shares are aligned to huge pages already, "
+                           "so these are where arrays meet or a share is "
+                           "smaller than a huge page: larger arrays, or no "
+                           "transparent huge pages for them, for 1.000"
+                         : "align the shares to the huge page "
+                           "(--align-shares) for 1.000");
     return 1;
 }

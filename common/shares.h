@@ -36,6 +36,8 @@ typedef struct bl_straddle {
     int straddles;             /* huge pages holding two threads' pages */
     double best;               /* best reachable local fraction, 1 - lost
                                 * scaled by the huge-page share / pages */
+    int aligned;               /* every array's shares were already moved
+                                * to huge-page boundaries (--align-shares) */
 } bl_straddle;
 
 /* Over arrays s[0..n): every huge-page-aligned window of huge bytes that
@@ -70,7 +72,10 @@ int bl_flag_pages_migrated(double init, double after, long long migrated,
 
 /* huge-page-straddle: some arrays are huge-page backed and huge pages
  * straddle share boundaries, so first touch cannot reach 1.0; the
- * sentence gives the best reachable fraction and the measured one. */
+ * sentence gives the best reachable fraction and the measured one, and
+ * the fix: --align-shares, or, when the shares are aligned already (the
+ * straddles are where arrays meet or where a share is smaller than a
+ * huge page), larger arrays or no huge pages for them. */
 int bl_flag_huge_straddle(const bl_straddle *st, double huge_share,
                           double measured, char *why, size_t len);
 

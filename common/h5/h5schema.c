@@ -151,6 +151,7 @@ static const bl_h5_field summary_fields[] = {
     F(bl_h5_summary, huge_share, BL_H5_F64),
     F(bl_h5_summary, best_local_fraction, BL_H5_F64),
     F(bl_h5_summary, straddles, BL_H5_I32),
+    F(bl_h5_summary, share_align, BL_H5_I64),
     F(bl_h5_summary, isa, BL_H5_STR),
 };
 
@@ -319,6 +320,7 @@ static const bl_h5_attr result_attrs[] = {
     A(bl_h5_result, huge_share, BL_A_F64, -1),
     A(bl_h5_result, best_local_fraction, BL_A_F64, -1),
     A(bl_h5_result, straddles, BL_A_INT, 0),
+    A(bl_h5_result, share_align, BL_A_LLONG, 0),
 };
 static const bl_h5_attr harness_attrs[] = {
     A(bl_h5_harness, run_id, BL_A_STR, 0),

@@ -234,6 +234,7 @@ typedef struct bl_h5_result {
     double huge_share;         /* -1 unknown */
     double best_local_fraction; /* -1 unknown */
     int straddles;
+    long long share_align;     /* --align-shares: bytes, 0 not asked */
 } bl_h5_result;
 
 /* ---- matrices (latency, bandwidth, c2c) -------------------------------- */
@@ -433,6 +434,7 @@ typedef struct bl_h5_summary {
     int64_t pages_total_init, pages_migrated;
     double huge_share, best_local_fraction;
     int32_t straddles;
+    int64_t share_align;       /* as the result's (0 in files before it) */
     char *isa;                 /* the run's isa; NULL in files written
                                 * before it */
 } bl_h5_summary;

@@ -137,7 +137,7 @@ static void first_touch_flags(const bl_h5_result *x, char *flags,
                               size_t flags_len)
 {
     bl_straddle st = {x->pages_total_init, 0, x->straddles,
-                      x->best_local_fraction};
+                      x->best_local_fraction, x->share_align > 0};
     char why[256];
     if (x->pages_total_init <= 0)
         return;

@@ -23,7 +23,7 @@ static void sentences(const bl_h5_summary *s, char *mig, char *hp,
                       size_t len)
 {
     bl_straddle st = {s->pages_total_init, 0, s->straddles,
-                      s->best_local_fraction};
+                      s->best_local_fraction, s->share_align > 0};
     bl_flag_pages_migrated(s->local_page_fraction_init,
                            s->local_page_fraction, s->pages_migrated,
                            s->pages_total_init, mig, len);

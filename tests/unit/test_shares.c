@@ -145,11 +145,18 @@ static void aligned_rows_start_at_or_after_the_huge_page(void **state)
 {
     bl_shares s = {2 * MIB, 256, 32832, 2, 2 * MIB};
     size_t lo, hi;
+    bl_straddle st;
+    char why[300];
     (void)state;
     bl_share_range(&s, 1, &lo, &hi);
     assert_int_equal(lo, 128);
     assert_int_equal(hi, 256);
-    expect_straddle(&s, 1, 2052, 2, 1);
+    st = expect_straddle(&s, 1, 2052, 2, 1);
+    /* aligned already: the advice is not --align-shares again */
+    assert_int_equal(st.aligned, 1);
+    assert_int_equal(bl_flag_huge_straddle(&st, 1.0, -1, why, sizeof why), 1);
+    assert_null(strstr(why, "--align-shares"));
+    assert_non_null(strstr(why, "aligned to huge pages already"));
     /* 248 rows: the split at row 124 (5.88 MiB) moves up to 6 MiB, row
      * 128, not down to row 127 */
     s.units = 248;
@@ -198,13 +205,14 @@ static void pages_migrated_names_both_fractions(void **state)
 
 static void straddle_flag_needs_huge_pages_and_a_loss(void **state)
 {
-    bl_straddle st = {16386, 1023, 6, 1.0 - 1023.0 / 16386.0};
-    bl_straddle none = {16386, 0, 0, 1.0};
+    bl_straddle st = {16386, 1023, 6, 1.0 - 1023.0 / 16386.0, 0};
+    bl_straddle none = {16386, 0, 0, 1.0, 0};
     char why[200];
     (void)state;
     assert_int_equal(bl_flag_huge_straddle(&st, 1.0, 0.93, why, sizeof why), 1);
     assert_non_null(strstr(why, "6 huge pages straddle"));
     assert_non_null(strstr(why, "0.938 local at best (measured 0.930)"));
+    assert_non_null(strstr(why, "(--align-shares) for 1.000"));
     assert_int_equal(bl_flag_huge_straddle(&st, 0.0, 1.0, why, sizeof why), 0);
     assert_int_equal(bl_flag_huge_straddle(&none, 1.0, 1.0, why, sizeof why), 0);
 }
