@@ -1,6 +1,7 @@
 /* bindlab check: is this process placed coherently? The rules are in
  * common/placement_check.c; this file reads the options and prints. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "cpuset.h"
 #include "placement_check.h"
 #include "strbuf.h"
+#include "topo.h"
 
 static const char help[] =
     "usage: bindlab check [--json]\n"
@@ -126,6 +128,18 @@ static void print_text(const bl_pcheck_state *s, const bl_pcheck_findings *f)
     emit(prefix, "openmp OMP_NUM_THREADS=%s OMP_PLACES=%s OMP_PROC_BIND=%s",
          or_unset(s->omp_num_threads), or_unset(s->omp_places),
          or_unset(s->omp_proc_bind));
+    if (s->kmp_affinity || s->kmp_hw_subset || s->gomp_cpu_affinity)
+        emit(prefix, "openmp KMP_AFFINITY=%s KMP_HW_SUBSET=%s GOMP_CPU_AFFINITY=%s",
+             or_unset(s->kmp_affinity), or_unset(s->kmp_hw_subset),
+             or_unset(s->gomp_cpu_affinity));
+    if (s->omp_runtime == BL_OMP_RT_UNKNOWN)
+        emit(prefix, "openmp runtime unknown (none loaded in this process): "
+             "judged as libgomp; name it with --omp-runtime");
+    else
+        emit(prefix, "openmp runtime %s (%s%s%s)",
+             bl_pcheck_runtime_name(s->omp_runtime), s->omp_runtime_from,
+             s->omp_runtimes_also[0] ? "; also loaded: " : "",
+             s->omp_runtimes_also);
     emit(prefix, "launcher SLURM_CPU_BIND=%s, mpirun binding %s",
          or_unset(s->slurm_cpu_bind),
          s->mpirun_binding[0] ? s->mpirun_binding : "none seen");
@@ -205,6 +219,14 @@ static void print_json(const bl_pcheck_state *s, const bl_pcheck_findings *f)
     sb_key(&b, "OMP_NUM_THREADS", s->omp_num_threads);
     sb_key(&b, "OMP_PLACES", s->omp_places);
     sb_key(&b, "OMP_PROC_BIND", s->omp_proc_bind);
+    sb_key(&b, "KMP_AFFINITY", s->kmp_affinity);
+    sb_key(&b, "KMP_HW_SUBSET", s->kmp_hw_subset);
+    sb_key(&b, "GOMP_CPU_AFFINITY", s->gomp_cpu_affinity);
+    sb_key(&b, "omp_runtime", bl_pcheck_runtime_name(s->omp_runtime));
+    sb_key(&b, "omp_runtime_from",
+           s->omp_runtime_from[0] ? s->omp_runtime_from : NULL);
+    sb_key(&b, "omp_runtimes_also",
+           s->omp_runtimes_also[0] ? s->omp_runtimes_also : NULL);
     sb_key(&b, "SLURM_CPU_BIND", s->slurm_cpu_bind);
     sb_key(&b, "mpirun_binding", s->mpirun_binding[0] ? s->mpirun_binding : NULL);
     bl_strbuf_printf(&b, ",\"numa_balancing\":%d", s->numa_balancing);
@@ -232,9 +254,43 @@ static void print_json(const bl_pcheck_state *s, const bl_pcheck_findings *f)
     free(bl_strbuf_take(&b));
 }
 
+typedef struct check_cli {
+    int json;
+    const char *topology;
+    const char *omp_runtime;
+} check_cli;
+
+static int runtime_ok(void *opts, const char *value, bl_err *err)
+{
+    bl_omp_runtime rt;
+    (void)opts;
+    if (bl_pcheck_runtime_parse(value, &rt) < 0)
+        return bl_err_set(err, "--omp-runtime '%s': accepted: libgomp, "
+                               "libomp, intel", value);
+    return 0;
+}
+
+/* An unreadable topology is bad usage, said before anything is read. */
+static int topology_ok(void *opts, const char *value, bl_err *err)
+{
+    hwloc_topology_t topo;
+    (void)opts;
+    if (bl_topo_load(value, &topo, err) < 0)
+        return -1;
+    hwloc_topology_destroy(topo);
+    return 0;
+}
+
+#define SLOT(field) offsetof(check_cli, field)
 static const bl_cli_opt check_options[] = {
-    {"--json", BL_OPT_FLAG, NULL, "one JSON object per process", 0, NULL,
-     NULL},
+    {"--json", BL_OPT_FLAG, NULL, "one JSON object per process", SLOT(json),
+     NULL, NULL},
+    {"--omp-runtime", BL_OPT_VALUE, "libgomp|libomp|intel",
+     "judge the OpenMP variables for this runtime", SLOT(omp_runtime),
+     runtime_ok, NULL},
+    {"--topology", BL_OPT_VALUE, "FILE.xml|SYNTH",
+     "the cores (SMT siblings) from this topology", SLOT(topology),
+     topology_ok, NULL},
 };
 
 static const char *const help_parts[] = {help, NULL};
@@ -242,24 +298,28 @@ static const char *const help_parts[] = {help, NULL};
 static const bl_cli_spec spec = {
     .verb = "check", .help = help_parts, .opts = check_options,
     .nopts = BL_CLI_NOPTS(check_options),
-    .unknown = "unknown argument '%s' (accepted: --json, --help)"};
+    .unknown = "unknown argument '%s' (accepted: --json, --omp-runtime, "
+               "--topology, --help)"};
 
 int bl_cli_check(int argc, char **argv)
 {
-    int json = 0;
-    int rc = bl_cli_parse(&spec, argc, argv, &json);
+    check_cli o = {0};
+    int rc = bl_cli_parse(&spec, argc, argv, &o);
     if (rc >= 0)
         return rc;
+    bl_pcheck_opts po = {o.topology, BL_OMP_RT_UNKNOWN};
+    if (o.omp_runtime)
+        bl_pcheck_runtime_parse(o.omp_runtime, &po.omp_runtime);
     bl_pcheck_state s;
     bl_pcheck_findings f;
     bl_err err;
-    if (bl_pcheck_gather(&s, &err) < 0) {
+    if (bl_pcheck_gather(&s, &po, &err) < 0) {
         fprintf(stderr, "bindlab check: %s\n", err.msg);
         bl_pcheck_state_free(&s);
         return BL_EXIT_FAILED;
     }
     bl_pcheck_eval(&s, &f);
-    if (json)
+    if (o.json)
         print_json(&s, &f);
     else
         print_text(&s, &f);
