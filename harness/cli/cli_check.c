@@ -17,7 +17,8 @@
 #include "topo.h"
 
 static const char help[] =
-    "usage: bindlab check [--json]\n"
+    "usage: bindlab check [--json] [--omp-runtime libgomp|libomp|intel]\n"
+    "                     [--topology FILE.xml|SYNTH]\n"
     "\n"
     "Reads where this process may run and where its memory will come from,\n"
     "and says in plain words what does not fit together. Run it the way the\n"
@@ -32,24 +33,62 @@ static const char help[] =
     "use, printed as 'allowed cpus' with where they come from (Slurm's\n"
     "SLURM_CPUS_ON_NODE, SLURM_JOB_CPUS_PER_NODE too); every rule judges\n"
     "against that set. Then the memory policy (get_mempolicy), the NUMA\n"
-    "nodes' CPUs (/sys/devices/system/node), each CPU's SMT siblings,\n"
-    "OMP_NUM_THREADS,\n"
-    "OMP_PLACES, OMP_PROC_BIND, SLURM_CPU_BIND, mpirun's binding as its ranks\n"
+    "nodes' CPUs (/sys/devices/system/node), each CPU's core (hwloc, when\n"
+    "OpenMP binding is set), OMP_NUM_THREADS,\n"
+    "OMP_PLACES, OMP_PROC_BIND, KMP_AFFINITY, KMP_HW_SUBSET,\n"
+    "GOMP_CPU_AFFINITY, SLURM_CPU_BIND, mpirun's binding as its ranks\n"
     "see it (OMPI_MCA_hwloc_base_binding_policy, OMPI_MCA_orte_bound_at_launch,\n"
     "PRTE_MCA_hwloc_default_binding_policy), /proc/sys/kernel/numa_balancing\n"
     "and the transparent huge pages mode. CPUs and nodes are Linux numbers,\n"
     "as numactl and taskset use them.\n"
     "\n"
+    "The OpenMP variables are judged for the runtime that will read them:\n"
+    "the one loaded in this process (libgomp.so.1, libomp.so or\n"
+    "libiomp5.so, the first in the link map; LD_PRELOAD=... bindlab check\n"
+    "loads the program's), or the one --omp-runtime names. With none loaded\n"
+    "and none named, they are judged as libgomp's and the 'openmp runtime'\n"
+    "line says so. Each OpenMP finding says what that runtime does, in its\n"
+    "own words where it prints any.\n"
+    "\n"
+    "Options:\n"
+    "  --json                   one JSON object per process\n"
+    "  --omp-runtime R          judge the OpenMP variables for R: libgomp\n"
+    "                           (GCC), libomp (LLVM) or intel (libiomp5)\n"
+    "  --topology FILE.xml|SYNTH  the cores (SMT siblings) from an hwloc XML\n"
+    "                           file or synthetic description (\"pack:1\n"
+    "                           core:4 pu:2\") instead of this machine\n"
+    "\n";
+
+/* The findings table and the rest (a second part: one string would be
+ * longer than C guarantees). */
+static const char help_findings[] =
     "Findings (warnings make the placement misaligned; notes do not):\n"
     "  cpu-mem-nodes            memory bound, interleaved or allowed on other\n"
     "                           NUMA nodes than the CPUs'\n"
     "  preferred-remote         preferred memory node is not the CPUs' node\n"
     "  cpus-cross-nodes         the CPUs span several NUMA nodes\n"
+    "  omp-places-invalid       OMP_PLACES unreadable (by the runtime loaded)\n"
+    "  omp-proc-bind-invalid    OMP_PROC_BIND unreadable\n"
     "  omp-places-without-bind  OMP_PLACES set, OMP_PROC_BIND not\n"
     "  omp-proc-bind-false      OMP_PROC_BIND=false\n"
     "  omp-threads-exceed-cpus  OMP_NUM_THREADS above the number of CPUs\n"
     "  omp-num-threads-invalid  OMP_NUM_THREADS not a positive number\n"
-    "  smt-siblings             close threads on SMT siblings, cores idle\n"
+    "  kmp-ignored              KMP_AFFINITY or KMP_HW_SUBSET under libgomp,\n"
+    "                           which ignores them\n"
+    "  kmp-affinity-overrides   libomp/intel: KMP_AFFINITY's type overrides\n"
+    "                           OMP_PLACES and OMP_PROC_BIND\n"
+    "  kmp-hw-subset            libomp/intel: KMP_HW_SUBSET narrows the\n"
+    "                           machine the places are built from (a note\n"
+    "                           when no binding is asked)\n"
+    "  gomp-cpu-affinity-overrides  libomp/intel: GOMP_CPU_AFFINITY overrides\n"
+    "                           OMP_PLACES and OMP_PROC_BIND\n"
+    "  gomp-cpu-affinity-ignored  GOMP_CPU_AFFINITY under libgomp with\n"
+    "                           OMP_PLACES, or libomp/intel with KMP_AFFINITY\n"
+    "  gomp-cpu-affinity-invalid  GOMP_CPU_AFFINITY not a list of CPUs\n"
+    "  places-outside-allowed   OMP_PLACES, GOMP_CPU_AFFINITY or the\n"
+    "                           KMP_AFFINITY proclist (whichever the runtime\n"
+    "                           uses) names CPUs the process may not use\n"
+    "  smt-siblings             bound threads on SMT siblings, cores idle\n"
     "  double-binding           SLURM_CPU_BIND binds and mpirun binds too\n"
     "  allocation-unenforced (note) Slurm grants fewer CPUs than the process\n"
     "                           may run on\n"
@@ -66,7 +105,8 @@ static const char help[] =
     "on one line instead.\n"
     "\n"
     "Exit status: 0 no warning, 1 at least one warning (or the placement\n"
-    "could not be read), 2 bad usage.\n";
+    "could not be read), 2 bad usage (an unknown runtime, an unreadable\n"
+    "topology).\n";
 
 /* One line, written with one write(2) so that lines of ranks sharing a
  * pipe never mix. */
@@ -293,7 +333,7 @@ static const bl_cli_opt check_options[] = {
      topology_ok, NULL},
 };
 
-static const char *const help_parts[] = {help, NULL};
+static const char *const help_parts[] = {help, help_findings, NULL};
 
 static const bl_cli_spec spec = {
     .verb = "check", .help = help_parts, .opts = check_options,
