@@ -4,7 +4,6 @@
 #include "placement_check.h"
 #include "placement_check_priv.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,43 +67,9 @@ void bl_pcheck_cpu_nodes(const bl_pcheck_state *s, hwloc_bitmap_t out)
 
 /* ---- building findings ------------------------------------------------ */
 
-void bl_pcheck_add(bl_pcheck_findings *f, const char *id,
-                   bl_pcheck_severity sev, const char *fmt, ...)
-{
-    if (f->n >= BL_PCHECK_MAX_FINDINGS)
-        return;
-    bl_pcheck_finding *x = &f->item[f->n++];
-    x->id = id;
-    x->severity = sev;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(x->text, sizeof x->text, fmt, ap);
-    va_end(ap);
-    if (sev == BL_PCHECK_WARNING)
-        f->warnings++;
-}
-
-bl_pcheck_list bl_pcheck_list_text(hwloc_const_bitmap_t set)
-{
-    bl_pcheck_list t;
-    if (hwloc_bitmap_iszero(set)) {
-        strcpy(t.s, "none");
-        return t;
-    }
-    int need = bl_cpuset_format_list(set, t.s, sizeof t.s);
-    if (need < 0 || (size_t)need >= sizeof t.s)
-        strcpy(t.s + sizeof t.s - 2, "+");
-    return t;
-}
-
 static bl_pcheck_list lt(hwloc_const_bitmap_t set)
 {
     return bl_pcheck_list_text(set);
-}
-
-static const char *plural(hwloc_const_bitmap_t set)
-{
-    return hwloc_bitmap_weight(set) == 1 ? "" : "s";
 }
 
 /* ---- memory nodes vs CPU nodes ---------------------------------------- */
@@ -123,11 +88,11 @@ static void check_local(const bl_pcheck_state *s, hwloc_const_bitmap_t cpun,
             "(Mems_allowed_list, the cpuset): %s; give the cpuset the "
             "memory of its CPUs' nodes (cpuset.mems) or run on CPUs of "
             "node%s %s",
-            plural(cpun), lt(cpun).s, plural(s->mems_allowed),
+            bl_pcheck_plural(cpun), lt(cpun).s, bl_pcheck_plural(s->mems_allowed),
             lt(s->mems_allowed).s,
             none ? "every page is remote"
                  : "threads on the other nodes get remote memory",
-            plural(s->mems_allowed), lt(s->mems_allowed).s);
+            bl_pcheck_plural(s->mems_allowed), lt(s->mems_allowed).s);
     } else if (!hwloc_bitmap_isequal(cpun, s->mems_allowed) &&
                !hwloc_bitmap_iszero(cpun)) {
         bl_pcheck_add(f, "local-mask-wider", BL_PCHECK_NOTE,
@@ -136,8 +101,8 @@ static void check_local(const bl_pcheck_state *s, hwloc_const_bitmap_t cpun,
             "node%s %s; programs that size their NUMA use from the memory "
             "mask (the JVM's UseNUMA) count nodes this process does not "
             "run on (numactl --membind=%s makes the masks agree)",
-            bl_pcheck_policy_name(s->policy), plural(cpun), lt(cpun).s,
-            plural(s->mems_allowed), lt(s->mems_allowed).s, lt(cpun).s);
+            bl_pcheck_policy_name(s->policy), bl_pcheck_plural(cpun), lt(cpun).s,
+            bl_pcheck_plural(s->mems_allowed), lt(s->mems_allowed).s, lt(cpun).s);
     }
     hwloc_bitmap_free(miss);
 }
@@ -152,21 +117,21 @@ static void check_bind(const bl_pcheck_state *s, hwloc_const_bitmap_t cpun,
             "memory policy %s to node%s %s, but the CPUs are on node%s %s: "
             "every page is remote (numactl --cpunodebind=N --membind=N with "
             "the same N)",
-            pol, plural(mem), lt(mem).s, plural(cpun), lt(cpun).s);
+            pol, bl_pcheck_plural(mem), lt(mem).s, bl_pcheck_plural(cpun), lt(cpun).s);
     } else if (hwloc_bitmap_andnot(d, cpun, mem), !hwloc_bitmap_iszero(d)) {
         bl_pcheck_add(f, "cpu-mem-nodes", BL_PCHECK_WARNING,
             "memory policy %s to node%s %s, but the CPUs are on node%s %s: "
             "threads on node%s %s get remote memory (bind memory to the "
             "CPUs' nodes, or the CPUs to the memory's)",
-            pol, plural(mem), lt(mem).s, plural(cpun), lt(cpun).s,
-            plural(d), lt(d).s);
+            pol, bl_pcheck_plural(mem), lt(mem).s, bl_pcheck_plural(cpun), lt(cpun).s,
+            bl_pcheck_plural(d), lt(d).s);
     } else if (hwloc_bitmap_andnot(d, mem, cpun), !hwloc_bitmap_iszero(d)) {
         bl_pcheck_add(f, "mem-nodes-wider", BL_PCHECK_NOTE,
             "memory policy %s to node%s %s while the CPUs are on node%s %s: "
             "when those are full, pages come from node%s %s, where none of "
             "this process's CPUs are",
-            pol, plural(mem), lt(mem).s, plural(cpun), lt(cpun).s,
-            plural(d), lt(d).s);
+            pol, bl_pcheck_plural(mem), lt(mem).s, bl_pcheck_plural(cpun), lt(cpun).s,
+            bl_pcheck_plural(d), lt(d).s);
     }
     hwloc_bitmap_free(d);
 }
@@ -182,7 +147,7 @@ static void check_preferred(const bl_pcheck_state *s,
             "memory preferred on node %d, but the CPUs are on node%s %s: "
             "pages are remote as long as node %d has free memory "
             "(numactl --preferred=N with N among the CPUs' nodes)",
-            p, plural(cpun), lt(cpun).s, p);
+            p, bl_pcheck_plural(cpun), lt(cpun).s, p);
     } else if (hwloc_bitmap_weight(cpun) > 1) {
         hwloc_bitmap_t d = hwloc_bitmap_dup(cpun);
         hwloc_bitmap_clr(d, (unsigned)p);
@@ -190,7 +155,7 @@ static void check_preferred(const bl_pcheck_state *s,
             "memory preferred on node %d, but the CPUs are on nodes %s: "
             "threads on node%s %s get remote memory (--localalloc, or "
             "bind the CPUs to node %d)",
-            p, lt(cpun).s, plural(d), lt(d).s, p);
+            p, lt(cpun).s, bl_pcheck_plural(d), lt(d).s, p);
         hwloc_bitmap_free(d);
     }
 }
@@ -204,7 +169,7 @@ static void check_interleave(const bl_pcheck_state *s,
         bl_pcheck_add(f, "cpu-mem-nodes", BL_PCHECK_WARNING,
             "memory %s over node%s %s, none of which holds a CPU of this "
             "process (CPUs on node%s %s): every page is remote",
-            pol, plural(mem), lt(mem).s, plural(cpun), lt(cpun).s);
+            pol, bl_pcheck_plural(mem), lt(mem).s, bl_pcheck_plural(cpun), lt(cpun).s);
         return;
     }
     if (!hwloc_bitmap_isequal(mem, cpun) || hwloc_bitmap_weight(mem) > 1)
@@ -214,7 +179,7 @@ static void check_interleave(const bl_pcheck_state *s,
             "remote (on any other node, all of them); interleaving spreads "
             "bandwidth for data all threads share, it does not make memory "
             "local",
-            pol, plural(mem), lt(mem).s, plural(cpun), lt(cpun).s,
+            pol, bl_pcheck_plural(mem), lt(mem).s, bl_pcheck_plural(cpun), lt(cpun).s,
             hwloc_bitmap_weight(mem) - 1, hwloc_bitmap_weight(mem));
 }
 

@@ -15,12 +15,6 @@
 
 #include "omp_syntax.h"
 
-/* libomp and Intel's libiomp5 share one code base and one behaviour. */
-static int llvm(const bl_pcheck_state *s)
-{
-    return s->omp_runtime == BL_OMP_RT_LIBOMP || s->omp_runtime == BL_OMP_RT_INTEL;
-}
-
 /* The runtime's name in a sentence. */
 static const char *who(const bl_pcheck_state *s)
 {
@@ -32,45 +26,6 @@ static const char *who(const bl_pcheck_state *s)
     default:
         return "libgomp";
     }
-}
-
-void bl_pcheck_first_item(const char *v, char *buf, size_t len)
-{
-    while (isspace((unsigned char)*v))
-        v++;
-    size_t n = strcspn(v, ",");
-    while (n > 0 && isspace((unsigned char)v[n - 1]))
-        n--;
-    if (n >= len)
-        n = len - 1;
-    memcpy(buf, v, n);
-    buf[n] = '\0';
-}
-
-int bl_pcheck_kmp_binds(const char *kmp_affinity)
-{
-    static const char *const types[] = {"none",     "compact",  "scatter",
-                                        "explicit", "balanced", "disabled",
-                                        "logical",  "physical"};
-    if (!kmp_affinity)
-        return 0;
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", kmp_affinity);
-    int depth = 0;
-    for (char *p = buf; *p; p++) { /* commas inside [..] are the proclist's */
-        depth += *p == '[' ? 1 : *p == ']' ? -1 : 0;
-        if (*p == ',' && depth > 0)
-            *p = ' ';
-    }
-    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t;
-         t = strtok_r(NULL, ",", &save)) {
-        t += strspn(t, " \t");
-        for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
-            if (strncasecmp(t, types[i], strlen(types[i])) == 0 &&
-                !isalnum((unsigned char)t[strlen(types[i])]))
-                return 1;
-    }
-    return 0;
 }
 
 /* LLVM's parser refuses two forms libgomp takes (seen with libomp 14 and
@@ -131,7 +86,7 @@ static void check_places_syntax(const bl_pcheck_state *s, bl_pcheck_findings *f)
     bl_omp_places_free(places, n);
     if (named < 0) {
         places_invalid(s, e.msg, f);
-    } else if (llvm(s) && (refused = llvm_refuses(s->omp_places))) {
+    } else if (bl_pcheck_llvm(s) && (refused = llvm_refuses(s->omp_places))) {
         char why[BL_PCHECK_TEXT * 2];
         snprintf(why, sizeof why,
                  "OMP_PLACES '%s': %s, which libgomp accepts but %s does not",
@@ -146,7 +101,7 @@ static void check_bind_syntax(const bl_pcheck_state *s, bl_pcheck_findings *f)
     bl_omp_bind bind;
     if (!s->omp_proc_bind || bl_omp_parse_bind(s->omp_proc_bind, &bind, &e) == 0)
         return;
-    if (llvm(s))
+    if (bl_pcheck_llvm(s))
         bl_pcheck_add(f, "omp-proc-bind-invalid", BL_PCHECK_WARNING,
             "%s: %s prints \"OMP: Warning #42: OMP_PROC_BIND: \"%s\" is an "
             "invalid value; ignored.\" and runs with OMP_PROC_BIND false "
@@ -169,7 +124,7 @@ static void check_runtime_vars(const bl_pcheck_state *s, bl_pcheck_findings *f)
                       : s->omp_proc_bind                ? "OMP_PROC_BIND"
                                                         : NULL;
     int kmp = bl_pcheck_kmp_binds(s->kmp_affinity);
-    if (!llvm(s)) {
+    if (!bl_pcheck_llvm(s)) {
         const char *by = s->omp_places ? "OMP_PLACES and OMP_PROC_BIND"
                          : s->gomp_cpu_affinity ? "GOMP_CPU_AFFINITY"
                          : s->omp_proc_bind ? "OMP_PROC_BIND"
@@ -231,7 +186,7 @@ static void check_values(const bl_pcheck_state *s, bl_pcheck_findings *f)
             "OMP_PLACES=%s is set but OMP_PROC_BIND is not: whether threads "
             "are bound to those places is up to the OpenMP runtime (%s: %s); "
             "set OMP_PROC_BIND=close or spread to say it",
-            s->omp_places, who(s), llvm(s) ? "spread" : "true, as close");
+            s->omp_places, who(s), bl_pcheck_llvm(s) ? "spread" : "true, as close");
     if (s->omp_proc_bind && strcasecmp(bind, "false") == 0)
         bl_pcheck_add(f, "omp-proc-bind-false", BL_PCHECK_WARNING,
             "OMP_PROC_BIND=%s: OpenMP threads are not bound and may move "

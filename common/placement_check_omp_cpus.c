@@ -15,17 +15,12 @@
 #include "cpuset.h"
 #include "omp_syntax.h"
 
-static int llvm(const bl_pcheck_state *s)
-{
-    return s->omp_runtime == BL_OMP_RT_LIBOMP || s->omp_runtime == BL_OMP_RT_INTEL;
-}
-
 /* Which variable places the threads. */
 typedef enum { BY_OMP, BY_GOMP, BY_KMP } source;
 
 static source in_effect(const bl_pcheck_state *s)
 {
-    if (llvm(s))
+    if (bl_pcheck_llvm(s))
         return bl_pcheck_kmp_binds(s->kmp_affinity) ? BY_KMP
                : s->gomp_cpu_affinity              ? BY_GOMP
                                                    : BY_OMP;
@@ -101,11 +96,6 @@ static int kmp_proclist(const char *kmp, hwloc_bitmap_t cpus)
     return rc == 0 && *p == ']' ? 0 : -1;
 }
 
-static const char *plural_of(hwloc_const_bitmap_t set)
-{
-    return hwloc_bitmap_weight(set) == 1 ? "" : "s";
-}
-
 /* What the runtime does with CPUs outside the allowed set. */
 static void outside(const bl_pcheck_state *s, const char *var, const char *value,
                     hwloc_const_bitmap_t out, int nplaces, int kept,
@@ -113,9 +103,9 @@ static void outside(const bl_pcheck_state *s, const char *var, const char *value
 {
     char head[BL_PCHECK_TEXT * 2], did[BL_PCHECK_TEXT * 2];
     snprintf(head, sizeof head, "%s='%s' names CPU%s %s, outside the CPUs this "
-             "process may use (%s)", var, value, plural_of(out),
+             "process may use (%s)", var, value, bl_pcheck_plural(out),
              bl_pcheck_list_text(out).s, bl_pcheck_list_text(s->cpus).s);
-    if (llvm(s))
+    if (bl_pcheck_llvm(s))
         snprintf(did, sizeof did, "%s prints \"OMP: Warning #124: Ignoring "
                  "invalid OS proc ID %d.\" for each%s",
                  s->omp_runtime == BL_OMP_RT_INTEL ? "Intel's libiomp5" : "libomp",
@@ -184,7 +174,7 @@ void bl_pcheck_places_outside(const bl_pcheck_state *s, bl_pcheck_findings *f)
         bl_pcheck_add(f, "gomp-cpu-affinity-invalid", BL_PCHECK_WARNING,
             "GOMP_CPU_AFFINITY='%s' is not a list of CPUs (\"0 3 1-2 "
             "4-15:2\"): %s", value,
-            llvm(s) ? "LLVM's runtime prints \"OMP: Warning #65: "
+            bl_pcheck_llvm(s) ? "LLVM's runtime prints \"OMP: Warning #65: "
                       "GOMP_CPU_AFFINITY: syntax error, not using "
                       "affinity.\" (libomp 14 then crashed: \"munmap_chunk(): "
                       "invalid pointer\")"
@@ -248,7 +238,7 @@ static int smt_places(const bl_pcheck_state *s, bl_omp_place_list *l,
     if (named < 0) /* ignored (libgomp), cores (libomp), threads (Intel) */
         named = 1, lv = s->omp_runtime == BL_OMP_RT_LIBOMP
                             ? BL_OMP_LEVEL_CORES : BL_OMP_LEVEL_THREADS;
-    if (named && !(s->omp_places && *s->omp_places) && llvm(s))
+    if (named && !(s->omp_places && *s->omp_places) && bl_pcheck_llvm(s))
         lv = BL_OMP_LEVEL_CORES; /* LLVM's default places are cores */
     *what = s->omp_places && *s->omp_places ? "OMP_PLACES" : "OMP_PLACES unset";
     if (!named) {
@@ -311,7 +301,7 @@ void bl_pcheck_smt(const bl_pcheck_state *s, long n, bl_pcheck_findings *f)
     if (s->omp_proc_bind && bl_omp_parse_bind(s->omp_proc_bind, &b, &e) == 0)
         bl_pcheck_first_item(s->omp_proc_bind, bind, sizeof bind);
     int spread = b == BL_OMP_BIND_SPREAD ||
-                 (b == BL_OMP_BIND_UNSET && llvm(s) && s->omp_places);
+                 (b == BL_OMP_BIND_UNSET && bl_pcheck_llvm(s) && s->omp_places);
     int bound = b == BL_OMP_BIND_CLOSE || b == BL_OMP_BIND_TRUE || spread ||
                 (b == BL_OMP_BIND_UNSET && s->omp_places) ||
                 in_effect(s) == BY_GOMP;
@@ -351,8 +341,8 @@ void bl_pcheck_smt(const bl_pcheck_state *s, long n, bl_pcheck_findings *f)
             "the process stay%s idle (cores named by their first CPU); use "
             "OMP_PLACES=cores or OMP_PROC_BIND=spread",
             src, bind[0] ? bind : spread ? "spread (the default)" : "true", n,
-            bl_pcheck_list_text(cpus).s, plural_of(shared),
-            bl_pcheck_list_text(shared).s, plural_of(idle),
+            bl_pcheck_list_text(cpus).s, bl_pcheck_plural(shared),
+            bl_pcheck_list_text(shared).s, bl_pcheck_plural(idle),
             bl_pcheck_list_text(idle).s,
             hwloc_bitmap_weight(idle) == 1 ? "s" : "");
     bl_omp_places_free(l.v, l.n);

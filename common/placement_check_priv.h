@@ -13,6 +13,13 @@ void bl_pcheck_add(bl_pcheck_findings *f, const char *id,
 typedef struct bl_pcheck_list { char s[160]; } bl_pcheck_list;
 bl_pcheck_list bl_pcheck_list_text(hwloc_const_bitmap_t set);
 
+/* "s" unless set holds one element. */
+const char *bl_pcheck_plural(hwloc_const_bitmap_t set);
+
+/* Is the runtime libomp or Intel's libiomp5? They share one code base and
+ * one behaviour for every rule here. */
+int bl_pcheck_llvm(const bl_pcheck_state *s);
+
 /* The OpenMP rules (placement_check_omp.c). */
 void bl_pcheck_openmp(const bl_pcheck_state *s, bl_pcheck_findings *f);
 
