@@ -8,8 +8,10 @@
 # what bindlab check must quote. Cheap: a few dozen runs of milliseconds.
 #
 # BINDLAB_APP_LIBOMP: the app built with clang and libomp (its libomp is
-# the one used); BINDLAB_LIBIOMP5: Intel's libiomp5.so. Unset, the paths of
-# a source tree set up as docs/install.md says. A runtime missing: exit 77.
+# the one used); BINDLAB_LIBIOMP5: Intel's libiomp5.so. Unset: build-omp-libomp/
+# (cmake -S . -B build-omp-libomp -DCMAKE_C_COMPILER=clang) and
+# build-omp/intel-openmp/ (a venv with PyPI's intel-openmp) in the source tree.
+# A runtime missing: exit 77.
 source "$(dirname "$0")/common.sh"
 : "${BINDLAB:?run through ctest}"
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -17,10 +19,10 @@ APP_LIBOMP=${BINDLAB_APP_LIBOMP:-$SRC/build-omp-libomp/bindlab-app}
 LIBIOMP5=${BINDLAB_LIBIOMP5:-$SRC/build-omp/intel-openmp/lib/libiomp5.so}
 PROBE="$BINDLAB_BUILD_DIR/tests/omp_places_probe"
 [ -x "$PROBE" ] || fail "$PROBE not built"
-[ -x "$APP_LIBOMP" ] || { echo "SKIP: no clang+libomp app at $APP_LIBOMP (BINDLAB_APP_LIBOMP; scripts/omp.sh builds it)"; exit 77; }
+[ -x "$APP_LIBOMP" ] || { echo "SKIP: no clang+libomp app at $APP_LIBOMP (set BINDLAB_APP_LIBOMP, or build it: cmake -S . -B build-omp-libomp -DCMAKE_C_COMPILER=clang)"; exit 77; }
 LIBOMP=$(ldd "$APP_LIBOMP" | awk '/libomp\.so/ { print $3; exit }')
 [ -f "$LIBOMP" ] || { echo "SKIP: $APP_LIBOMP loads no libomp.so"; exit 77; }
-[ -f "$LIBIOMP5" ] || { echo "SKIP: no Intel libiomp5.so at $LIBIOMP5 (BINDLAB_LIBIOMP5)"; exit 77; }
+[ -f "$LIBIOMP5" ] || { echo "SKIP: no Intel libiomp5.so at $LIBIOMP5 (set BINDLAB_LIBIOMP5: pip install intel-openmp gives lib/libiomp5.so)"; exit 77; }
 LIBGOMP=$(ldd "$PROBE" | awk '/libgomp\.so/ { print $3; exit }')
 [ -f "$LIBGOMP" ] || fail "$PROBE loads no libgomp.so"
 # A sanitized build wants its runtime first; these preloads come first.
@@ -128,4 +130,15 @@ both gomp-out-iomp "$LIBIOMP5" places-outside-allowed "Ignoring invalid OS proc 
 has gomp-out-iomp "GOMP_CPU_AFFINITY='$first $other' names CPU $other"
 both gomp-kmp-iomp "$LIBIOMP5" gomp-cpu-affinity-ignored 'GOMP_CPU_AFFINITY: ignored because KMP_AFFINITY' \
     env GOMP_CPU_AFFINITY="$first" KMP_AFFINITY=compact
+# --json names the runtime and the variables.
+"${CLEAN[@]}" LD_PRELOAD="$LIBIOMP5" KMP_AFFINITY=compact OMP_PROC_BIND=close \
+    "$BINDLAB" check --json >"$WORK/json" 2>"$WORK/json.err" || true
+python3 - "$WORK/json" <<'PY'
+import json, sys
+o = json.loads(open(sys.argv[1]).read())
+assert o["omp_runtime"] == "intel", o["omp_runtime"]
+assert o["omp_runtime_from"] == "libiomp5.so loaded in this process", o["omp_runtime_from"]
+assert o["KMP_AFFINITY"] == "compact" and o["GOMP_CPU_AFFINITY"] is None, o
+assert "kmp-affinity-overrides" in [f["id"] for f in o["findings"]], o["findings"]
+PY
 echo "ok: bindlab check's OpenMP findings match libgomp, libomp and libiomp5"
