@@ -337,9 +337,9 @@ void bl_pcheck_smt(const bl_pcheck_state *s, long n, bl_pcheck_findings *f)
     if (!hwloc_bitmap_iszero(shared) && !hwloc_bitmap_iszero(idle))
         bl_pcheck_add(f, "smt-siblings", BL_PCHECK_WARNING,
             "%s with OMP_PROC_BIND=%s puts the %ld threads on CPUs %s, two "
-            "or more on the SMT siblings of core%s %s, while core%s %s of "
-            "the process stay%s idle (cores named by their first CPU); use "
-            "OMP_PLACES=cores or OMP_PROC_BIND=spread",
+            "or more sharing core%s %s (one CPU or its SMT siblings), while "
+            "core%s %s of the process stay%s idle (cores named by their "
+            "first CPU); use OMP_PLACES=cores or OMP_PROC_BIND=spread",
             src, bind[0] ? bind : spread ? "spread (the default)" : "true", n,
             bl_pcheck_list_text(cpus).s, bl_pcheck_plural(shared),
             bl_pcheck_list_text(shared).s, bl_pcheck_plural(idle),

@@ -95,12 +95,30 @@ check kmp-gomp "$LIBGOMP" env KMP_AFFINITY=compact KMP_HW_SUBSET=1c
 has kmp-gomp '^warning kmp-ignored: KMP_AFFINITY=compact is set, but libgomp'
 check gomp-both "$LIBGOMP" env GOMP_CPU_AFFINITY="$first" OMP_PLACES="{$first}"
 has gomp-both '^warning gomp-cpu-affinity-ignored: .*libgomp uses OMP_PLACES only'
-# SMT on a given topology: two allowed CPUs of one core leave no core idle.
-check smt-one-core "" env OMP_NUM_THREADS=2 OMP_PROC_BIND=close
-"${CLEAN[@]}" OMP_NUM_THREADS=2 OMP_PROC_BIND=close "$BINDLAB" check \
-    --topology "pack:1 core:$((${cpus[-1]} / 2 + 1)) pu:2" >"$WORK/smt-synth" 2>&1 || true
-hasnt smt-synth 'smt-siblings'
-has smt-synth '^openmp OMP_NUM_THREADS=2 OMP_PLACES=unset OMP_PROC_BIND=close$'
+# Cores from a given topology: each CPU k of this machine alone on core k
+# (its SMT sibling k+N does not exist here), so two threads on one CPU share
+# a core while the other allowed CPUs' cores idle; libgomp does put both
+# threads of OMP_PLACES='{C},{C}' on CPU C.
+N=$((${cpus[-1]} + 1))
+idx=""; for ((k = 0; k < N; k++)); do idx="$idx${idx:+,}$k,$((k + N))"; done
+SMT="pack:1 core:$N pu:2(indexes=$idx)"
+"${CLEAN[@]}" OMP_PLACES="{$first},{$first}" OMP_PROC_BIND=close OMP_NUM_THREADS=2 \
+    "$PROBE" run >"$WORK/smt.rt" 2>&1 || { cat "$WORK/smt.rt" >&2; fail "probe: OMP_PLACES={$first},{$first}"; }
+grep -q "threads=0:0:$first 1:1:$first\$" "$WORK/smt.rt" ||
+    fail "libgomp did not put both threads on CPU $first: $(cat "$WORK/smt.rt")"
+smt() { # smt NAME PLACES: check with the threads on SMT-topology places
+    "${CLEAN[@]}" OMP_PLACES="$2" OMP_PROC_BIND=close OMP_NUM_THREADS=2 \
+        "$BINDLAB" check --topology "$SMT" >"$WORK/$1" 2>&1 || true
+}
+if [ "$allowed" != "$first" ]; then
+    smt smt-shared "{$first},{$first}"
+    has smt-shared "^warning smt-siblings: OMP_PLACES={$first},{$first} with OMP_PROC_BIND=close puts the 2 threads on CPUs $first, two or more sharing core $first "
+else
+    echo "not run: smt-siblings needs a second allowed CPU for an idle core"
+fi
+smt smt-apart "{$first},{$other}"
+hasnt smt-apart 'smt-siblings'
+has smt-apart "^openmp OMP_NUM_THREADS=2 OMP_PLACES={$first},{$other} OMP_PROC_BIND=close\$"
 
 # --- LLVM's libomp ----------------------------------------------------------
 check omp-loaded "$LIBOMP"

@@ -221,7 +221,7 @@ static void smt_siblings_from_hwloc(void **unused)
     hasnt(&s, "smt-siblings");
     s.omp_num_threads = "3";
     s.omp_places = "{0},{1},{2}";
-    has(&s, "smt-siblings", "OMP_PLACES={0},{1},{2}", "core 0,");
+    has(&s, "smt-siblings", "OMP_PLACES={0},{1},{2}", "sharing core 0 (");
     s.omp_places = NULL;
     s.gomp_cpu_affinity = "0 1 2";
     has(&s, "smt-siblings", "GOMP_CPU_AFFINITY='0 1 2'", NULL);
