@@ -35,8 +35,8 @@ CLEAN=(env -u OMP_PLACES -u OMP_PROC_BIND -u OMP_NUM_THREADS -u KMP_AFFINITY
 allowed=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status)
 first=${allowed%%[-,]*}
 # A CPU outside "taskset -c $first": another online one, else one past the last.
-cpus=($(tr ',' '\n' </sys/devices/system/cpu/online |
-    awk -F- '{ for (i = $1; i <= ($2 == "" ? $1 : $2); i++) print i }'))
+mapfile -t cpus < <(tr ',' '\n' </sys/devices/system/cpu/online |
+    awk -F- '{ for (i = $1; i <= ($2 == "" ? $1 : $2); i++) print i }')
 other=""
 for c in "${cpus[@]}"; do [ "$c" != "$first" ] && { other=$c; break; }; done
 [ -n "$other" ] || other=$((${cpus[-1]} + 1))
