@@ -20,7 +20,7 @@ void bl_app_check_local(hwloc_const_bitmap_t rank_cpus,
     bl_pcheck_state s;
     bl_err err = {0};
     memset(f, 0, sizeof *f);
-    if (bl_pcheck_gather(&s, &err) < 0) {
+    if (bl_pcheck_gather(&s, NULL, &err) < 0) {
         f->item[0].id = "check-unreadable";
         f->item[0].severity = BL_PCHECK_NOTE;
         /* the message is cut to fit the finding: the note is what matters */

@@ -2,9 +2,8 @@
  * fit together. Texts say what happens to the memory or threads, and what
  * to change; the ids are stable for scripts. */
 #include "placement_check.h"
+#include "placement_check_priv.h"
 
-#include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,45 +67,9 @@ void bl_pcheck_cpu_nodes(const bl_pcheck_state *s, hwloc_bitmap_t out)
 
 /* ---- building findings ------------------------------------------------ */
 
-static void add(bl_pcheck_findings *f, const char *id,
-                bl_pcheck_severity sev, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static void add(bl_pcheck_findings *f, const char *id,
-                bl_pcheck_severity sev, const char *fmt, ...)
+static bl_pcheck_list lt(hwloc_const_bitmap_t set)
 {
-    if (f->n >= BL_PCHECK_MAX_FINDINGS)
-        return;
-    bl_pcheck_finding *x = &f->item[f->n++];
-    x->id = id;
-    x->severity = sev;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(x->text, sizeof x->text, fmt, ap);
-    va_end(ap);
-    if (sev == BL_PCHECK_WARNING)
-        f->warnings++;
-}
-
-/* A node or CPU list as text; "none" for the empty set. */
-typedef struct { char s[160]; } list_text;
-
-static list_text lt(hwloc_const_bitmap_t set)
-{
-    list_text t;
-    if (hwloc_bitmap_iszero(set)) {
-        strcpy(t.s, "none");
-        return t;
-    }
-    int need = bl_cpuset_format_list(set, t.s, sizeof t.s);
-    if (need < 0 || (size_t)need >= sizeof t.s)
-        strcpy(t.s + sizeof t.s - 2, "+");
-    return t;
-}
-
-static const char *plural(hwloc_const_bitmap_t set)
-{
-    return hwloc_bitmap_weight(set) == 1 ? "" : "s";
+    return bl_pcheck_list_text(set);
 }
 
 /* ---- memory nodes vs CPU nodes ---------------------------------------- */
@@ -120,26 +83,26 @@ static void check_local(const bl_pcheck_state *s, hwloc_const_bitmap_t cpun,
     hwloc_bitmap_andnot(miss, cpun, s->mems_allowed);
     if (!hwloc_bitmap_iszero(miss)) {
         int none = !hwloc_bitmap_intersects(cpun, s->mems_allowed);
-        add(f, "cpu-mem-nodes", BL_PCHECK_WARNING,
+        bl_pcheck_add(f, "cpu-mem-nodes", BL_PCHECK_WARNING,
             "CPUs on NUMA node%s %s, but memory is allowed only on node%s %s "
             "(Mems_allowed_list, the cpuset): %s; give the cpuset the "
             "memory of its CPUs' nodes (cpuset.mems) or run on CPUs of "
             "node%s %s",
-            plural(cpun), lt(cpun).s, plural(s->mems_allowed),
+            bl_pcheck_plural(cpun), lt(cpun).s, bl_pcheck_plural(s->mems_allowed),
             lt(s->mems_allowed).s,
             none ? "every page is remote"
                  : "threads on the other nodes get remote memory",
-            plural(s->mems_allowed), lt(s->mems_allowed).s);
+            bl_pcheck_plural(s->mems_allowed), lt(s->mems_allowed).s);
     } else if (!hwloc_bitmap_isequal(cpun, s->mems_allowed) &&
                !hwloc_bitmap_iszero(cpun)) {
-        add(f, "local-mask-wider", BL_PCHECK_NOTE,
+        bl_pcheck_add(f, "local-mask-wider", BL_PCHECK_NOTE,
             "memory policy %s: pages come from the node of the CPU that "
             "first touches them (node%s %s), but the memory mask allows "
             "node%s %s; programs that size their NUMA use from the memory "
             "mask (the JVM's UseNUMA) count nodes this process does not "
             "run on (numactl --membind=%s makes the masks agree)",
-            bl_pcheck_policy_name(s->policy), plural(cpun), lt(cpun).s,
-            plural(s->mems_allowed), lt(s->mems_allowed).s, lt(cpun).s);
+            bl_pcheck_policy_name(s->policy), bl_pcheck_plural(cpun), lt(cpun).s,
+            bl_pcheck_plural(s->mems_allowed), lt(s->mems_allowed).s, lt(cpun).s);
     }
     hwloc_bitmap_free(miss);
 }
@@ -150,25 +113,25 @@ static void check_bind(const bl_pcheck_state *s, hwloc_const_bitmap_t cpun,
     const char *pol = bl_pcheck_policy_name(s->policy);
     hwloc_bitmap_t d = hwloc_bitmap_alloc();
     if (!hwloc_bitmap_intersects(mem, cpun)) {
-        add(f, "cpu-mem-nodes", BL_PCHECK_WARNING,
+        bl_pcheck_add(f, "cpu-mem-nodes", BL_PCHECK_WARNING,
             "memory policy %s to node%s %s, but the CPUs are on node%s %s: "
             "every page is remote (numactl --cpunodebind=N --membind=N with "
             "the same N)",
-            pol, plural(mem), lt(mem).s, plural(cpun), lt(cpun).s);
+            pol, bl_pcheck_plural(mem), lt(mem).s, bl_pcheck_plural(cpun), lt(cpun).s);
     } else if (hwloc_bitmap_andnot(d, cpun, mem), !hwloc_bitmap_iszero(d)) {
-        add(f, "cpu-mem-nodes", BL_PCHECK_WARNING,
+        bl_pcheck_add(f, "cpu-mem-nodes", BL_PCHECK_WARNING,
             "memory policy %s to node%s %s, but the CPUs are on node%s %s: "
             "threads on node%s %s get remote memory (bind memory to the "
             "CPUs' nodes, or the CPUs to the memory's)",
-            pol, plural(mem), lt(mem).s, plural(cpun), lt(cpun).s,
-            plural(d), lt(d).s);
+            pol, bl_pcheck_plural(mem), lt(mem).s, bl_pcheck_plural(cpun), lt(cpun).s,
+            bl_pcheck_plural(d), lt(d).s);
     } else if (hwloc_bitmap_andnot(d, mem, cpun), !hwloc_bitmap_iszero(d)) {
-        add(f, "mem-nodes-wider", BL_PCHECK_NOTE,
+        bl_pcheck_add(f, "mem-nodes-wider", BL_PCHECK_NOTE,
             "memory policy %s to node%s %s while the CPUs are on node%s %s: "
             "when those are full, pages come from node%s %s, where none of "
             "this process's CPUs are",
-            pol, plural(mem), lt(mem).s, plural(cpun), lt(cpun).s,
-            plural(d), lt(d).s);
+            pol, bl_pcheck_plural(mem), lt(mem).s, bl_pcheck_plural(cpun), lt(cpun).s,
+            bl_pcheck_plural(d), lt(d).s);
     }
     hwloc_bitmap_free(d);
 }
@@ -180,19 +143,19 @@ static void check_preferred(const bl_pcheck_state *s,
     if (p < 0)
         return; /* preferred with no node is local allocation */
     if (!hwloc_bitmap_isset(cpun, (unsigned)p)) {
-        add(f, "preferred-remote", BL_PCHECK_WARNING,
+        bl_pcheck_add(f, "preferred-remote", BL_PCHECK_WARNING,
             "memory preferred on node %d, but the CPUs are on node%s %s: "
             "pages are remote as long as node %d has free memory "
             "(numactl --preferred=N with N among the CPUs' nodes)",
-            p, plural(cpun), lt(cpun).s, p);
+            p, bl_pcheck_plural(cpun), lt(cpun).s, p);
     } else if (hwloc_bitmap_weight(cpun) > 1) {
         hwloc_bitmap_t d = hwloc_bitmap_dup(cpun);
         hwloc_bitmap_clr(d, (unsigned)p);
-        add(f, "preferred-remote", BL_PCHECK_WARNING,
+        bl_pcheck_add(f, "preferred-remote", BL_PCHECK_WARNING,
             "memory preferred on node %d, but the CPUs are on nodes %s: "
             "threads on node%s %s get remote memory (--localalloc, or "
             "bind the CPUs to node %d)",
-            p, lt(cpun).s, plural(d), lt(d).s, p);
+            p, lt(cpun).s, bl_pcheck_plural(d), lt(d).s, p);
         hwloc_bitmap_free(d);
     }
 }
@@ -203,20 +166,20 @@ static void check_interleave(const bl_pcheck_state *s,
 {
     const char *pol = bl_pcheck_policy_name(s->policy);
     if (!hwloc_bitmap_intersects(mem, cpun)) {
-        add(f, "cpu-mem-nodes", BL_PCHECK_WARNING,
+        bl_pcheck_add(f, "cpu-mem-nodes", BL_PCHECK_WARNING,
             "memory %s over node%s %s, none of which holds a CPU of this "
             "process (CPUs on node%s %s): every page is remote",
-            pol, plural(mem), lt(mem).s, plural(cpun), lt(cpun).s);
+            pol, bl_pcheck_plural(mem), lt(mem).s, bl_pcheck_plural(cpun), lt(cpun).s);
         return;
     }
     if (!hwloc_bitmap_isequal(mem, cpun) || hwloc_bitmap_weight(mem) > 1)
-        add(f, "interleave-remote", BL_PCHECK_NOTE,
+        bl_pcheck_add(f, "interleave-remote", BL_PCHECK_NOTE,
             "memory %s over node%s %s while the CPUs are on node%s %s: a "
             "thread on one of those nodes finds %d of every %d pages "
             "remote (on any other node, all of them); interleaving spreads "
             "bandwidth for data all threads share, it does not make memory "
             "local",
-            pol, plural(mem), lt(mem).s, plural(cpun), lt(cpun).s,
+            pol, bl_pcheck_plural(mem), lt(mem).s, bl_pcheck_plural(cpun), lt(cpun).s,
             hwloc_bitmap_weight(mem) - 1, hwloc_bitmap_weight(mem));
 }
 
@@ -248,7 +211,7 @@ static void check_memory(const bl_pcheck_state *s, bl_pcheck_findings *f)
         break;
     }
     if (hwloc_bitmap_weight(cpun) > 1)
-        add(f, "cpus-cross-nodes", BL_PCHECK_WARNING,
+        bl_pcheck_add(f, "cpus-cross-nodes", BL_PCHECK_WARNING,
             "this process may run on CPUs %s of %d NUMA nodes (%s): a "
             "thread that moves to another node leaves its memory behind; "
             "bind the process to one node (numactl --cpunodebind=%d "
@@ -258,108 +221,6 @@ static void check_memory(const bl_pcheck_state *s, bl_pcheck_findings *f)
             hwloc_bitmap_first(cpun), hwloc_bitmap_first(cpun));
     hwloc_bitmap_free(cpun);
     hwloc_bitmap_free(mem);
-}
-
-/* ---- OpenMP ----------------------------------------------------------- */
-
-/* The first item of an OpenMP list value ("spread,close" -> "spread"),
- * trimmed, into buf. */
-static void first_item(const char *v, char *buf, size_t len)
-{
-    while (isspace((unsigned char)*v))
-        v++;
-    size_t n = strcspn(v, ",");
-    while (n > 0 && isspace((unsigned char)v[n - 1]))
-        n--;
-    if (n >= len)
-        n = len - 1;
-    memcpy(buf, v, n);
-    buf[n] = '\0';
-}
-
-/* OMP_PLACES=threads (or unset: one place per CPU) with OMP_PROC_BIND=close
- * puts thread i on the i-th CPU of the process: when the first n CPUs hold
- * fewer than n cores while the process has n cores, threads share a core's
- * SMT siblings and whole cores idle. */
-static void check_smt(const bl_pcheck_state *s, long n, const char *bind,
-                      bl_pcheck_findings *f)
-{
-    const char *places = s->omp_places ? s->omp_places : "";
-    if (!s->core_of || n < 2 || strcasecmp(bind, "close") != 0 ||
-        (*places && strcasecmp(places, "threads") != 0))
-        return;
-    hwloc_bitmap_t all = hwloc_bitmap_alloc(), used = hwloc_bitmap_alloc(),
-                   first = hwloc_bitmap_alloc();
-    int c, k = 0;
-    hwloc_bitmap_foreach_begin(c, s->cpus)
-        int core = c < s->cpu_slots ? s->core_of[c] : -1;
-        if (core < 0) {
-            hwloc_bitmap_zero(all); /* unknown core: say nothing */
-            break;
-        }
-        hwloc_bitmap_set(all, (unsigned)core);
-        if (k++ < n) {
-            hwloc_bitmap_set(used, (unsigned)core);
-            hwloc_bitmap_set(first, (unsigned)c);
-        }
-    hwloc_bitmap_foreach_end();
-    int ncores = hwloc_bitmap_weight(all), nused = hwloc_bitmap_weight(used);
-    if (ncores >= n && nused < n)
-        add(f, "smt-siblings", BL_PCHECK_WARNING,
-            "OMP_PLACES=%s with OMP_PROC_BIND=close puts the %ld threads on "
-            "CPUs %s, SMT siblings of %d core%s, while %d of the process's "
-            "%d cores stay idle; use OMP_PLACES=cores or OMP_PROC_BIND=spread",
-            *places ? places : "(unset: one place per CPU)", n, lt(first).s,
-            nused, nused == 1 ? "" : "s", ncores - nused, ncores);
-    hwloc_bitmap_free(all);
-    hwloc_bitmap_free(used);
-    hwloc_bitmap_free(first);
-}
-
-static void check_openmp(const bl_pcheck_state *s, bl_pcheck_findings *f)
-{
-    char bind[64] = "";
-    if (s->omp_proc_bind)
-        first_item(s->omp_proc_bind, bind, sizeof bind);
-    int places = s->omp_places && *s->omp_places;
-    if (places && !s->omp_proc_bind)
-        add(f, "omp-places-without-bind", BL_PCHECK_WARNING,
-            "OMP_PLACES=%s is set but OMP_PROC_BIND is not: whether threads "
-            "are bound to those places is up to the OpenMP runtime; set "
-            "OMP_PROC_BIND=close or spread to say it",
-            s->omp_places);
-    if (s->omp_proc_bind && strcasecmp(bind, "false") == 0)
-        add(f, "omp-proc-bind-false", BL_PCHECK_WARNING,
-            "OMP_PROC_BIND=%s: OpenMP threads are not bound and may move "
-            "between the process's CPUs, leaving their first-touched "
-            "memory behind%s; set OMP_PROC_BIND=close or spread",
-            s->omp_proc_bind, places ? " (OMP_PLACES is ignored)" : "");
-    if (s->omp_num_threads) {
-        char first[64];
-        char *end;
-        first_item(s->omp_num_threads, first, sizeof first);
-        long n = strtol(first, &end, 10);
-        int ncpus = hwloc_bitmap_weight(s->cpus), granted = 0;
-        if (s->slurm_cpus_on_node > 0 && s->slurm_cpus_on_node < ncpus) {
-            ncpus = s->slurm_cpus_on_node; /* what the job was granted */
-            granted = 1;
-        }
-        if (end == first || *end || n < 1)
-            add(f, "omp-num-threads-invalid", BL_PCHECK_WARNING,
-                "OMP_NUM_THREADS=%s is not a positive number: the OpenMP "
-                "runtime ignores it and starts one thread per CPU",
-                s->omp_num_threads);
-        else if (ncpus > 0 && n > ncpus)
-            add(f, "omp-threads-exceed-cpus", BL_PCHECK_WARNING,
-                "OMP_NUM_THREADS=%ld but this process may run on %d CPU%s "
-                "(%s%s): threads share CPUs and take turns; use at most %d "
-                "thread%s or give the process more CPUs",
-                n, ncpus, ncpus == 1 ? "" : "s",
-                granted ? "SLURM_CPUS_ON_NODE, of " : "", lt(s->cpus).s,
-                ncpus, ncpus == 1 ? "" : "s");
-        else
-            check_smt(s, n, bind, f);
-    }
 }
 
 /* ---- launchers -------------------------------------------------------- */
@@ -386,7 +247,7 @@ static void check_launchers(const bl_pcheck_state *s, bl_pcheck_findings *f)
 {
     if (s->slurm_cpu_bind && slurm_binds(s->slurm_cpu_bind) &&
         s->mpirun_binding[0])
-        add(f, "double-binding", BL_PCHECK_WARNING,
+        bl_pcheck_add(f, "double-binding", BL_PCHECK_WARNING,
             "Slurm binds (SLURM_CPU_BIND=%s) and mpirun binds too (%s): "
             "mpirun's binding is applied inside Slurm's, so ranks get the "
             "intersection or fewer CPUs than asked; let one of them bind "
@@ -394,7 +255,7 @@ static void check_launchers(const bl_pcheck_state *s, bl_pcheck_findings *f)
             s->slurm_cpu_bind, s->mpirun_binding);
     int ncpus = hwloc_bitmap_weight(s->cpus);
     if (s->slurm_cpus_on_node > 0 && s->slurm_cpus_on_node < ncpus)
-        add(f, "allocation-unenforced", BL_PCHECK_NOTE,
+        bl_pcheck_add(f, "allocation-unenforced", BL_PCHECK_NOTE,
             "Slurm grants this job %d CPU%s on this node "
             "(SLURM_CPUS_ON_NODE) but the process may run on %d (%s): "
             "nothing confines it (TaskPlugin without task/affinity or "
@@ -409,7 +270,7 @@ static void check_kernel(const bl_pcheck_state *s, bl_pcheck_findings *f)
 {
     int nodes = hwloc_bitmap_weight(s->nodes);
     if (s->numa_balancing > 0)
-        add(f, "numa-balancing", nodes > 1 ? BL_PCHECK_WARNING : BL_PCHECK_NOTE,
+        bl_pcheck_add(f, "numa-balancing", nodes > 1 ? BL_PCHECK_WARNING : BL_PCHECK_NOTE,
             "automatic NUMA balancing is on (/proc/sys/kernel/numa_balancing "
             "= %d): %s",
             s->numa_balancing,
@@ -424,7 +285,7 @@ static void check_kernel(const bl_pcheck_state *s, bl_pcheck_findings *f)
                         "placement experiments"
                       : "with one NUMA node it has nothing to move");
     if (strcmp(s->thp, "always") == 0)
-        add(f, "thp-always", BL_PCHECK_NOTE,
+        bl_pcheck_add(f, "thp-always", BL_PCHECK_NOTE,
             "transparent huge pages: always: a 2 MiB page lands whole on one "
             "node, so first touch places memory in 2 MiB steps and a "
             "thread's share can straddle nodes; 'madvise' or 'never' gives "
@@ -435,7 +296,7 @@ void bl_pcheck_eval(const bl_pcheck_state *s, bl_pcheck_findings *f)
 {
     memset(f, 0, sizeof *f);
     check_memory(s, f);
-    check_openmp(s, f);
+    bl_pcheck_openmp(s, f);
     check_launchers(s, f);
     check_kernel(s, f);
 }

@@ -19,7 +19,7 @@
 #include "err.h"
 
 #define BL_PCHECK_TEXT 256
-#define BL_PCHECK_MAX_FINDINGS 16
+#define BL_PCHECK_MAX_FINDINGS 24
 #define BL_PCHECK_FINDING_TEXT 640
 
 /* Memory policy modes as get_mempolicy(2) reports them (MPOL_*). */
@@ -33,6 +33,16 @@ enum {
     BL_MPOL_WEIGHTED_INTERLEAVE = 6,
 };
 
+/* The OpenMP runtime whose rules apply: the one this process loaded (the
+ * first in the link map, whose omp_* and GOMP_* symbols the program
+ * uses), or the one named by --omp-runtime. UNKNOWN is judged as libgomp. */
+typedef enum bl_omp_runtime {
+    BL_OMP_RT_UNKNOWN,
+    BL_OMP_RT_LIBGOMP, /* GCC's libgomp.so.1 */
+    BL_OMP_RT_LIBOMP,  /* LLVM's libomp.so(.5) */
+    BL_OMP_RT_INTEL    /* Intel's libiomp5.so */
+} bl_omp_runtime;
+
 typedef struct bl_pcheck_state {
     hwloc_bitmap_t cpus;         /* the CPUs this job may use (allowed.h):
                                   * Cpus_allowed_list within the cgroup's */
@@ -43,7 +53,7 @@ typedef struct bl_pcheck_state {
     hwloc_bitmap_t *node_cpus;
     int node_slots;
     /* core_of[c]: the core of CPU c as the first CPU of its SMT siblings
-     * (thread_siblings_list); NULL or -1 when unknown. malloc'ed. */
+     * (hwloc's core object); NULL or -1 when unknown. malloc'ed. */
     int *core_of;
     int cpu_slots;
     int policy;                  /* BL_MPOL_*, -1 when unknown */
@@ -57,6 +67,13 @@ typedef struct bl_pcheck_state {
     char thp[32];                 /* THP "enabled" mode, "" unknown */
     /* The environment; NULL when unset. */
     const char *omp_num_threads, *omp_places, *omp_proc_bind;
+    const char *kmp_affinity, *kmp_hw_subset, *gomp_cpu_affinity;
+    bl_omp_runtime omp_runtime;
+    /* Where omp_runtime comes from ("libomp.so.5 loaded in this process",
+     * "--omp-runtime"); "" when unknown. Other runtimes loaded beside it
+     * ("libgomp.so.1"), "" when none. */
+    char omp_runtime_from[BL_PCHECK_TEXT];
+    char omp_runtimes_also[BL_PCHECK_TEXT];
     const char *slurm_cpu_bind;
     /* The mpirun binding seen in the environment, e.g.
      * "OMPI_MCA_hwloc_base_binding_policy=core"; "" when none. */
@@ -84,11 +101,30 @@ typedef struct bl_pcheck_findings {
 int bl_pcheck_state_init(bl_pcheck_state *s, int node_slots, bl_err *err);
 void bl_pcheck_state_free(bl_pcheck_state *s);
 
+/* What the caller knows better than the process: NULL or zeroes for none. */
+typedef struct bl_pcheck_opts {
+    const char *topology;       /* hwloc XML file or synthetic description
+                                 * giving the cores (SMT siblings); NULL:
+                                 * this machine */
+    bl_omp_runtime omp_runtime; /* UNKNOWN: detect from the process */
+} bl_pcheck_opts;
+
 /* Observes the calling process: /proc/self/status, get_mempolicy(2),
- * /sys/devices/system/node, the cgroup cpuset, the environment,
- * /proc/sys/kernel/numa_balancing and the THP mode. s is initialised here
- * and must be freed with bl_pcheck_state_free() (also on failure). */
-int bl_pcheck_gather(bl_pcheck_state *s, bl_err *err);
+ * /sys/devices/system/node, the cgroup cpuset, the environment, the
+ * OpenMP runtime loaded, the cores (hwloc), /proc/sys/kernel/numa_balancing
+ * and the THP mode. s is initialised here and must be freed with
+ * bl_pcheck_state_free() (also on failure). */
+int bl_pcheck_gather(bl_pcheck_state *s, const bl_pcheck_opts *o, bl_err *err);
+
+/* s->core_of from topo's cores, for the CPUs of s and of topo. */
+int bl_pcheck_cores_from_topology(bl_pcheck_state *s, hwloc_topology_t topo,
+                                  bl_err *err);
+
+/* "libgomp", "libomp", "intel"; "unknown". */
+const char *bl_pcheck_runtime_name(bl_omp_runtime rt);
+
+/* The runtime named name ("libgomp", "libomp", "intel"), -1 if none. */
+int bl_pcheck_runtime_parse(const char *name, bl_omp_runtime *out);
 
 /* The NUMA nodes (with CPUs) that the CPUs of s touch, into out. */
 void bl_pcheck_cpu_nodes(const bl_pcheck_state *s, hwloc_bitmap_t out);

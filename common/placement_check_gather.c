@@ -1,8 +1,9 @@
 /* Observing the calling process's placement for `bindlab check`: only
  * files under /proc and /sys, one system call (get_mempolicy) and the
- * environment, so a check costs well under a millisecond of work and needs
- * no topology library. */
+ * environment, so a check costs well under a millisecond of work; hwloc
+ * is loaded only when OpenMP binding is asked for (the cores). */
 #include "placement_check.h"
+#include "placement_check_priv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +16,7 @@
 #include "allowed.h"
 #include "cpuset.h"
 #include "sys_util.h"
+#include "topo.h"
 
 /* Node masks get_mempolicy may return: Linux allows at most 1024 nodes
  * (CONFIG_NODES_SHIFT 10). */
@@ -91,25 +93,43 @@ static void gather_nodes(bl_pcheck_state *s, hwloc_const_bitmap_t online)
     }
 }
 
-/* The core of each allowed CPU: the first CPU of its SMT siblings. */
-static void gather_cores(bl_pcheck_state *s)
+int bl_pcheck_cores_from_topology(bl_pcheck_state *s, hwloc_topology_t topo,
+                                  bl_err *err)
 {
-    char path[96], v[256];
-    int last = hwloc_bitmap_last(s->cpus), c;
+    int last = hwloc_bitmap_last(hwloc_topology_get_topology_cpuset(topo));
+    if (hwloc_bitmap_last(s->cpus) > last)
+        last = hwloc_bitmap_last(s->cpus);
+    free(s->core_of);
+    s->cpu_slots = 0;
     if (last < 0 || !(s->core_of = malloc(sizeof(int) * (size_t)(last + 1))))
-        return;
+        return bl_err_set(err, "placement check: out of memory");
     s->cpu_slots = last + 1;
-    for (c = 0; c <= last; c++)
+    for (int c = 0; c <= last; c++)
         s->core_of[c] = -1;
-    hwloc_bitmap_t sib = hwloc_bitmap_alloc();
-    hwloc_bitmap_foreach_begin(c, s->cpus)
-        snprintf(path, sizeof path,
-                 "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", c);
-        if (sib && bl_read_small_file(path, v, sizeof v) == 0 &&
-            parse_kernel_list(v, sib) == 0 && !hwloc_bitmap_iszero(sib))
-            s->core_of[c] = hwloc_bitmap_first(sib);
-    hwloc_bitmap_foreach_end();
-    hwloc_bitmap_free(sib);
+    hwloc_obj_t pu = NULL;
+    while ((pu = hwloc_get_next_obj_by_type(topo, HWLOC_OBJ_PU, pu))) {
+        hwloc_obj_t core = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, pu);
+        if ((int)pu->os_index <= last)
+            s->core_of[pu->os_index] =
+                hwloc_bitmap_first(core ? core->cpuset : pu->cpuset);
+    }
+    return 0;
+}
+
+/* The core of each CPU from hwloc (this machine, or the topology given),
+ * loaded only when an OpenMP binding is asked for: the rule that needs it
+ * judges bound threads, and loading costs far more than the rest. */
+static int gather_cores(bl_pcheck_state *s, const char *topology, bl_err *err)
+{
+    hwloc_topology_t topo;
+    if (!(topology && *topology) && !s->omp_proc_bind && !s->omp_places &&
+        !s->gomp_cpu_affinity)
+        return 0;
+    if (bl_topo_load(topology, &topo, err) < 0) /* this machine: cores unknown */
+        return topology && *topology ? -1 : 0;
+    int rc = bl_pcheck_cores_from_topology(s, topo, err);
+    hwloc_topology_destroy(topo);
+    return rc;
 }
 
 static void gather_mempolicy(bl_pcheck_state *s)
@@ -208,7 +228,19 @@ static const char *env_or_null(const char *name)
     return getenv(name);
 }
 
-int bl_pcheck_gather(bl_pcheck_state *s, bl_err *err)
+static void gather_env(bl_pcheck_state *s, const bl_pcheck_opts *o)
+{
+    s->omp_num_threads = env_or_null("OMP_NUM_THREADS");
+    s->omp_places = env_or_null("OMP_PLACES");
+    s->omp_proc_bind = env_or_null("OMP_PROC_BIND");
+    s->kmp_affinity = env_or_null("KMP_AFFINITY");
+    s->kmp_hw_subset = env_or_null("KMP_HW_SUBSET");
+    s->gomp_cpu_affinity = env_or_null("GOMP_CPU_AFFINITY");
+    s->slurm_cpu_bind = env_or_null("SLURM_CPU_BIND");
+    bl_pcheck_gather_runtime(s, o ? o->omp_runtime : BL_OMP_RT_UNKNOWN);
+}
+
+int bl_pcheck_gather(bl_pcheck_state *s, const bl_pcheck_opts *o, bl_err *err)
 {
     char v[BL_PCHECK_TEXT * 8];
     memset(s, 0, sizeof *s);
@@ -228,19 +260,16 @@ int bl_pcheck_gather(bl_pcheck_state *s, bl_err *err)
          * every CPU. */
         if (access("/sys/devices/system/node", F_OK) != 0)
             hwloc_bitmap_copy(s->node_cpus[0], s->cpus);
-        gather_cores(s);
+        gather_env(s, o);
         gather_mempolicy(s);
         gather_kernel(s);
         gather_mpirun(s);
-        s->omp_num_threads = env_or_null("OMP_NUM_THREADS");
-        s->omp_places = env_or_null("OMP_PLACES");
-        s->omp_proc_bind = env_or_null("OMP_PROC_BIND");
-        s->slurm_cpu_bind = env_or_null("SLURM_CPU_BIND");
         s->rank = bl_pcheck_launcher_rank();
         s->pid = (long)getpid();
         if (gethostname(s->host, sizeof s->host) != 0)
             strcpy(s->host, "?");
         s->host[sizeof s->host - 1] = '\0';
+        rc = gather_cores(s, o ? o->topology : NULL, err);
     }
     hwloc_bitmap_free(online);
     return rc;

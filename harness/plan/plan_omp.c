@@ -1,5 +1,6 @@
 /* OMP_PROC_BIND into a policy, and the policy into one place per thread
- * (the OMP_PLACES parser is plan_omp_places.c). The assignment follows the
+ * (OMP_PLACES into places is plan_omp_places.c; the syntax of both is
+ * common/omp_syntax.c). The assignment follows the
  * specification's close/spread/primary rules with libgomp's choices where
  * the specification leaves one (docs/openmp-model.md). */
 #include "plan/plan_omp.h"
@@ -13,57 +14,6 @@
 
 #include "cpuset.h"
 #include "grow.h"
-
-#define ACCEPTED_BIND                                                       \
-    "false, true, primary, master, close or spread, or a list of the last " \
-    "four such as \"spread,close\""
-
-/* ---- OMP_PROC_BIND ----------------------------------------------------- */
-
-int bl_omp_parse_bind(const char *text, bl_omp_bind *out, bl_err *err)
-{
-    static const struct {
-        const char *name;
-        bl_omp_bind bind;
-        int alone; /* true/false cannot start a nesting list */
-    } words[] = {{"false", BL_OMP_BIND_FALSE, 1},     {"true", BL_OMP_BIND_TRUE, 1},
-                 {"primary", BL_OMP_BIND_PRIMARY, 0}, {"master", BL_OMP_BIND_PRIMARY, 0},
-                 {"close", BL_OMP_BIND_CLOSE, 0},     {"spread", BL_OMP_BIND_SPREAD, 0}};
-    const char *p = text ? text : "";
-    int first = 1;
-    *out = BL_OMP_BIND_UNSET;
-    while (isspace((unsigned char)*p))
-        p++;
-    if (*p == '\0')
-        return 0;
-    for (;;) {
-        size_t i, n = 0;
-        for (i = 0; i < sizeof words / sizeof words[0]; i++) {
-            n = strlen(words[i].name);
-            if (strncasecmp(p, words[i].name, n) == 0 &&
-                !isalnum((unsigned char)p[n]) && p[n] != '_')
-                break;
-        }
-        if (i == sizeof words / sizeof words[0] || (words[i].alone && !first))
-            break;
-        if (first)
-            *out = words[i].bind;
-        p += n;
-        while (isspace((unsigned char)*p))
-            p++;
-        if (*p == '\0')
-            return 0;
-        if (*p != ',' || words[i].alone)
-            break;
-        p++;
-        while (isspace((unsigned char)*p))
-            p++;
-        first = 0;
-    }
-    *out = BL_OMP_BIND_UNSET;
-    return bl_err_set(err, "OMP_PROC_BIND '%s': not understood; accepted: %s", text,
-                      ACCEPTED_BIND);
-}
 
 /* ---- the team ---------------------------------------------------------- */
 

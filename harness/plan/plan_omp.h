@@ -10,17 +10,8 @@
 #include <hwloc.h>
 
 #include "err.h"
+#include "omp_syntax.h"
 #include "plan/plan.h"
-
-/* The first level of OMP_PROC_BIND. */
-typedef enum bl_omp_bind {
-    BL_OMP_BIND_UNSET,   /* not given (NULL or "") */
-    BL_OMP_BIND_FALSE,
-    BL_OMP_BIND_TRUE,    /* libgomp treats it as close */
-    BL_OMP_BIND_PRIMARY, /* also spelled "master" */
-    BL_OMP_BIND_CLOSE,
-    BL_OMP_BIND_SPREAD
-} bl_omp_bind;
 
 /* How the T mod P extra threads are placed when T > P. The specification
  * wants consecutive thread numbers in each place (and leaves which places
@@ -39,11 +30,6 @@ typedef struct bl_omp_slot {
     int place;
     int part_off, part_len;
 } bl_omp_slot;
-
-/* "false", "true", "primary", "master", "close", "spread", or a nesting list
- * of the last four ("spread,close"): only the first level is returned.
- * Case and white space do not matter. NULL or "" gives BL_OMP_BIND_UNSET. */
-int bl_omp_parse_bind(const char *text, bl_omp_bind *out, bl_err *err);
 
 /* The places of one team: nthreads threads whose parent thread runs on place
  * `parent` of the place partition [part_off, part_off+part_len) (place
@@ -66,8 +52,6 @@ int bl_omp_team(bl_omp_bind bind, bl_omp_flavour flavour, int nthreads,
 int bl_omp_places(hwloc_topology_t topo, hwloc_const_bitmap_t rank_pus,
                   const char *omp_places, hwloc_bitmap_t **places,
                   int *nplaces, bl_err *err);
-
-void bl_omp_places_free(hwloc_bitmap_t *places, int nplaces);
 
 /* Thread placement of one rank for nthreads threads under OMP_PLACES and
  * OMP_PROC_BIND (NULL/"" = unset), as libgomp does it: appends rows rank,

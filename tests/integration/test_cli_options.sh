@@ -39,6 +39,7 @@ value_of() {
         --huge-pages) echo off ;;
         --width) echo 100 ;;
         --map-by | --bind-to) echo core ;;
+        --topology) echo "$WORK/nosuch.xml" ;; # refused before check runs
         *) echo 2 ;;
     esac
 }

@@ -239,7 +239,7 @@ static void close_threads_on_siblings_leave_a_core_idle(void **state)
     s.omp_proc_bind = "close";
     bl_pcheck_eval(&s, &f);
     assert_int_equal(found(&f, "smt-siblings"), 'w');
-    assert_non_null(strstr(f.item[0].text, "CPUs 0-1, SMT siblings of 1 core"));
+    assert_non_null(strstr(f.item[0].text, "CPUs 0-1, two or more sharing core 0 (one CPU or its SMT siblings)"));
     s.omp_proc_bind = "spread"; /* places 0 and 2: one thread per core */
     bl_pcheck_eval(&s, &f);
     assert_int_equal(found(&f, "smt-siblings"), 0);
