@@ -164,7 +164,7 @@ int bl_kmp_affinity_parse(const char *text, bl_kmp_affinity *out, bl_err *err)
     while (isspace((unsigned char)*p))
         p++;
     while (*p) {
-        size_t len, adv;
+        size_t len = 0, adv = 0;
         if (token(p, &len, &adv, text, err) < 0 ||
             one(&a, &nums, &last_type, p, len, text, err) < 0)
             return -1;
