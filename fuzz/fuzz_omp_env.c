@@ -47,7 +47,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     hwloc_bitmap_t rank = hwloc_bitmap_alloc();
     bl_plan plan;
     bl_err err;
-    if (size < 1 || size > 4096 || !rank || !(text = malloc(size)))
+    if (size < 1 || size > 4096) {
+        hwloc_bitmap_free(rank);
+        return 0;
+    }
+    if (!rank || !(text = malloc(size)))
         abort();
     memcpy(text, data + 1, size - 1);
     text[size - 1] = '\0';

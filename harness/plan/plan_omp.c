@@ -83,7 +83,7 @@ static int crowded_index(bl_omp_flavour fl, int i, int T, int P)
         /* Consecutive thread numbers per place; the places 0, gap,
          * 2 gap, ... (rest of them) hold one thread more
          * (kmp_runtime.cpp, __kmp_partition_places). */
-        int gap = P / rest, p = 0, first = 0;
+        int gap = rest ? P / rest : P, p = 0, first = 0;
         for (;; p++) {
             int n = s + (rest && p % gap == 0 && p / gap < rest);
             if (i < first + n)
