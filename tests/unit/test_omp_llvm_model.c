@@ -29,25 +29,33 @@ static const char *team(bl_omp_bind bind, int T, int P)
     return out;
 }
 
-/* Measured (tests/integration/test_omp_runtimes.sh runs some of them). */
+/* Measured (tests/integration/test_omp_runtimes.sh runs some of them):
+ * T > P puts the extra threads on every (P / (T mod P))-th place; P
+ * dividing T (the fuzzer found a division by zero there); spread with
+ * T <= P puts thread i at floor(i (P+1) / T). */
 static void llvm_team_rules(void **state)
 {
+    static const struct {
+        bl_omp_bind bind;
+        int T, P;
+        const char *places;
+    } cases[] = {
+        {BL_OMP_BIND_CLOSE, 7, 5, "0 0 1 2 2 3 4"},
+        {BL_OMP_BIND_CLOSE, 8, 5, "0 0 1 1 2 2 3 4"},
+        {BL_OMP_BIND_SPREAD, 12, 5, "0 0 0 1 1 2 2 2 3 3 4 4"},
+        {BL_OMP_BIND_CLOSE, 3, 2, "0 0 1"},
+        {BL_OMP_BIND_CLOSE, 4, 2, "0 0 1 1"},
+        {BL_OMP_BIND_SPREAD, 6, 3, "0 0 1 1 2 2"},
+        {BL_OMP_BIND_SPREAD, 4, 5, "0 1 3 4"},
+        {BL_OMP_BIND_SPREAD, 3, 8, "0 3 6"},
+        {BL_OMP_BIND_SPREAD, 5, 8, "0 1 3 5 7"},
+        {BL_OMP_BIND_SPREAD, 2, 4, "0 2"},
+        {BL_OMP_BIND_CLOSE, 3, 5, "0 1 2"},
+        {BL_OMP_BIND_PRIMARY, 3, 5, "0 0 0"},
+    };
     (void)state;
-    /* T > P: the extra threads on every (P / (T mod P))-th place */
-    assert_string_equal(team(BL_OMP_BIND_CLOSE, 7, 5), "0 0 1 2 2 3 4");
-    assert_string_equal(team(BL_OMP_BIND_CLOSE, 8, 5), "0 0 1 1 2 2 3 4");
-    assert_string_equal(team(BL_OMP_BIND_SPREAD, 12, 5), "0 0 0 1 1 2 2 2 3 3 4 4");
-    assert_string_equal(team(BL_OMP_BIND_CLOSE, 3, 2), "0 0 1");
-    /* P divides T (the fuzzer found the division by zero there) */
-    assert_string_equal(team(BL_OMP_BIND_CLOSE, 4, 2), "0 0 1 1");
-    assert_string_equal(team(BL_OMP_BIND_SPREAD, 6, 3), "0 0 1 1 2 2");
-    /* spread, T <= P: thread i at floor(i (P+1) / T) */
-    assert_string_equal(team(BL_OMP_BIND_SPREAD, 4, 5), "0 1 3 4");
-    assert_string_equal(team(BL_OMP_BIND_SPREAD, 3, 8), "0 3 6");
-    assert_string_equal(team(BL_OMP_BIND_SPREAD, 5, 8), "0 1 3 5 7");
-    assert_string_equal(team(BL_OMP_BIND_SPREAD, 2, 4), "0 2");
-    assert_string_equal(team(BL_OMP_BIND_CLOSE, 3, 5), "0 1 2");
-    assert_string_equal(team(BL_OMP_BIND_PRIMARY, 3, 5), "0 0 0");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        assert_string_equal(team(cases[i].bind, cases[i].T, cases[i].P), cases[i].places);
 }
 
 /* Each thread's PUs on "pack:2 core:2 pu:2" (PUs 0-7, core 0 = 0-1). */
