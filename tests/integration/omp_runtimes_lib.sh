@@ -45,18 +45,28 @@ omp_row_runs() { # RUNTIME WHO
         { [ "$2" = gomp ] && [ "$1" = libgomp ]; }
 }
 
+# omp_rows RUNTIME TABLE OUT: OUT/rows.RUNTIME, the table rows RUNTIME runs.
+omp_rows() {
+    local row=0 places bind t kmp who
+    : >"$3/rows.$1"
+    while IFS='|' read -r places bind t kmp who; do
+        row=$((row + 1))
+        ! omp_row_runs "$1" "$who" || echo "$row" >>"$3/rows.$1"
+    done <"$2"
+}
+
 # omp_run RUNTIME TABLE OUT APP MPIRUN...: one mpirun, one app context per
-# row for RUNTIME; OUT/rows.RUNTIME (the table rows run), OUT/out.RUNTIME
-# (all output), OUT/real.RUNTIME ("row thread cpus" per thread). 0 or 1.
+# row of OUT/rows.RUNTIME (omp_rows); OUT/out.RUNTIME (all output),
+# OUT/real.RUNTIME ("row thread cpus" per thread). 0 or 1.
 omp_run() {
-    local rt=$1 table=$2 out=$3 app=$4 ctx=() row=0 used=() libdir
+    local rt=$1 table=$2 out=$3 app=$4 ctx=() row=0 libdir
     local places bind t kmp who
     shift 4
     libdir=LIBDIR_$rt
     libdir=${!libdir}
     while IFS='|' read -r places bind t kmp who; do
         row=$((row + 1))
-        omp_row_runs "$rt" "$who" || continue
+        grep -qx "$row" "$out/rows.$rt" || continue
         [ ${#ctx[@]} -eq 0 ] || ctx+=(:)
         ctx+=(-np 1 -x OMP_NUM_THREADS="$t" -x KMP_VERSION=1 -x OMP_WAIT_POLICY=passive
             -x KMP_BLOCKTIME=0)
@@ -65,9 +75,7 @@ omp_run() {
         [ "$kmp" = - ] || ctx+=(-x KMP_AFFINITY="$kmp")
         [ -z "$libdir" ] || ctx+=(-x LD_LIBRARY_PATH="$libdir")
         ctx+=("$app" --kernel triad --size 64KiB --iters 1 --warmup 0 --show-placement)
-        used+=("$row")
     done <"$table"
-    printf '%s\n' "${used[@]}" >"$out/rows.$rt"
     "$@" --bind-to none "${ctx[@]}" >"$out/out.$rt" 2>&1 ||
         { cat "$out/out.$rt" >&2; echo "$rt: mpirun failed" >&2; return 1; }
     # which runtime ran: KMP_VERSION's banner, from LLVM's and Intel's only
@@ -93,31 +101,32 @@ omp_plan() {
     local rt=$1 table=$2 out=$3 bindlab=$4 kmp_group rows row places bind t kmp who args
     shift 4
     : >"$out/plan.$rt"
-    cut -d'|' -f4 "$table" | sort -u >"$out/kmps"
+    local y=$out/rows.$rt.yaml
+    cut -d'|' -f4 "$table" | sort -u >"$out/kmps.$rt"
     while read -r kmp_group; do
         rows=()
-        printf 'name: rows\nkernels: [triad]\nlayouts:\n' >"$out/rows.yaml"
+        printf 'name: rows\nkernels: [triad]\nlayouts:\n' >"$y"
         row=0
         while IFS='|' read -r places bind t kmp who; do
             row=$((row + 1))
             [ "$kmp" = "$kmp_group" ] && grep -qx "$row" "$out/rows.$rt" || continue
             rows+=("$row")
-            printf '  - {name: r%d, np: 1, bind_to: none, threads: %d' "$row" "$t" >>"$out/rows.yaml"
-            [ "$places" = - ] || printf ', omp_places: "%s"' "$places" >>"$out/rows.yaml"
-            [ "$bind" = - ] || printf ', omp_proc_bind: "%s"' "$bind" >>"$out/rows.yaml"
-            printf '}\n' >>"$out/rows.yaml"
+            printf '  - {name: r%d, np: 1, bind_to: none, threads: %d' "$row" "$t" >>"$y"
+            [ "$places" = - ] || printf ', omp_places: "%s"' "$places" >>"$y"
+            [ "$bind" = - ] || printf ', omp_proc_bind: "%s"' "$bind" >>"$y"
+            printf '}\n' >>"$y"
         done <"$table"
         [ ${#rows[@]} -gt 0 ] || continue
-        args=(plan "$out/rows.yaml" --omp-runtime "$rt" --format tsv "$@")
+        args=(plan "$y" --omp-runtime "$rt" --format tsv "$@")
         [ "$kmp_group" = - ] || [ "$rt" = libgomp ] || args+=(--kmp-affinity "$kmp_group")
-        "$bindlab" "${args[@]}" 2>"$out/plan.err" >"$out/plan.tsv" ||
-            { cat "$out/rows.yaml" "$out/plan.err" >&2; echo "$rt: bindlab ${args[*]}" >&2; return 1; }
+        "$bindlab" "${args[@]}" 2>"$out/plan.$rt.err" >"$out/plan.$rt.tsv" ||
+            { cat "$y" "$out/plan.$rt.err" >&2; echo "$rt: bindlab ${args[*]}" >&2; return 1; }
         # run ids r0000, r0001, ... follow the layouts' order
         awk -v rows="${rows[*]}" -F'\t' '
             BEGIN { split(rows, r, " ") }
             NR > 1 { k = substr($1, 2) + 1; print r[k], $3, $4 }' \
-            "$out/plan.tsv" >>"$out/plan.$rt"
-    done <"$out/kmps"
+            "$out/plan.$rt.tsv" >>"$out/plan.$rt"
+    done <"$out/kmps.$rt"
     sort -n -k1,1 -k2,2 -o "$out/plan.$rt" "$out/plan.$rt"
 }
 
