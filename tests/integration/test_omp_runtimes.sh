@@ -64,9 +64,10 @@ sockets|close|2|-|all
 -|-|3|verbose,disabled|llvm
 ROWS
 
-# The plans (bindlab plan, its mpirun asked) while the apps run.
+# The plans (bindlab plan, its mpirun asked) while the apps run, inside
+# the CPUs this process may use (--allocation), as the apps are.
 for rt in "${RUNTIMES[@]}"; do omp_rows "$rt" "$TABLE" "$WORK"; done
-(for rt in "${RUNTIMES[@]}"; do omp_plan "$rt" "$TABLE" "$WORK" "$BINDLAB" || exit 1; done) &
+(for rt in "${RUNTIMES[@]}"; do omp_plan "$rt" "$TABLE" "$WORK" "$BINDLAB" --allocation || exit 1; done) &
 plans=$!
 for rt in "${RUNTIMES[@]}"; do
     omp_run "$rt" "$TABLE" "$WORK" "$BINDLAB_APP" "${MPIRUN[@]}" || fail "$rt: the app did not run"
