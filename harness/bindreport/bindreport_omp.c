@@ -1,8 +1,16 @@
 /* OMP_DISPLAY_AFFINITY lines.
  * - bindlab's own format (BL_OMP_AFFINITY_FORMAT, optionally with rank=R):
  *   "bindlab-omp [rank=R ]host=H pid=P thread=N affinity=LIST"
- * - LLVM libomp's default format:
+ * - LLVM libomp's and Intel's default format:
  *   "OMP: pid P tid T thread N bound to OS proc set {LIST}"
+ * - their KMP_AFFINITY=verbose lines, one per thread bound:
+ *   "OMP: Info #NNN: VAR: pid P tid T thread N bound to OS proc set LIST"
+ *   (VAR KMP_AFFINITY, OMP_PROC_BIND, KMP_HW_SUBSET or OMP_PLACES; the
+ *   message number differs by version: #254 in libomp 14, #255 in Intel's
+ *   2026). There N is the runtime's global thread id: the OpenMP thread
+ *   number in Intel's runtime and in libomp 14's balanced lines, shifted
+ *   by libomp 14's eight hidden helper threads in its other lines; kept
+ *   as printed (OMP_DISPLAY_AFFINITY gives the thread number itself).
  * - libgomp's default format, "level L thread 0x7f.. affinity LIST", names
  *   no OpenMP thread number (only the pthread handle) and no process, so
  *   its lines are rejected with a pointer to BL_OMP_AFFINITY_FORMAT
@@ -90,23 +98,50 @@ static int bindlab_line(const char *p, hwloc_topology_t topo, bl_binding *b,
     return BL_LINE_OK;
 }
 
-static int llvm_line(const char *p, hwloc_topology_t topo, bl_binding *b,
-                     char *reason)
+/* "P tid T thread N bound to OS proc set {LIST}" (braces: the
+ * OMP_DISPLAY_AFFINITY form) or "... set LIST" (verbose). */
+static int llvm_line(const char *p, int braces, hwloc_topology_t topo,
+                     bl_binding *b, char *reason)
 {
     long pid, tid, thread;
     const char *close;
     if ((pid = bl_line_number(&p)) < 0 || !(p = bl_line_skip(p, " tid ")) ||
         (tid = bl_line_number(&p)) < 0 || !(p = bl_line_skip(p, " thread ")) ||
         (thread = bl_line_number(&p)) < 0 ||
-        !(p = bl_line_skip(p, " bound to OS proc set {")))
-        return bl_line_bad(reason, "expected 'OMP: pid P tid T thread N "
-                           "bound to OS proc set {LIST}' (truncated?)");
-    if (!(close = strchr(p, '}')) || close[1] != '\0')
+        !(p = bl_line_skip(p, braces ? " bound to OS proc set {"
+                                     : " bound to OS proc set ")))
+        return bl_line_bad(reason, "expected '%spid P tid T thread N "
+                           "bound to OS proc set %s' (truncated?)",
+                           braces ? "OMP: " : "OMP: Info #N: VAR: ",
+                           braces ? "{LIST}" : "LIST");
+    if (!braces) {
+        close = p + strlen(p);
+        while (close > p && close[-1] == ' ')
+            close--;
+    } else if (!(close = strchr(p, '}')) || close[1] != '\0') {
         return bl_line_bad(reason, "missing '}' at the end (truncated?)");
+    }
     (void)tid;
     b->pid = pid;
     b->thread = (int)thread;
     return affinity_list(p, (size_t)(close - p), topo, b, reason);
+}
+
+/* After "OMP: Info #NNN: VAR: pid " of a verbose binding line, or NULL
+ * for the other Info lines (topology, warnings). */
+static const char *verbose_binding(const char *p)
+{
+    static const char *const vars[] = {"KMP_AFFINITY", "OMP_PROC_BIND",
+                                       "KMP_HW_SUBSET", "OMP_PLACES"};
+    p += strlen("OMP: Info #");
+    if (bl_line_number(&p) < 0 || !(p = bl_line_skip(p, ": ")))
+        return NULL;
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *q = bl_line_skip(p, vars[i]);
+        if (q && (q = bl_line_skip(q, ": pid ")) && strstr(q, " bound to "))
+            return q;
+    }
+    return NULL;
 }
 
 int bl_bindreport_omp_line(const char *line, hwloc_topology_t topo,
@@ -117,7 +152,9 @@ int bl_bindreport_omp_line(const char *line, hwloc_topology_t topo,
     if ((p = strstr(line, "bindlab-omp ")))
         return bindlab_line(p + strlen("bindlab-omp "), topo, b, reason);
     if ((p = strstr(line, "OMP: pid ")))
-        return llvm_line(p + strlen("OMP: pid "), topo, b, reason);
+        return llvm_line(p + strlen("OMP: pid "), 1, topo, b, reason);
+    if ((p = strstr(line, "OMP: Info #")) && (p = verbose_binding(p)))
+        return llvm_line(p, 0, topo, b, reason);
     if ((p = bl_line_skip(line, "level ")) && bl_line_number(&p) >= 0 &&
         bl_line_skip(p, " thread 0x"))
         return bl_line_bad(reason, "libgomp's default affinity format has no "

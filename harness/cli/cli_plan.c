@@ -13,6 +13,8 @@
 #include "cli/cli_plan_priv.h"
 #include "cli/cli_util.h"
 #include "layout/node_topos.h"
+#include "plan/plan_kmp.h"
+#include "plan/plan_omp.h"
 #include "plan/plan_picture.h"
 #include "same_file.h"
 
@@ -22,6 +24,8 @@ static const char help[] =
     "                    [--map-by M]\n"
     "                    [--bind-to B] [--rank-by R] [--threads T|fill]\n"
     "                    [--omp-places P] [--omp-proc-bind B]\n"
+    "                    [--omp-runtime libgomp|libomp|intel]\n"
+    "                    [--kmp-affinity K]\n"
     "                    [--format text|tsv] [--width COLUMNS] [--all-nodes]\n"
     "                    [--picture FILE.png|FILE.svg|FILE.pdf]\n"
     "                    [--cpuset LIST | --allocation]\n"
@@ -39,7 +43,7 @@ static const char help[] =
     "rank. Intel MPI cannot be asked (it pins from its own CPU detection):\n"
     "its I_MPI_PIN_DOMAIN placement is modelled by bindlab, and the plan\n"
     "says so. Threads are placed inside each rank's binding by a model of\n"
-    "OMP_PLACES and OMP_PROC_BIND as libgomp (GCC) applies them.\n"
+    "OMP_PLACES and OMP_PROC_BIND (libgomp's rules unless --omp-runtime).\n"
     "\n"
     "Node:\n"
     "  --topology FILE.xml   an hwloc XML file ('lstopo --of xml FILE' on the\n"
@@ -90,6 +94,17 @@ static const char help[] =
     "\n";
 
 /* In parts: ISO C compilers need only take 4095 characters at once. */
+static const char help_runtime[] =
+    "OpenMP runtime:\n"
+    "  --omp-runtime R       whose rules place the threads: libgomp (GCC,\n"
+    "                        default), libomp (LLVM) or intel; libomp and\n"
+    "                        intel are modelled by bindlab, which cannot ask\n"
+    "                        them (docs/openmp-model.md)\n"
+    "  --kmp-affinity K      KMP_AFFINITY for libomp and intel, e.g.\n"
+    "                        compact, scatter,granularity=fine, balanced;\n"
+    "                        a type overrides OMP_PLACES and OMP_PROC_BIND\n"
+    "\n";
+
 static const char help_allocation[] =
     "Inside an allocation:\n"
     "  --cpuset LIST         plan inside an allocation of these CPUs (OS\n"
@@ -172,6 +187,24 @@ LAYOUT_HOOK(set_omp_places, BL_F_OMP_PLACES)
 LAYOUT_HOOK(set_omp_proc_bind, BL_F_OMP_PROC_BIND)
 LAYOUT_HOOK(set_nodes, BL_F_NODES)
 
+static int set_omp_runtime(void *opts, const char *v, bl_err *err)
+{
+    bl_omp_runtime rt;
+    if (bl_omp_runtime_parse(v, &rt, err) < 0)
+        return -1;
+    ((bl_plan_cli *)opts)->omp_runtime = (int)rt;
+    return 0;
+}
+
+static int set_kmp_affinity(void *opts, const char *v, bl_err *err)
+{
+    bl_kmp_affinity k;
+    if (bl_kmp_affinity_parse(v, &k, err) < 0)
+        return -1;
+    ((bl_plan_cli *)opts)->kmp_affinity = v;
+    return 0;
+}
+
 static int set_format(void *opts, const char *v, bl_err *err)
 {
     if (strcmp(v, "text") && strcmp(v, "tsv"))
@@ -215,6 +248,10 @@ static const bl_cli_opt plan_options[] = {
      NULL},
     {"--omp-proc-bind", BL_OPT_VALUE, "B", "OMP_PROC_BIND", NONE,
      set_omp_proc_bind, NULL},
+    {"--omp-runtime", BL_OPT_VALUE, "R", "libgomp, libomp or intel: whose "
+     "places rules", NONE, set_omp_runtime, NULL},
+    {"--kmp-affinity", BL_OPT_VALUE, "K", "KMP_AFFINITY (libomp, intel)",
+     NONE, set_kmp_affinity, NULL},
     {"--nodes", BL_OPT_VALUE, "N", "spread the ranks over N nodes", NONE,
      set_nodes, NULL},
     {"--format", BL_OPT_VALUE, "text|tsv", "the table, map and warnings, or "
@@ -231,8 +268,8 @@ static const bl_cli_opt plan_options[] = {
      SLOT(allocation), NULL, NULL},
 };
 
-static const char *const help_parts[] = {help, help_allocation, help_output,
-                                         NULL};
+static const char *const help_parts[] = {help, help_runtime,
+                                         help_allocation, help_output, NULL};
 
 static const bl_cli_spec spec = {
     .verb = VERB, .help = help_parts, .opts = plan_options,

@@ -86,14 +86,15 @@ static int plan_layout(const bl_plan_cli *o, hwloc_topology_t topo,
     if (plan->refusal[0])
         return BL_EXIT_USAGE;
     bl_omp_memo *memo = bl_omp_memo_new();
+    bl_omp_env env = {(bl_omp_runtime)o->omp_runtime, l->omp_places,
+                      l->omp_proc_bind, o->kmp_affinity};
     int rc = BL_EXIT_OK;
     for (int r = 0; rc == BL_EXIT_OK && r < plan->nranks; r++) {
         int t = l->threads == BL_THREADS_FILL
                     ? hwloc_bitmap_weight(plan->rank_pus[r]) : l->threads;
         if (bl_omp_assign_memo(memo, topo_of(o, topo, plan, r), r,
-                               plan->rank_pus[r], l->omp_places,
-                               l->omp_proc_bind, t > 0 ? t : 1, plan,
-                               err) < 0)
+                               plan->rank_pus[r], &env, t > 0 ? t : 1,
+                               plan, err) < 0)
             rc = BL_EXIT_USAGE;
     }
     bl_omp_memo_free(memo);
@@ -123,7 +124,8 @@ static void one_line(const char *in, char *out, size_t len)
     out[k] = '\0';
 }
 
-static void describe(const bl_layout *l, int nodes, char *buf, size_t len)
+static void describe(const bl_plan_cli *o, const bl_layout *l, int nodes,
+                     char *buf, size_t len)
 {
     char t[16], n[32] = "";
     bl_layout_field_text(l, BL_F_THREADS, t, sizeof t);
@@ -134,6 +136,9 @@ static void describe(const bl_layout *l, int nodes, char *buf, size_t len)
              l->rank_by[0] ? " --rank-by " : "", l->rank_by, t,
              l->omp_places[0] ? l->omp_places : "(unset)",
              l->omp_proc_bind[0] ? l->omp_proc_bind : "(unset)");
+    if (o->kmp_affinity && o->kmp_affinity[0])
+        snprintf(buf + strlen(buf), len - strlen(buf), " KMP_AFFINITY=%s",
+                 o->kmp_affinity);
 }
 
 static void print_counts(const char *what, hwloc_topology_t topo)
@@ -174,7 +179,7 @@ int bl_plan_cli_show_layout(const bl_plan_cli *o, hwloc_topology_t topo,
     char what[512], line[2048];
     int rc = plan_layout(o, topo, l, &plan, &err);
 
-    describe(l, bl_plan_cli_nodes_of(o, l), what, sizeof what);
+    describe(o, l, bl_plan_cli_nodes_of(o, l), what, sizeof what);
     if (!o->tsv) {
         printf("\n");
         if (run_id)

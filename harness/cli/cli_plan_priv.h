@@ -31,6 +31,8 @@ typedef struct bl_plan_cli {
     int tsv;
     int width;
     bl_layout layout;       /* the layout of the command line */
+    int omp_runtime;        /* bl_omp_runtime of --omp-runtime */
+    const char *kmp_affinity; /* --kmp-affinity (libomp, intel) */
     int have_np;
     int node_column;        /* TSV: a node column (plans of several nodes) */
     int all_nodes;          /* --all-nodes: every node's block, unfolded */

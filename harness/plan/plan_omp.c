@@ -14,6 +14,7 @@
 
 #include "cpuset.h"
 #include "grow.h"
+#include "plan/plan_kmp.h"
 
 /* ---- the team ---------------------------------------------------------- */
 
@@ -28,9 +29,40 @@ static int crowded_index(bl_omp_flavour fl, int i, int T, int P)
         int full = T - rest;
         return i < full ? i / s : i - full;
     }
+    if (fl == BL_OMP_LLVM) {
+        /* Consecutive thread numbers per place; the places 0, gap,
+         * 2 gap, ... (rest of them) hold one thread more
+         * (kmp_runtime.cpp, __kmp_partition_places). */
+        int gap = rest ? P / rest : P, p = 0, first = 0;
+        for (;; p++) {
+            int n = s + (rest && p % gap == 0 && p / gap < rest);
+            if (i < first + n)
+                return p;
+            first += n;
+        }
+    }
     /* Consecutive thread numbers per place; the first `rest` places hold
      * one thread more. */
     return i < rest * (s + 1) ? i / (s + 1) : rest + (i - rest * (s + 1)) / s;
+}
+
+/* LLVM's spread, T <= P: thread i starts at floor(i (P+1) / T) places
+ * from the parent's, added up in double as the runtime does (the exact
+ * S = P / T steps when T divides P); its partition runs to the place
+ * before the next thread's. */
+static void llvm_spread(int T, int P, int part_off, int rel, bl_omp_slot *out)
+{
+    double step = (double)(P + 1) / T, cur = rel;
+    for (int i = 0; i < T; i++) {
+        int first = P % T == 0 ? rel + i * (P / T) : (int)cur;
+        int next = P % T == 0 ? first + P / T : (int)(cur + step);
+        out[i].place = part_off + first % P;
+        out[i].part_off = out[i].place;
+        out[i].part_len = next - first < 1 ? 1 : next - first;
+        if (out[i].place + out[i].part_len > part_off + P)
+            out[i].part_len = part_off + P - out[i].place;
+        cur += step;
+    }
 }
 
 int bl_omp_team(bl_omp_bind bind, bl_omp_flavour flavour, int nthreads,
@@ -47,6 +79,10 @@ int bl_omp_team(bl_omp_bind bind, bl_omp_flavour flavour, int nthreads,
         bind != BL_OMP_BIND_CLOSE && bind != BL_OMP_BIND_SPREAD)
         return bl_err_set(err, "OpenMP team: proc_bind must be true, primary, close or spread");
     int rel = parent - part_off;
+    if (flavour == BL_OMP_LLVM && T <= P && bind == BL_OMP_BIND_SPREAD) {
+        llvm_spread(T, P, part_off, rel, out);
+        return 0;
+    }
     for (int i = 0; i < T; i++) {
         bl_omp_slot *s = &out[i];
         s->part_off = part_off;
@@ -103,55 +139,155 @@ static int append_rows(bl_plan *plan, int rank, int nthreads,
     return 0;
 }
 
-int bl_omp_assign(hwloc_topology_t topo, int rank, hwloc_const_bitmap_t rank_pus,
-                  const char *omp_places, const char *omp_proc_bind,
-                  int nthreads, bl_plan *plan, bl_err *err)
+int bl_omp_runtime_parse(const char *name, bl_omp_runtime *out, bl_err *err)
+{
+    static const struct {
+        const char *name;
+        bl_omp_runtime rt;
+    } names[] = {{"libgomp", BL_OMP_RT_LIBGOMP}, {"gnu", BL_OMP_RT_LIBGOMP},
+                 {"libomp", BL_OMP_RT_LIBOMP},   {"llvm", BL_OMP_RT_LIBOMP},
+                 {"intel", BL_OMP_RT_INTEL},     {"iomp5", BL_OMP_RT_INTEL},
+                 {"libiomp5", BL_OMP_RT_INTEL}};
+    for (size_t i = 0; name && i < sizeof names / sizeof names[0]; i++)
+        if (strcasecmp(name, names[i].name) == 0) {
+            *out = names[i].rt;
+            return 0;
+        }
+    return bl_err_set(err, "OpenMP runtime '%s': accepted: libgomp, libomp, "
+                      "intel", name ? name : "");
+}
+
+const char *bl_omp_runtime_name(bl_omp_runtime rt)
+{
+    return rt == BL_OMP_RT_LIBOMP ? "libomp"
+           : rt == BL_OMP_RT_INTEL ? "intel" : "libgomp";
+}
+
+static int is_set(const char *v)
+{
+    return v && v[strspn(v, " \t\n")] != '\0';
+}
+
+/* Which places and policy the runtime uses; *places NULL with
+ * *bind FALSE: unbound. */
+static int choose_places(hwloc_topology_t topo, hwloc_const_bitmap_t rank_pus,
+                         const bl_omp_env *env, const char *gran_places,
+                         bl_omp_bind *bind, hwloc_bitmap_t **places,
+                         int *nplaces, bl_err *err)
+{
+    int llvm = env->runtime != BL_OMP_RT_LIBGOMP;
+    int places_set = is_set(env->places);
+    /* libgomp reads OMP_PLACES even when it will not bind, and rejects a
+     * bad value either way; so does the model. */
+    if (*bind != BL_OMP_BIND_FALSE || places_set) {
+        if (bl_omp_places(topo, rank_pus, places_set ? env->places : NULL,
+                          places, nplaces, err) < 0)
+            return -1;
+    }
+    /* OMP_PLACES set but naming none of the rank's CPUs: libgomp reports
+     * it and carries on as if OMP_PLACES were unset; libomp and Intel's
+     * say "No valid OS proc IDs specified - not using affinity". */
+    if (places_set && *nplaces == 0) {
+        places_set = 0;
+        if (llvm)
+            *bind = BL_OMP_BIND_FALSE;
+    }
+    if (*bind == BL_OMP_BIND_UNSET)
+        *bind = places_set ? BL_OMP_BIND_TRUE : BL_OMP_BIND_FALSE;
+    /* true means spread to libomp and Intel's, close to libgomp */
+    if (llvm && *bind == BL_OMP_BIND_TRUE)
+        *bind = BL_OMP_BIND_SPREAD;
+    if (*bind != BL_OMP_BIND_FALSE && !places_set) {
+        /* default places: one per PU for libgomp (gomp_init_affinity),
+         * one per core for libomp and Intel's (granularity=core), or the
+         * KMP_AFFINITY granularity's */
+        bl_omp_places_free(*places, *nplaces);
+        *places = NULL;
+        *nplaces = 0;
+        if (bl_omp_places(topo, rank_pus, llvm ? gran_places : NULL, places,
+                          nplaces, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int append_masks(bl_plan *plan, int rank, int nthreads,
+                        hwloc_bitmap_t *masks, hwloc_const_bitmap_t rank_pus,
+                        bl_err *err)
+{
+    bl_omp_slot *slots = NULL;
+    int rc;
+    if (masks && !(slots = malloc((size_t)nthreads * sizeof *slots)))
+        return bl_err_set(err, "out of memory for %d threads", nthreads);
+    for (int i = 0; masks && i < nthreads; i++)
+        slots[i] = (bl_omp_slot){i, 0, nthreads};
+    rc = append_rows(plan, rank, nthreads, masks, slots, rank_pus, err);
+    free(slots);
+    return rc;
+}
+
+/* The granularity of KMP_AFFINITY as the default OMP_PLACES name. */
+static const char *gran_places(const bl_kmp_affinity *k)
+{
+    return k->gran == BL_KMP_GRAN_THREAD   ? "threads"
+           : k->gran == BL_KMP_GRAN_SOCKET ? "sockets" : "cores";
+}
+
+int bl_omp_assign_env(hwloc_topology_t topo, int rank,
+                      hwloc_const_bitmap_t rank_pus, const bl_omp_env *env,
+                      int nthreads, bl_plan *plan, bl_err *err)
 {
     bl_omp_bind bind;
+    bl_kmp_affinity kmp = {0};
     hwloc_bitmap_t *places = NULL;
     bl_omp_slot *slots = NULL;
-    int nplaces = 0, rc;
-    int places_set = omp_places && omp_places[strspn(omp_places, " \t\n")] != '\0';
+    int nplaces = 0, rc, llvm = env->runtime != BL_OMP_RT_LIBGOMP;
 
     if (nthreads < 1)
         return bl_err_set(err, "OpenMP threads: %d; accepted: 1 or more", nthreads);
-    if (bl_omp_parse_bind(omp_proc_bind, &bind, err) < 0)
+    if (bl_omp_parse_bind(env->proc_bind, &bind, err) < 0 ||
+        (llvm && bl_kmp_affinity_parse(env->kmp_affinity, &kmp, err) < 0))
         return -1;
     if (!rank_pus || hwloc_bitmap_iszero(rank_pus))
         return bl_err_set(err, "rank %d: empty cpuset, no PU to place threads on", rank);
-
-    /* libgomp reads OMP_PLACES even when it will not bind, and rejects a
-     * bad value either way; so does the model. */
-    if (bind != BL_OMP_BIND_FALSE || places_set) {
-        if (bl_omp_places(topo, rank_pus, places_set ? omp_places : NULL, &places,
-                          &nplaces, err) < 0)
+    if (llvm && kmp.type != BL_KMP_UNSET) {
+        /* a KMP_AFFINITY type overrides OMP_PROC_BIND and OMP_PLACES
+         * ("OMP_PROC_BIND: ignored because KMP_AFFINITY has been
+         * defined") */
+        hwloc_bitmap_t *masks = NULL;
+        if (bl_omp_kmp_masks(topo, rank_pus, env->kmp_affinity, nthreads,
+                             &masks, err) < 0)
             return -1;
-    }
-    /* OMP_PLACES set but naming none of the rank's CPUs: libgomp reports it
-     * and carries on as if OMP_PLACES were unset. */
-    if (places_set && nplaces == 0)
-        places_set = 0;
-    if (bind == BL_OMP_BIND_UNSET)
-        bind = places_set ? BL_OMP_BIND_TRUE : BL_OMP_BIND_FALSE;
-    if (bind != BL_OMP_BIND_FALSE && nplaces == 0) {
-        /* default places: one per PU (libgomp's gomp_init_affinity) */
-        if (bl_omp_places(topo, rank_pus, NULL, &places, &nplaces, err) < 0)
-            return -1;
-    }
-    if (bind == BL_OMP_BIND_FALSE) {
+        rc = append_masks(plan, rank, nthreads, masks, rank_pus, err);
+        bl_omp_places_free(masks, masks ? nthreads : 0);
+    } else if (choose_places(topo, rank_pus, env, gran_places(&kmp), &bind,
+                             &places, &nplaces, err) < 0) {
+        return -1;
+    } else if (bind == BL_OMP_BIND_FALSE) {
         rc = append_rows(plan, rank, nthreads, NULL, NULL, rank_pus, err);
     } else if (!(slots = malloc((size_t)nthreads * sizeof *slots))) {
         rc = bl_err_set(err, "out of memory for %d threads", nthreads);
     } else {
         /* The initial thread sits on the first place (libgomp binds it
-         * there before the first parallel region). */
-        rc = bl_omp_team(bind, BL_OMP_LIBGOMP, nthreads, 0, 0, nplaces, slots, err);
+         * there before the first parallel region; so do the others). */
+        rc = bl_omp_team(bind, llvm ? BL_OMP_LLVM : BL_OMP_LIBGOMP, nthreads,
+                         0, 0, nplaces, slots, err);
         if (rc == 0)
             rc = append_rows(plan, rank, nthreads, places, slots, rank_pus, err);
     }
     if (rc == 0)
-        snprintf(plan->runtime, sizeof plan->runtime, "libgomp");
+        snprintf(plan->runtime, sizeof plan->runtime, "%s%s",
+                 env->runtime == BL_OMP_RT_INTEL ? "Intel" : bl_omp_runtime_name(env->runtime),
+                 llvm ? " (modelled by bindlab)" : "");
     free(slots);
     bl_omp_places_free(places, nplaces);
     return rc;
+}
+
+int bl_omp_assign(hwloc_topology_t topo, int rank, hwloc_const_bitmap_t rank_pus,
+                  const char *omp_places, const char *omp_proc_bind,
+                  int nthreads, bl_plan *plan, bl_err *err)
+{
+    bl_omp_env env = {BL_OMP_RT_LIBGOMP, omp_places, omp_proc_bind, NULL};
+    return bl_omp_assign_env(topo, rank, rank_pus, &env, nthreads, plan, err);
 }

@@ -21,8 +21,37 @@
  * place. Both agree whenever P divides T, and always when T <= P. */
 typedef enum bl_omp_flavour {
     BL_OMP_SPEC,
-    BL_OMP_LIBGOMP
+    BL_OMP_LIBGOMP,
+    /* LLVM's libomp and Intel's runtime (one code base): T > P puts the
+     * T mod P extra threads on every (P / (T mod P))-th place from the
+     * parent's, consecutive thread numbers per place; spread with T <= P
+     * starts thread i at place floor(i * (P + 1) / T) from the parent's. */
+    BL_OMP_LLVM
 } bl_omp_flavour;
+
+/* The runtime modelled. libomp and Intel's share their affinity code;
+ * they differ from libgomp in the places they take by default, in
+ * OMP_PROC_BIND=true (spread for them, close for libgomp), in the team
+ * rules above, and in reading KMP_AFFINITY (docs/openmp-model.md). */
+typedef enum bl_omp_runtime {
+    BL_OMP_RT_LIBGOMP,
+    BL_OMP_RT_LIBOMP,
+    BL_OMP_RT_INTEL
+} bl_omp_runtime;
+
+/* "libgomp", "libomp" (also "llvm"), "intel" (also "iomp5"). */
+int bl_omp_runtime_parse(const char *name, bl_omp_runtime *out, bl_err *err);
+
+const char *bl_omp_runtime_name(bl_omp_runtime rt);
+
+/* What one rank's OpenMP runtime reads. NULL or "" = unset. kmp_affinity
+ * is read by libomp and Intel only. */
+typedef struct bl_omp_env {
+    bl_omp_runtime runtime;
+    const char *places;
+    const char *proc_bind;
+    const char *kmp_affinity;
+} bl_omp_env;
 
 /* One thread of a team: its place and its place partition [off, off+len)
  * (spread narrows the partition; close and primary keep the parent's). */
@@ -62,6 +91,20 @@ int bl_omp_assign(hwloc_topology_t topo, int rank, hwloc_const_bitmap_t rank_pus
                   const char *omp_places, const char *omp_proc_bind,
                   int nthreads, bl_plan *plan, bl_err *err);
 
+/* bl_omp_assign for any runtime: plan->runtime names the runtime and says
+ * "modelled by bindlab". */
+int bl_omp_assign_env(hwloc_topology_t topo, int rank,
+                      hwloc_const_bitmap_t rank_pus, const bl_omp_env *env,
+                      int nthreads, bl_plan *plan, bl_err *err);
+
+/* KMP_AFFINITY's own placement (compact, scatter, balanced, explicit) of
+ * nthreads threads inside rank_pus: *masks gets nthreads sets (free with
+ * bl_omp_places_free(*masks, nthreads)); *masks NULL when the threads stay
+ * unbound (none, disabled, no valid proc in proclist). plan_omp_kmp.c. */
+int bl_omp_kmp_masks(hwloc_topology_t topo, hwloc_const_bitmap_t rank_pus,
+                     const char *kmp_affinity, int nthreads,
+                     hwloc_bitmap_t **masks, bl_err *err);
+
 /* Ranks already placed, by topology, PUs and thread count: a rank bound
  * like an earlier one gets a copy of its thread rows instead of the
  * places model run again (10,000 alike nodes cost one node's model). One
@@ -74,9 +117,8 @@ bl_omp_memo *bl_omp_memo_new(void);
 
 /* bl_omp_assign through memo m (ranks in increasing order). */
 int bl_omp_assign_memo(bl_omp_memo *m, hwloc_topology_t topo, int rank,
-                       hwloc_const_bitmap_t rank_pus, const char *omp_places,
-                       const char *omp_proc_bind, int nthreads, bl_plan *plan,
-                       bl_err *err);
+                       hwloc_const_bitmap_t rank_pus, const bl_omp_env *env,
+                       int nthreads, bl_plan *plan, bl_err *err);
 
 void bl_omp_memo_free(bl_omp_memo *m);
 

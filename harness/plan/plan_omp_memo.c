@@ -107,9 +107,8 @@ static int copy_rows(bl_plan *plan, int rank, size_t row, int nthreads,
 }
 
 int bl_omp_assign_memo(bl_omp_memo *m, hwloc_topology_t topo, int rank,
-                       hwloc_const_bitmap_t rank_pus, const char *omp_places,
-                       const char *omp_proc_bind, int nthreads, bl_plan *plan,
-                       bl_err *err)
+                       hwloc_const_bitmap_t rank_pus, const bl_omp_env *env,
+                       int nthreads, bl_plan *plan, bl_err *err)
 {
     uint64_t h = key(topo, nthreads, rank_pus);
     int hit = m && rank_pus ? find(m, h, topo, nthreads, rank_pus) : -1;
@@ -117,8 +116,7 @@ int bl_omp_assign_memo(bl_omp_memo *m, hwloc_topology_t topo, int rank,
 
     if (hit >= 0)
         return copy_rows(plan, rank, m->e[hit].row, nthreads, err);
-    if (bl_omp_assign(topo, rank, rank_pus, omp_places, omp_proc_bind,
-                      nthreads, plan, err) < 0)
+    if (bl_omp_assign_env(topo, rank, rank_pus, env, nthreads, plan, err) < 0)
         return -1;
     /* remembering is an optimisation: out of memory here only forgets */
     if (!m || ((m->n + 1) * 2 > m->nslots && rehash(m) < 0) ||
