@@ -12,6 +12,7 @@
 #include "app_cpus.h"
 #include "app_machine.h"
 #include "app_isa.h"
+#include "measure/omp_record.h"
 #include "app_mempolicy.h"
 #include "app_rank_text.h"
 #include "app_nodes.h"
@@ -434,6 +435,9 @@ static int report(app_run *a, int argc, char **argv, int status)
         if (bl_app_isa_gather(a->comm, a->o, &run) < 0)
             rc = bl_err_set(&a->err, "recording the ISA level: out of "
                             "memory");
+        if (a->rank == 0 && bl_omp_record(&run) < 0)
+            rc = bl_err_set(&a->err, "recording the OpenMP runtime: out "
+                            "of memory");
         if (a->o->check &&
             bl_app_check_gather(a->comm, &a->findings, &run.findings,
                                 &run.nfindings, &a->err) < 0)
