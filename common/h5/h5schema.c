@@ -38,6 +38,7 @@ static const bl_h5_field placement_fields[] = {
     /* A/B comparisons: context switches in the timed region */
     F(bl_h5_placement, ctx_voluntary, BL_H5_I64),
     F(bl_h5_placement, ctx_involuntary, BL_H5_I64),
+    F(bl_h5_placement, main_cpuset_init, BL_H5_STR),
 };
 static const bl_h5_field counter_fields[] = {
     F(bl_h5_counter, rank, BL_H5_I32),

@@ -54,6 +54,10 @@ typedef struct bl_h5_placement {
     int64_t migrations;
     int64_t pid;
     int64_t ctx_voluntary, ctx_involuntary; /* timed region; -1 unknown */
+    char *main_cpuset_init;    /* the rank's main thread's binding right
+                                * after MPI_Init, before any parallel
+                                * region; NULL in files written before it
+                                * and in `bindlab run` records */
 } bl_h5_placement;
 
 typedef struct bl_h5_counter {
