@@ -121,3 +121,15 @@ rc=0
 [ "$rc" != 0 ] && grep -q "omp_runtime libomp: .*its OpenMP calls go to libgomp" "$WORK/r2.out" ||
     fail "gcc app as --app-libomp: exit $rc: $(cat "$WORK/r2.out")"
 echo "ok: a missing runtime is refused naming the option and the variable"
+
+# A Slurm script of the same sweep hands the job's sweep both paths.
+"$BINDLAB" slurm -o "$WORK/job.sbatch" --results "$WORK/sres" "$WORK/s.yaml" >"$WORK/slurm.out" 2>&1 ||
+    fail "bindlab slurm: $(cat "$WORK/slurm.out")"
+grep -q -- '--app-libomp "$app_libomp" --libiomp5 "$libiomp5"' "$WORK/job.sbatch" ||
+    fail "the job's sweep line lacks the runtimes: $(grep sweep "$WORK/job.sbatch")"
+grep -qx "libiomp5=$(readlink -f "$BINDLAB_LIBIOMP5")" "$WORK/job.sbatch" || fail "no libiomp5= line"
+rc=0
+env -u BINDLAB_APP_LIBOMP "$BINDLAB" slurm -o "$WORK/job2.sbatch" "$WORK/s.yaml" >"$WORK/slurm2.out" 2>&1 || rc=$?
+[ "$rc" = 2 ] && grep -q "omp_runtime libomp: set BINDLAB_APP_LIBOMP" "$WORK/slurm2.out" ||
+    fail "slurm without BINDLAB_APP_LIBOMP: exit $rc: $(cat "$WORK/slurm2.out")"
+echo "ok: the Slurm script passes --app-libomp and --libiomp5 to the job's sweep"
