@@ -217,6 +217,8 @@ static const bl_h5_field process_fields[] = {
     F(bl_h5_process, mpi_init, BL_H5_I8),
     F(bl_h5_process, complete, BL_H5_I8),
     F(bl_h5_process, notes, BL_H5_I32),
+    F(bl_h5_process, omp_runtime, BL_H5_STR),
+    F(bl_h5_process, omp_runtimes_other, BL_H5_STR),
 };
 static const bl_h5_field thread_fields[] = {
     F(bl_h5_thread, rank, BL_H5_I32),

@@ -176,6 +176,9 @@ typedef struct bl_h5_process {
     int8_t mpi_init;           /* an MPI_Init call was seen */
     int8_t complete;           /* 0: killed or _exit (a .part file) */
     int32_t notes;             /* the probe's own troubles */
+    char *omp_runtime;         /* the OpenMP runtime serving the process
+                                * (libgomp, libomp, intel), "" none */
+    char *omp_runtimes_other;  /* every other one loaded, "" none */
 } bl_h5_process;
 
 /* /run/threads: one row per placement row: what the thread is */

@@ -133,3 +133,28 @@ env -u BINDLAB_APP_LIBOMP "$BINDLAB" slurm -o "$WORK/job2.sbatch" "$WORK/s.yaml"
 [ "$rc" = 2 ] && grep -q "omp_runtime libomp: set BINDLAB_APP_LIBOMP" "$WORK/slurm2.out" ||
     fail "slurm without BINDLAB_APP_LIBOMP: exit $rc: $(cat "$WORK/slurm2.out")"
 echo "ok: the Slurm script passes --app-libomp and --libiomp5 to the job's sweep"
+
+# Any program under the probe: bindlab run records the runtimes the same
+# way, and flags the clang app's two, not the GCC app's one.
+for which in gcc clang; do
+    prog=$BINDLAB_APP; [ "$which" = clang ] && prog=$BINDLAB_APP_LIBOMP
+    "$BINDLAB" run -np 1 --threads 1 --out "$WORK/run-$which.h5" -- "$prog" --size 1MiB --iters 1 --warmup 0 \
+        --out "$WORK/app-$which.h5" >"$WORK/run-$which.out" 2>&1 || fail "bindlab run $which: $(tail -5 "$WORK/run-$which.out")"
+done
+"$PY" - "$WORK/run-gcc.h5" "$WORK/run-clang.h5" <<'PY'
+import sys, h5py
+def s(v):
+    return v.decode() if isinstance(v, bytes) else v
+want = {"gcc": ("libgomp", False), "clang": ("libomp", True)}
+for path, which in zip(sys.argv[1:], ("gcc", "clang")):
+    with h5py.File(path, "r") as f:
+        (g,) = f["runs"].values()
+        a = {k: s(v) for k, v in g.attrs.items()}
+        procs = g["processes"][:]
+        ran, two = want[which]
+        assert a["omp_runtime"] == ran, (which, a["omp_runtime"])
+        assert ("two-omp-runtimes" in a["flags"].split(",")) == two, (which, a["flags"])
+        assert all(s(p) == ran for p in procs["omp_runtime"]), (which, procs["omp_runtime"])
+        assert all(bool(s(p)) == two for p in procs["omp_runtimes_other"]), (which, procs["omp_runtimes_other"])
+PY
+echo "ok: bindlab run records each process's runtimes; two-omp-runtimes for the clang app only"
