@@ -111,6 +111,16 @@ PY
 grep -q "two-omp-runtimes" "$WORK/res2/two.d/r0000.log" || fail "the clang app's output has no two-omp-runtimes warning"
 echo "ok: 15 runs under 3 runtimes as asked, one runtime each; the clang app alone: two, flagged"
 
+# The report shows the runtime of each run, as a column and in its detail.
+"$BINDLAB" report "$WORK/run.h5" >"$WORK/report.txt" 2>&1 || fail "report: $(cat "$WORK/report.txt")"
+head -n 1 "$WORK/report.txt" | grep -qw omp || fail "no omp column: $(head -n 1 "$WORK/report.txt")"
+for rt in libgomp libomp intel; do
+    [ "$(grep -c "omp=$rt .* $rt " "$WORK/report.txt")" = 5 ] || fail "report: not 5 rows of $rt"
+done
+"$BINDLAB" report --html "$WORK/report.html" "$WORK/run.h5" >/dev/null 2>&1 || fail "report --html"
+[ "$(grep -c "OpenMP runtime: intel (asked: intel)" "$WORK/report.html")" = 5 ] || fail "html: no intel run detail"
+echo "ok: report: an omp column and each run's runtime in its detail"
+
 # Refusals name what to give.
 rc=0
 env -u BINDLAB_LIBIOMP5 "$BINDLAB" sweep --dry-run --results "$WORK/r1" "$WORK/s.yaml" >"$WORK/r1.out" 2>&1 || rc=$?
