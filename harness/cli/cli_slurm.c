@@ -256,6 +256,17 @@ static int omp_path(const bl_sweep *s, const char *runtime, const char *var,
     return 0;
 }
 
+static int omp_paths(const bl_sweep *s, bl_slurm_opts *o, char *app_libomp,
+                     char *libiomp5, bl_err *err)
+{
+    return omp_path(s, "libomp", "BINDLAB_APP_LIBOMP", app_libomp,
+                    &o->app_libomp, err) < 0 ||
+                   omp_path(s, "intel", "BINDLAB_LIBIOMP5", libiomp5,
+                            &o->libiomp5, err) < 0
+               ? -1
+               : 0;
+}
+
 /* "bindlab slurm ARGS...", quoted, for the script's header. */
 static char *command_line(int argc, char **argv)
 {
@@ -386,14 +397,8 @@ int bl_cli_slurm(int argc, char **argv)
     }
     if (rc == 0 && have_part)
         rc = bl_slurm_check_fit(&s, &need, &part, &err);
-    if (rc == 0)
-        rc = paths(&c, bindlab, app, sweep, results, &err);
-    if (rc == 0)
-        rc = omp_path(&s, "libomp", "BINDLAB_APP_LIBOMP", app_libomp,
-                      &o.app_libomp, &err);
-    if (rc == 0)
-        rc = omp_path(&s, "intel", "BINDLAB_LIBIOMP5", libiomp5, &o.libiomp5,
-                      &err);
+    if (rc == 0 && (rc = paths(&c, bindlab, app, sweep, results, &err)) == 0)
+        rc = omp_paths(&s, &o, app_libomp, libiomp5, &err);
     if (rc == 0 && c.array_given && c.array > need.nruns)
         rc = bl_err_set(&err, "--array=%d: the sweep has %d runs, so some "
                         "shards would be empty; give at most %d", c.array,
