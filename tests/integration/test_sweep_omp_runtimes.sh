@@ -134,6 +134,7 @@ echo "ok: a missing runtime is refused naming the option and the variable"
 # A Slurm script of the same sweep hands the job's sweep both paths.
 "$BINDLAB" slurm -o "$WORK/job.sbatch" --results "$WORK/sres" "$WORK/s.yaml" >"$WORK/slurm.out" 2>&1 ||
     fail "bindlab slurm: $(cat "$WORK/slurm.out")"
+# shellcheck disable=SC2016 # the job script's own variables, literally
 grep -q -- '--app-libomp "$app_libomp" --libiomp5 "$libiomp5"' "$WORK/job.sbatch" ||
     fail "the job's sweep line lacks the runtimes: $(grep sweep "$WORK/job.sbatch")"
 grep -qx "libiomp5=$(readlink -f "$BINDLAB_LIBIOMP5")" "$WORK/job.sbatch" || fail "no libiomp5= line"
