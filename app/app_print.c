@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "app_machine.h"
+#include "measure/omp_record.h"
 #include "shares.h"
 #include "units.h"
 
@@ -119,6 +120,7 @@ void bl_print_run(FILE *out, const bl_app_opts *o, const bl_h5_machine *m,
                 m->isa_levels ? m->isa_levels : "-");
         print_placement(out, r);
     }
+    bl_omp_record_print(out, r, o->show_placement);
     for (size_t q = 0; q < r->nrank_rows; q++) {
         const bl_h5_rank *k = &r->rank_rows[q];
         fprintf(out, "rank %d (%s): %.3f %s (median %.6f s, min %.6f s), "

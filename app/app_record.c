@@ -307,6 +307,7 @@ static int fill_placement(bl_h5_run *r, const gathered *g, bl_err *err)
         row->thread = p[i].thread;
         row->host = strdup(p[i].host);
         row->rank_cpuset = strdup(p[i].rank_cpuset);
+        row->main_cpuset_init = strdup(p[i].main_cpuset_init);
         row->cpuset = strdup(p[i].cpuset);
         if (!row->host || !row->rank_cpuset || !row->cpuset)
             return oom(err, "placement");

@@ -1,5 +1,6 @@
 #include "app_run.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stddef.h>
 #include <omp.h>
@@ -12,6 +13,7 @@
 #include "app_cpus.h"
 #include "app_machine.h"
 #include "app_isa.h"
+#include "measure/omp_record.h"
 #include "app_mempolicy.h"
 #include "app_rank_text.h"
 #include "app_nodes.h"
@@ -108,7 +110,7 @@ static int time_loop(const bl_kernel *k, bl_kernel_ctx *ctx, int iters,
 
 static int init_record(bl_rank_record *rec, int rank, int nthreads,
                        int nnodes, int iters, hwloc_const_bitmap_t rank_set,
-                       bl_err *err)
+                       hwloc_const_bitmap_t main_set, bl_err *err)
 {
     char host[BL_HOST_MAX] = "";
     memset(rec, 0, sizeof *rec);
@@ -128,6 +130,8 @@ static int init_record(bl_rank_record *rec, int rank, int nthreads,
         p->thread = t;
         memcpy(p->host, host, sizeof p->host);
         bl_place_cpuset_text(rank_set, p->rank_cpuset, sizeof p->rank_cpuset);
+        bl_place_cpuset_text(main_set, p->main_cpuset_init,
+                             sizeof p->main_cpuset_init);
         p->migrations = p->ctx_voluntary = p->ctx_involuntary = -1;
     }
     return 0;
@@ -152,6 +156,10 @@ typedef struct app_run {
     int rank, nranks, nnodes;
     hwloc_topology_t topo;
     hwloc_bitmap_t rank_set;
+    hwloc_bitmap_t main_set;   /* the main thread's binding after MPI_Init:
+                                * the runtimes bind it at different times
+                                * (libgomp when loaded, Intel's at the first
+                                * parallel region) */
     bl_app_nodes hosts;        /* which ranks share a node (host) */
     bl_kernel_ctx ctx;
     bl_kernel_cpu *cpus;       /* the rank's PUs, for the kernel */
@@ -193,6 +201,11 @@ static int read_binding(app_run *a)
         rc = bl_topo_load(NULL, &a->topo, &a->err);
     else
         bl_err_set(&a->err, "out of memory for a cpuset");
+    if (rc == 0 && !a->main_set)
+        rc = bl_err_set(&a->err, "out of memory for a cpuset");
+    if (rc == 0 &&
+        hwloc_get_cpubind(a->topo, a->main_set, HWLOC_CPUBIND_THREAD) < 0)
+        rc = bl_err_set(&a->err, "hwloc_get_cpubind: %s", strerror(errno));
     if (rc == 0)
         rc = bl_place_rank_cpuset(a->topo, a->rank_set, &a->err);
     if (failed_somewhere(a, rc, "") < 0)
@@ -243,7 +256,7 @@ static int measure(app_run *a)
 {
     bl_counters_thread **cts = NULL;
     int rc = init_record(&a->rec, a->rank, a->ctx.nthreads, a->nnodes,
-                         a->o->iters, a->rank_set, &a->err);
+                         a->o->iters, a->rank_set, a->main_set, &a->err);
     if (rc == 0 && !(cts = calloc((size_t)a->ctx.nthreads, sizeof *cts)))
         rc = bl_err_set(&a->err, "rank %d: out of memory", a->rank);
     if (failed_somewhere(a, rc, "") < 0) {
@@ -434,6 +447,9 @@ static int report(app_run *a, int argc, char **argv, int status)
         if (bl_app_isa_gather(a->comm, a->o, &run) < 0)
             rc = bl_err_set(&a->err, "recording the ISA level: out of "
                             "memory");
+        if (a->rank == 0 && bl_omp_record(&run) < 0)
+            rc = bl_err_set(&a->err, "recording the OpenMP runtime: out "
+                            "of memory");
         if (a->o->check &&
             bl_app_check_gather(a->comm, &a->findings, &run.findings,
                                 &run.nfindings, &a->err) < 0)
@@ -499,6 +515,7 @@ static void finish(app_run *a)
     if (a->topo)
         hwloc_topology_destroy(a->topo);
     hwloc_bitmap_free(a->rank_set);
+    hwloc_bitmap_free(a->main_set);
     bl_app_nodes_free(&a->hosts);
 }
 
@@ -512,6 +529,7 @@ int bl_app_run(const bl_app_opts *o, int argc, char **argv, MPI_Comm comm)
     omp_set_dynamic(0);
     say_started(&a);
     a.rank_set = hwloc_bitmap_alloc();
+    a.main_set = hwloc_bitmap_alloc();
     if (check_out(&a) < 0)
         status = 2;
     else if (read_binding(&a) < 0)

@@ -8,6 +8,7 @@
 #include "app_run.h"
 #include "app_threads.h"
 #include "isa.h"
+#include "measure/omp_record.h"
 #include "placement_check.h"
 
 /* Before MPI_Init the rank is only known from the launcher's environment;
@@ -41,6 +42,7 @@ int main(int argc, char **argv)
         /* for scripts (bench/all.sh): the levels --isa accepts here */
         printf("isa levels on this CPU: %s (best %s)\n", levels,
                bl_isa_name(bl_isa_best()));
+        bl_omp_record_print_loaded(stdout);
         return 0;
     }
     /* before MPI and before the first parallel region */

@@ -70,7 +70,7 @@ _bindlab() {
         --node-topologies)
             mapfile -t COMPREPLY < <(compgen -d -- "$cur")
             return 0 ;;
-        -o | --out | --results | --picture | --app | --mpirun | --merged)
+        -o | --out | --results | --picture | --app | --app-libomp | --libiomp5 | --mpirun | --merged)
             mapfile -t COMPREPLY < <(compgen -f -- "$cur")
             return 0 ;;
     esac

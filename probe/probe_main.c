@@ -208,6 +208,7 @@ __attribute__((destructor)) static void probe_unloaded(void)
     bp_record_moment("exit");
     if (!bp.finalize_seen)
         bp_pages_record("exit");
+    bp_omp_record();
     bp_out_finish();
     pthread_sigmask(SIG_SETMASK, &mask, NULL);
     errno = saved;

@@ -103,6 +103,9 @@ void bp_emit(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void bp_out_finish(void);              /* "end" line, fsync, rename */
 void bp_out_forget(void);              /* in a forked child: close, write nothing */
 void bp_escape(const char *in, char *out, size_t len);
+
+/* probe_omp.c: one "omp" line per OpenMP runtime loaded in the process */
+void bp_omp_record(void);
 void bp_mask_text(const unsigned char *mask, size_t bytes, char *out, size_t len);
 int bp_get_mask_text(pid_t tid, char *out, size_t len);
 

@@ -55,6 +55,9 @@ bl_install_deps() {
 # bl_install_mpis DIR / bl_list_mpis DIR: the extra MPIs (scripts/mpis.sh).
 # shellcheck source=scripts/mpis.sh
 source "$(dirname "${BASH_SOURCE[0]}")/mpis.sh"
+# bl_install_omp_runtimes DIR: Intel's OpenMP runtime (scripts/omp_runtimes.sh).
+# shellcheck source=scripts/omp_runtimes.sh
+source "$(dirname "${BASH_SOURCE[0]}")/omp_runtimes.sh"
 # bl_install_apps DIR MPIDIR: mpi4py per MPI, the Debian programs (scripts/apps.sh).
 # shellcheck source=scripts/apps.sh
 source "$(dirname "${BASH_SOURCE[0]}")/apps.sh"

@@ -41,6 +41,14 @@ for name in "${BL_MPIS[@]}"; do
 done
 group_done "extra MPIs + their app"
 
+# The other OpenMP runtimes (docs/openmp-runtimes.md): Intel's libiomp5 from
+# PyPI under build-omp/, and bindlab-app built with clang (LLVM's libomp)
+# in build-omp-libomp/. The build trees' CMake hands both paths to the
+# tests (BINDLAB_LIBIOMP5, BINDLAB_APP_LIBOMP), which fail without them.
+bl_install_omp_runtimes build-omp || status=1
+bl_build_omp_libomp_app . build-omp-libomp || status=1
+group_done "OpenMP runtimes + clang app"
+
 # Programs this project did not write, for test_apps_run.sh: GROMACS, LAMMPS,
 # HPC Challenge (Debian) and mpi4py + numpy built for Debian's Open MPI and
 # each MPI above, one venv each under build-apps/ (scripts/apps.sh).

@@ -20,6 +20,9 @@ typedef struct bl_thread_place {
     int rank, thread;
     char host[BL_HOST_MAX];
     char rank_cpuset[BL_CPUSET_TEXT]; /* the rank's binding from the launcher */
+    char main_cpuset_init[BL_CPUSET_TEXT]; /* the main thread's binding right
+                                      * after MPI_Init (what an MPI's report
+                                      * printed from MPI_Init saw) */
     char cpuset[BL_CPUSET_TEXT];      /* this thread's binding (OS indexes) */
     int cpu_first, cpu_last;          /* CPU at start / end of timed region */
     int core, l3, numa, package;      /* hwloc logical indexes, of cpu_last */

@@ -38,6 +38,7 @@ static const bl_h5_field placement_fields[] = {
     /* A/B comparisons: context switches in the timed region */
     F(bl_h5_placement, ctx_voluntary, BL_H5_I64),
     F(bl_h5_placement, ctx_involuntary, BL_H5_I64),
+    F(bl_h5_placement, main_cpuset_init, BL_H5_STR),
 };
 static const bl_h5_field counter_fields[] = {
     F(bl_h5_counter, rank, BL_H5_I32),
@@ -153,6 +154,8 @@ static const bl_h5_field summary_fields[] = {
     F(bl_h5_summary, straddles, BL_H5_I32),
     F(bl_h5_summary, share_align, BL_H5_I64),
     F(bl_h5_summary, isa, BL_H5_STR),
+    F(bl_h5_summary, omp_runtime_asked, BL_H5_STR),
+    F(bl_h5_summary, omp_runtime, BL_H5_STR),
 };
 
 /* ---- the kernels' time split (its own block: written only when a kernel
@@ -215,6 +218,8 @@ static const bl_h5_field process_fields[] = {
     F(bl_h5_process, mpi_init, BL_H5_I8),
     F(bl_h5_process, complete, BL_H5_I8),
     F(bl_h5_process, notes, BL_H5_I32),
+    F(bl_h5_process, omp_runtime, BL_H5_STR),
+    F(bl_h5_process, omp_runtimes_other, BL_H5_STR),
 };
 static const bl_h5_field thread_fields[] = {
     F(bl_h5_thread, rank, BL_H5_I32),
@@ -298,6 +303,11 @@ static const bl_h5_attr run_attrs[] = {
     A(bl_h5_run, mem_policy, BL_A_STR, 0),
     A(bl_h5_run, isa, BL_A_STR, 0),
     A(bl_h5_run, isa_asked, BL_A_STR, 0),
+    A(bl_h5_run, omp_runtime, BL_A_STR, 0),
+    A(bl_h5_run, omp_runtime_version, BL_A_STR, 0),
+    A(bl_h5_run, omp_runtime_path, BL_A_STR, 0),
+    A(bl_h5_run, omp_runtimes_other, BL_A_STR, 0),
+    A(bl_h5_run, omp_gomp_runtime, BL_A_STR, 0),
 };
 static const bl_h5_attr result_attrs[] = {
     A(bl_h5_result, median_s, BL_A_F64, 0),
@@ -361,6 +371,7 @@ static const bl_h5_attr harness_attrs[] = {
     /* retry: launches made (0: never launched, or written before it) */
     A(bl_h5_harness, attempts, BL_A_INT, 0),
     A(bl_h5_harness, log, BL_A_STR, 0),
+    A(bl_h5_harness, omp_runtime_asked, BL_A_STR, 0),
     /* the job's CPUs ("" before they were recorded) */
     A(bl_h5_harness, allowed_cpus, BL_A_STR, 0),
     A(bl_h5_harness, allowed_from, BL_A_STR, 0),

@@ -54,6 +54,10 @@ typedef struct bl_h5_placement {
     int64_t migrations;
     int64_t pid;
     int64_t ctx_voluntary, ctx_involuntary; /* timed region; -1 unknown */
+    char *main_cpuset_init;    /* the rank's main thread's binding right
+                                * after MPI_Init, before any parallel
+                                * region; NULL in files written before it
+                                * and in `bindlab run` records */
 } bl_h5_placement;
 
 typedef struct bl_h5_counter {
@@ -172,6 +176,9 @@ typedef struct bl_h5_process {
     int8_t mpi_init;           /* an MPI_Init call was seen */
     int8_t complete;           /* 0: killed or _exit (a .part file) */
     int32_t notes;             /* the probe's own troubles */
+    char *omp_runtime;         /* the OpenMP runtime serving the process
+                                * (libgomp, libomp, intel), "" none */
+    char *omp_runtimes_other;  /* every other one loaded, "" none */
 } bl_h5_process;
 
 /* /run/threads: one row per placement row: what the thread is */
@@ -300,6 +307,14 @@ typedef struct bl_h5_run {
                                 * avx512"; NULL in files written before it */
     char *isa_asked;           /* "best", or the level BINDLAB_ISA / --isa
                                 * forced */
+    /* The OpenMP runtime that served the app's calls (rank 0's process,
+     * common/omp_runtime.h): libgomp, libomp or intel, its version and
+     * file; every other runtime loaded in the process ("kind version
+     * path", "; " between, "" none); and the runtime GOMP_parallel (what
+     * GCC-compiled libraries such as OpenBLAS call) resolved to. NULL in
+     * files written before them and by the probe. */
+    char *omp_runtime, *omp_runtime_version, *omp_runtime_path;
+    char *omp_runtimes_other, *omp_gomp_runtime;
     long long size_bytes;
     int iterations, warmup, ranks, threads;
     bl_h5_result result;
@@ -402,6 +417,9 @@ typedef struct bl_h5_harness {
     bl_h5_retry *retries;
     size_t nretries;
     char *log;                      /* bindlab run: its log file, "" none */
+    char *omp_runtime_asked;        /* the layout's omp_runtime: libgomp,
+                                     * libomp, intel, or "default" (the app
+                                     * as linked); NULL before it */
     /* the CPUs the job might use on the harness's node (common/allowed.h)
      * and where that set came from; "" in records written before it */
     char *allowed_cpus, *allowed_from;
@@ -437,6 +455,9 @@ typedef struct bl_h5_summary {
     int64_t share_align;       /* as the result's (0 in files before it) */
     char *isa;                 /* the run's isa; NULL in files written
                                 * before it */
+    char *omp_runtime_asked;   /* the layout's omp_runtime ("default") */
+    char *omp_runtime;         /* the runtime that ran (the app's record);
+                                * NULL in files written before them */
 } bl_h5_summary;
 
 extern const bl_h5_table_def bl_h5_check_def, bl_h5_summary_def;

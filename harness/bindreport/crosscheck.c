@@ -190,8 +190,13 @@ int bl_crosscheck(const bl_binding_report *report, const bl_h5_run *run,
                    (report->format == BL_REPORT_OMPI4 ||
                     report->format == BL_REPORT_OMPI5 ||
                     report->format == BL_REPORT_IMPI);
+        /* what MPI_Init saw: the main thread then (Intel's runtime binds
+         * it only at the first parallel region, after MPI_Init), else,
+         * in files written before that was recorded, its binding later */
         if (self)
-            seen = master->cpuset;
+            seen = master->main_cpuset_init && master->main_cpuset_init[0]
+                       ? master->main_cpuset_init
+                       : master->cpuset;
         c->rank = r;
         c->host = strdup(master ? master->host : "");
         c->claimed = claimed ? claimed : strdup("");

@@ -233,6 +233,40 @@ static int paths(const cli *c, char *bindlab, char *app, char *sweep,
     return 0;
 }
 
+/* omp_runtime libomp / intel: the path the job's sweep needs, from the
+ * variable bindlab sweep reads (sweep_omp.h), made absolute into buf;
+ * *out NULL when no layout asks for runtime. */
+static int omp_path(const bl_sweep *s, const char *runtime, const char *var,
+                    char *buf, const char **out, bl_err *err)
+{
+    const char *v = getenv(var);
+    int asked = 0;
+    *out = NULL;
+    for (int i = 0; i < s->nlayouts; i++)
+        asked |= strcmp(s->layouts[i].omp_runtime, runtime) == 0;
+    if (!asked)
+        return 0;
+    if (!v || !*v || !realpath(v, buf))
+        return bl_err_set(err, "omp_runtime %s: set %s to %s (the job's "
+                          "sweep needs it; docs/openmp-runtimes.md)", runtime,
+                          var, strcmp(runtime, "libomp") == 0
+                                   ? "the clang-built bindlab-app"
+                                   : "Intel's libiomp5.so");
+    *out = buf;
+    return 0;
+}
+
+static int omp_paths(const bl_sweep *s, bl_slurm_opts *o, char *app_libomp,
+                     char *libiomp5, bl_err *err)
+{
+    return omp_path(s, "libomp", "BINDLAB_APP_LIBOMP", app_libomp,
+                    &o->app_libomp, err) < 0 ||
+                   omp_path(s, "intel", "BINDLAB_LIBIOMP5", libiomp5,
+                            &o->libiomp5, err) < 0
+               ? -1
+               : 0;
+}
+
 /* "bindlab slurm ARGS...", quoted, for the script's header. */
 static char *command_line(int argc, char **argv)
 {
@@ -345,7 +379,7 @@ int bl_cli_slurm(int argc, char **argv)
     bl_slurm_opts o = {0};
     char bindlab[PATH_MAX], app[PATH_MAX], sweep[PATH_MAX], results[PATH_MAX];
     char out[PATH_MAX], merge[PATH_MAX] = "", job[96], *cmd = NULL;
-    char workdir[PATH_MAX];
+    char workdir[PATH_MAX], app_libomp[PATH_MAX], libiomp5[PATH_MAX];
     int have_part = 0, rc;
 
     c.nodes = 1;
@@ -363,8 +397,8 @@ int bl_cli_slurm(int argc, char **argv)
     }
     if (rc == 0 && have_part)
         rc = bl_slurm_check_fit(&s, &need, &part, &err);
-    if (rc == 0)
-        rc = paths(&c, bindlab, app, sweep, results, &err);
+    if (rc == 0 && (rc = paths(&c, bindlab, app, sweep, results, &err)) == 0)
+        rc = omp_paths(&s, &o, app_libomp, libiomp5, &err);
     if (rc == 0 && c.array_given && c.array > need.nruns)
         rc = bl_err_set(&err, "--array=%d: the sweep has %d runs, so some "
                         "shards would be empty; give at most %d", c.array,

@@ -27,11 +27,17 @@ static const char usage[] =
 "each rank got against what the launcher claimed, and writes one record per\n"
 "run under RESULTS/NAME.d/ as soon as it ends, merged into RESULTS/NAME.h5\n"
 "(see docs/schema.md). Killing the sweep loses no finished run.\n"
-"\n"
+"\n";
+static const char usage_options[] =
 "options:\n"
 "  -o, --out FILE.h5     merged results file (default RESULTS/NAME.h5)\n"
 "  --results DIR         results directory (default results)\n"
 "  --app PATH            bindlab-app to run (default: beside bindlab)\n"
+"  --app-libomp PATH     bindlab-app built with clang, for layouts with\n"
+"                        omp_runtime: libomp (default $BINDLAB_APP_LIBOMP)\n"
+"  --libiomp5 PATH       Intel's libiomp5.so, preloaded into the ranks of\n"
+"                        layouts with omp_runtime: intel (default\n"
+"                        $BINDLAB_LIBIOMP5); docs/openmp-runtimes.md\n"
 "  --launcher L          mpirun (default: the mpirun in PATH, any MPI),\n"
 "                        openmpi, ompi4, ompi5, mpich, impi (the family\n"
 "                        is checked; mpich and impi start mpiexec), srun\n"
@@ -148,6 +154,10 @@ static const bl_cli_opt options[] = {
      NULL, NULL},
     {"--app", BL_OPT_VALUE, "PATH", "bindlab-app to run", SLOT(app), NULL,
      NULL},
+    {"--app-libomp", BL_OPT_VALUE, "PATH", "bindlab-app built with clang "
+     "(omp_runtime: libomp)", SLOT(app_libomp), NULL, NULL},
+    {"--libiomp5", BL_OPT_VALUE, "PATH", "Intel's libiomp5.so (omp_runtime: "
+     "intel)", SLOT(libiomp5), NULL, NULL},
     {"--launcher", BL_OPT_VALUE, "L", "the launcher (family or path)",
      SLOT(launcher), bl_cli_launcher_check, NULL},
     {"--mpirun", BL_OPT_VALUE, "PATH", "the launcher program to run",
@@ -174,7 +184,7 @@ static const bl_cli_opt options[] = {
      SLOT(node_topologies), NULL, NULL},
 };
 
-static const char *const help[] = {usage, NULL};
+static const char *const help[] = {usage, usage_options, NULL};
 
 static const bl_cli_spec spec = {
     .verb = VERB, .help = help, .opts = options,

@@ -8,12 +8,13 @@
 #include <strings.h>
 
 #include "mempol.h"
+#include "omp_runtime.h"
 #include "sweep/noisy.h"
 
 static const char *const field_keys[BL_F_COUNT] = {
     "kernel", "np", "map_by", "bind_to", "rank_by", "omp_places",
     "omp_proc_bind", "threads", "init", "repetitions", "timeout",
-    "mem_policy", "nodes", "noisy", "retry",
+    "mem_policy", "nodes", "noisy", "retry", "omp_runtime",
 };
 
 const char *bl_field_key(bl_field f)
@@ -25,7 +26,7 @@ const char *bl_field_keys(void)
 {
     return "kernel, np, map_by, bind_to, rank_by, omp_places, "
            "omp_proc_bind, threads, init, repetitions, timeout, mem_policy, "
-           "nodes, noisy, retry";
+           "nodes, noisy, retry, omp_runtime";
 }
 
 /* --- resources ---------------------------------------------------------- */
@@ -343,6 +344,14 @@ int bl_layout_set(bl_layout *l, bl_field f, const char *t, bl_err *err)
         return copy_text(l->mem_policy, sizeof l->mem_policy,
                          strcmp(t, "firsttouch") ? t : "", "mem_policy", err);
     }
+    case BL_F_OMP_RUNTIME:
+        if (strcmp(t, BL_OMP_LIBGOMP) && strcmp(t, BL_OMP_LIBOMP) &&
+            strcmp(t, BL_OMP_INTEL) && strcmp(t, "default") && *t)
+            return bl_err_set(err, "omp_runtime '%s': accepted: libgomp, "
+                                   "libomp, intel (default: the app as it "
+                                   "is linked)", t);
+        return copy_text(l->omp_runtime, sizeof l->omp_runtime,
+                         strcmp(t, "default") ? t : "", "omp_runtime", err);
     case BL_F_NOISY: {
         bl_noisy n;
         char canon[sizeof l->noisy];
@@ -403,6 +412,9 @@ void bl_layout_field_text(const bl_layout *l, bl_field f, char *buf, size_t len)
     case BL_F_NOISY:
         snprintf(buf, len, "%s", l->noisy[0] ? l->noisy : "none");
         break;
+    case BL_F_OMP_RUNTIME:
+        snprintf(buf, len, "%s", l->omp_runtime[0] ? l->omp_runtime : "default");
+        break;
     default: buf[0] = '\0';
     }
 }
@@ -417,12 +429,13 @@ void bl_layout_make_label(bl_layout *l, const char *kernel_label)
         snprintf(nodes, sizeof nodes, " nodes=%d", l->nodes);
     snprintf(l->label, sizeof l->label,
              "%s np%d%s map=%s bind=%s%s%s places=%s proc_bind=%s t=%s "
-             "init=%s%s%s%s%s",
+             "init=%s%s%s%s%s%s%s",
              kernel_label, l->np, nodes, l->map_by, l->bind_to,
              l->rank_by[0] ? " rank=" : "", l->rank_by,
              l->omp_places[0] ? l->omp_places : "unset",
              l->omp_proc_bind[0] ? l->omp_proc_bind : "unset", t,
              l->serial_init ? "serial" : "parallel",
              l->mem_policy[0] ? " mem=" : "", l->mem_policy,
-             l->noisy[0] ? " noisy=" : "", l->noisy);
+             l->noisy[0] ? " noisy=" : "", l->noisy,
+             l->omp_runtime[0] ? " omp=" : "", l->omp_runtime);
 }

@@ -34,6 +34,7 @@ typedef enum bl_field {
     BL_F_NODES,
     BL_F_NOISY,
     BL_F_RETRY,
+    BL_F_OMP_RUNTIME,
     BL_F_COUNT
 } bl_field;
 
@@ -108,6 +109,8 @@ typedef struct bl_layout {
     double timeout_s;
     int retry;                  /* launches run again when they die before
                                    the app starts (sweep_retry.h); 0 none */
+    char omp_runtime[16];       /* libgomp, libomp or intel (sweep_omp.h);
+                                   "" = the app as it is linked */
     char map_by_launcher[64];
     char bind_to_launcher[32];
     char rank_by_launcher[32];

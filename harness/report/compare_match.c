@@ -37,6 +37,19 @@ static const char *mem_policy(const bl_h5_summary *s)
     return s->mem_policy && s->mem_policy[0] ? s->mem_policy : "firsttouch";
 }
 
+/* The OpenMP runtime that ran (the app's record); "" in files written
+ * before it was recorded, which match any. */
+static const char *omp_of(const bl_h5_summary *s)
+{
+    return s->omp_runtime ? s->omp_runtime : "";
+}
+
+static int same_omp(const bl_h5_summary *x, const bl_h5_summary *y)
+{
+    return !omp_of(x)[0] || !omp_of(y)[0] ||
+           strcmp(omp_of(x), omp_of(y)) == 0;
+}
+
 /* The part of a layout that does not depend on the machine. */
 static int same_free_part(const bl_cmp_layout *a, const bl_cmp_layout *b)
 {
@@ -47,7 +60,7 @@ static int same_free_part(const bl_cmp_layout *a, const bl_cmp_layout *b)
            strcmp(str(x->omp_places), str(y->omp_places)) == 0 &&
            strcmp(str(x->omp_proc_bind), str(y->omp_proc_bind)) == 0 &&
            strcmp(str(x->init), str(y->init)) == 0 &&
-           strcmp(mem_policy(x), mem_policy(y)) == 0 &&
+           strcmp(mem_policy(x), mem_policy(y)) == 0 && same_omp(x, y) &&
            frac_eq(a->thread_share, b->thread_share);
 }
 
@@ -81,14 +94,16 @@ void bl_cmp_meaning(const bl_cmp_layout *c, char *buf, size_t len)
     frac_text(c->per_l3, l3, sizeof l3);
     frac_text(c->thread_share, th, sizeof th);
     snprintf(buf, len, "%s ranks %s/package %s/NUMA %s/L3, threads x ranks "
-             "= %s of the cores, bind=%s places=%s proc_bind=%s init=%s%s%s",
+             "= %s of the cores, bind=%s places=%s proc_bind=%s init=%s%s%s"
+             "%s%s",
              str(s->kernel), pk, nu, l3, th,
              s->bind_to && s->bind_to[0] ? s->bind_to : "unset",
              s->omp_places && s->omp_places[0] ? s->omp_places : "unset",
              s->omp_proc_bind && s->omp_proc_bind[0] ? s->omp_proc_bind
                                                       : "unset",
              str(s->init), strcmp(mem_policy(s), "firsttouch") ? " mem=" : "",
-             strcmp(mem_policy(s), "firsttouch") ? mem_policy(s) : "");
+             strcmp(mem_policy(s), "firsttouch") ? mem_policy(s) : "",
+             omp_of(s)[0] ? " omp=" : "", omp_of(s));
 }
 
 /* True when some layout of the reference machine matches o. */

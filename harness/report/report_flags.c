@@ -36,6 +36,15 @@ static const struct {
     {"numa-balancing", "The kernel's automatic NUMA balancing was on and may "
                        "have moved pages or threads during the run."},
     {"migrated", "A thread moved to another CPU during the timed region."},
+    {"two-omp-runtimes", "The ranks loaded two OpenMP runtimes (the run's "
+                         "omp_runtimes_other names the second). Each keeps "
+                         "its own threads; libgomp, merely loaded with "
+                         "OMP_PLACES set, binds the main thread to the "
+                         "first place, and the runtime serving the app "
+                         "then sees one CPU (docs/openmp-runtimes.md)."},
+    {"omp-runtime-mismatch", "The layout asked for one OpenMP runtime "
+                             "(omp_runtime) and the app recorded another "
+                             "serving its calls: the run is failed."},
 };
 
 const char *bl_report_flag_why(const char *flag)

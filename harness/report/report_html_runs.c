@@ -122,6 +122,14 @@ static void one_run(bl_strbuf *b, const bl_report_run *x,
     bl_strbuf_puts(b, "\">its row in the table</a></p>\n");
     if (s->attempts > 1)
         launches(b, x);
+    if (str(s->omp_runtime)[0]) {
+        bl_strbuf_puts(b, "<p>OpenMP runtime: ");
+        bl_html_escape(b, s->omp_runtime);
+        bl_strbuf_puts(b, " (asked: ");
+        bl_html_escape(b, str(s->omp_runtime_asked)[0] ? s->omp_runtime_asked
+                                                        : "default");
+        bl_strbuf_puts(b, ")</p>\n");
+    }
     if (x->nplacement == 0) {
         bl_strbuf_puts(b, "<p>This run recorded no placement (it left no "
                           "result: see its status).</p>\n");

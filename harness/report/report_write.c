@@ -7,16 +7,18 @@
 #include <string.h>
 
 enum { COL_RUN, COL_NODE, COL_LABEL, COL_STATUS, COL_THREADS, COL_ISA,
-       COL_MEDIAN,
+       COL_OMP, COL_MEDIAN,
        COL_RATE, COL_UNIT, COL_VS_BEST, COL_RANK, COL_VS_NONE, COL_VERIFIED,
        COL_LOCAL, COL_FLAGS, NCOLS };
 
 static const char *const headers[NCOLS] = {
-    "run", "node", "label", "status", "threads", "isa", "median_s", "rate",
+    "run", "node", "label", "status", "threads", "isa", "omp", "median_s",
+    "rate",
     "unit",
     "vs_best", "rank", "vs_none", "verified", "local", "flags"};
 /* numbers are right-aligned so that their digits line up */
-static const int right[NCOLS] = {0, 1, 0, 0, 1, 0, 1, 1, 0, 1, 1, 1, 0, 1, 0};
+static const int right[NCOLS] = {0, 1, 0, 0, 1, 0, 0, 1, 1, 0, 1, 1, 1, 0, 1,
+                                 0};
 
 #define CELL 96
 
@@ -59,6 +61,7 @@ static void fill_cells(const bl_report_row *row, char cells[NCOLS][CELL])
     snprintf(cells[COL_STATUS], CELL, "%s", str(s->status));
     snprintf(cells[COL_THREADS], CELL, "%d", (int)s->threads);
     snprintf(cells[COL_ISA], CELL, "%s", str(s->isa));
+    snprintf(cells[COL_OMP], CELL, "%s", str(s->omp_runtime));
     fmt_sig(s->median_s, cells[COL_MEDIAN], CELL);
     fmt_sig(s->rate, cells[COL_RATE], CELL);
     snprintf(cells[COL_UNIT], CELL, "%s", has_result ? str(s->rate_unit) : "-");
@@ -93,14 +96,14 @@ static const char *cell_text(const bl_report_row *row, int col,
 
 /* The node column only in a report of several machines, the isa column
  * only when a run recorded its ISA level (files written before it have
- * none). */
+ * none), the omp column (the OpenMP runtime that ran) only when the runs
+ * ran under different ones. */
 static void write_line(FILE *f, const char *const text[NCOLS],
-                       const size_t width[NCOLS], int several_nodes,
-                       int with_isa)
+                       const size_t width[NCOLS], const int hide[NCOLS])
 {
     for (int c = 0; c < NCOLS; c++) {
         int w = c == NCOLS - 1 ? 0 : (int)width[c]; /* no trailing blanks */
-        if ((c == COL_NODE && !several_nodes) || (c == COL_ISA && !with_isa))
+        if (hide[c])
             continue;
         fprintf(f, "%s%*s", c ? "  " : "", right[c] ? w : -w, text[c]);
     }
@@ -146,13 +149,18 @@ int bl_report_write_table(FILE *f, const bl_report *r)
 {
     size_t width[NCOLS];
     char cells[NCOLS][CELL];
-    const char *text[NCOLS];
-    int with_isa = 0;
+    const char *text[NCOLS], *omp = NULL;
+    int with_isa = 0, with_omp = 0, hide[NCOLS] = {0};
 
     for (int c = 0; c < NCOLS; c++)
         width[c] = strlen(headers[c]);
     for (size_t i = 0; i < r->nrows; i++) {
+        const char *o = r->rows[i].s->omp_runtime;
         with_isa |= r->rows[i].s->isa && r->rows[i].s->isa[0];
+        if (o && o[0] && omp && strcmp(o, omp) != 0)
+            with_omp = 1;
+        if (o && o[0])
+            omp = o;
         fill_cells(&r->rows[i], cells);
         for (int c = 0; c < NCOLS; c++) {
             size_t w = strlen(cell_text(&r->rows[i], c, cells));
@@ -160,12 +168,15 @@ int bl_report_write_table(FILE *f, const bl_report *r)
                 width[c] = w;
         }
     }
-    write_line(f, headers, width, r->several_nodes, with_isa);
+    hide[COL_NODE] = !r->several_nodes;
+    hide[COL_ISA] = !with_isa;
+    hide[COL_OMP] = !with_omp;
+    write_line(f, headers, width, hide);
     for (size_t i = 0; i < r->nrows; i++) {
         fill_cells(&r->rows[i], cells);
         for (int c = 0; c < NCOLS; c++)
             text[c] = cell_text(&r->rows[i], c, cells);
-        write_line(f, text, width, r->several_nodes, with_isa);
+        write_line(f, text, width, hide);
     }
     fputc('\n', f);
     for (size_t g = 0; g < r->ngroups; g++)

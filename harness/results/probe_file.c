@@ -16,6 +16,7 @@
 #include "cpuset.h"
 #include "grow.h"
 #include "results/probe_file.h"
+#include "strbuf.h"
 
 #define PF_MAX_FIELDS 32
 
@@ -340,6 +341,35 @@ static int rec_note(pf_ctx *c, const pf_line *l)
     return 0;
 }
 
+/* "omp kind= version= file= serving= gomp=": one loaded OpenMP runtime */
+static int rec_omp(pf_ctx *c, const pf_line *l)
+{
+    const char *kind = need(c, l, "kind"), *version = need(c, l, "version");
+    const char *file = need(c, l, "file");
+    const char *serving = field(l, "serving"), *gomp = field(l, "gomp");
+    bl_probe_file *f = c->f;
+    if (!kind || !version || !file)
+        return -1;
+    if (gomp && strcmp(gomp, "1") == 0 && need_str(c, l, "kind", &f->omp_gomp))
+        return -1;
+    if (serving && strcmp(serving, "1") == 0)
+        return need_str(c, l, "kind", &f->omp_runtime) ||
+                       need_str(c, l, "version", &f->omp_version) ||
+                       need_str(c, l, "file", &f->omp_file)
+                   ? -1
+                   : 0;
+    {
+        bl_strbuf b = {0};
+        if (f->omp_other)
+            bl_strbuf_printf(&b, "%s; ", f->omp_other);
+        bl_strbuf_printf(&b, "%s %s %s", kind, version, file);
+        free(f->omp_other);
+        if (!(f->omp_other = bl_strbuf_take(&b)))
+            return bad(c, "out of memory", NULL);
+    }
+    return 0;
+}
+
 static int rec_end(pf_ctx *c, const pf_line *l)
 {
     (void)l;
@@ -354,7 +384,7 @@ static const struct {
     {"process", rec_process},   {"cpus", rec_cpus},     {"thread", rec_thread},
     {"thread_end", rec_thread_end}, {"affinity", rec_affinity},
     {"pages", rec_pages},       {"mpi", rec_mpi},       {"note", rec_note},
-    {"end", rec_end},
+    {"omp", rec_omp},           {"end", rec_end},
 };
 
 /* The first line: "bindlab-probe VERSION". */
@@ -468,6 +498,8 @@ void bl_probe_file_free(bl_probe_file *f)
     free(f->argv0);
     free(f->rank_from);
     free(f->size_from);
+    free(f->omp_runtime), free(f->omp_version), free(f->omp_file);
+    free(f->omp_gomp), free(f->omp_other);
     for (int i = 0; i < BL_PROBE_MOMENTS; i++)
         free(f->cpus[i]);
     for (size_t i = 0; i < f->nthreads; i++) {

@@ -75,6 +75,10 @@ typedef struct bl_probe_file {
     bl_probe_pages *pages;
     size_t npages, pages_cap;
     size_t notes;           /* "note" lines: the probe's own troubles */
+    /* "omp" lines: the runtime serving omp_get_num_threads (kind, version,
+     * file; NULL none), the one GOMP_parallel went to, and every other
+     * one loaded ("kind version file", "; " between; NULL none) */
+    char *omp_runtime, *omp_version, *omp_file, *omp_gomp, *omp_other;
     int complete;           /* ended with its "end" line */
 } bl_probe_file;
 

@@ -240,6 +240,16 @@ void bl_run_flags(const bl_h5_run *r, char *flags, size_t len,
         add_flag(flags, len, "drift-after-init");
     if (outside(r, out))
         add_flag(flags, len, "thread-outside-rank");
+    for (size_t i = 0; i < r->nprocesses; i++) {
+        const bl_h5_process *p = &r->processes[i];
+        if (!p->omp_runtimes_other || !p->omp_runtimes_other[0])
+            continue;
+        add_flag(flags, len, "two-omp-runtimes");
+        note(out, "two-omp-runtimes: rank %d (pid %lld): %s serves it, also "
+             "loaded: %s (docs/openmp-runtimes.md)", p->rank,
+             (long long)p->pid, p->omp_runtime ? p->omp_runtime : "-",
+             p->omp_runtimes_other);
+    }
     for (size_t i = 0; i < r->nprocesses; i++)
         if (!r->processes[i].complete)
             note(out, "incomplete: rank %d (pid %lld) left no end line "

@@ -197,6 +197,25 @@ static void add_process(bl_h5_process *p, const bl_probe_file *f, int rank)
     p->mpi_init = (int8_t)f->mpi_init;
     p->complete = (int8_t)f->complete;
     p->notes = (int32_t)f->notes;
+    p->omp_runtime = dup0(f->omp_runtime);
+    p->omp_runtimes_other = dup0(f->omp_other);
+}
+
+/* The run's OpenMP runtime: its first process's (rank order) that has
+ * one, as bindlab-app records its rank 0's. */
+static void run_runtime(bl_h5_run *r, const bl_probe_set *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        const bl_probe_file *f = &s->files[i];
+        if (!f->omp_runtime || is_child(s, f))
+            continue;
+        r->omp_runtime = dup0(f->omp_runtime);
+        r->omp_runtime_version = dup0(f->omp_version);
+        r->omp_runtime_path = dup0(f->omp_file);
+        r->omp_runtimes_other = dup0(f->omp_other);
+        r->omp_gomp_runtime = dup0(f->omp_gomp);
+        return;
+    }
 }
 
 /* Per rank: its pages on the NUMA nodes its given set touches. */
@@ -267,6 +286,7 @@ int bl_run_record_read(const char *dir, hwloc_topology_t topo, bl_h5_run *r,
     }
     if (r->processes)
         rank_rows(&w);
+    run_runtime(r, &s);
     bl_probe_set_free(&s);
     if (!r->processes || w.failed)
         return bl_err_set(err, "out of memory reading %s", dir);

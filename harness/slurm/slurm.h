@@ -88,6 +88,10 @@ typedef struct bl_slurm_opts {
     const char *command;     /* the generating command, for the header */
     const char *workdir;     /* an app: sweep's program runs here (cd), or
                               * NULL: the job's own directory */
+    const char *app_libomp;  /* omp_runtime libomp's app and intel's
+                              * libiomp5 (sweep_omp.h), absolute; NULL
+                              * when no layout asks for them */
+    const char *libiomp5;
 } bl_slurm_opts;
 
 /* Checks a value that goes into an #SBATCH line, which sbatch reads with

@@ -144,6 +144,10 @@ static void body_common(sbuf *b, const bl_slurm_opts *o, const bl_sweep *s)
     put(b, "\nset -uo pipefail\n\n");
     assign(b, "bindlab", o->bindlab);
     assign(b, "app", o->app);
+    if (o->app_libomp)
+        assign(b, "app_libomp", o->app_libomp);
+    if (o->libiomp5)
+        assign(b, "libiomp5", o->libiomp5);
     assign(b, "sweep", o->sweep_file);
     assign(b, "results", o->results);
     assign(b, "name", s->name);
@@ -246,6 +250,10 @@ static void sweep_command(sbuf *b, const bl_slurm_opts *o, int array)
         put(b, " --launcher srun");
     if (o->oversubscribe)
         put(b, " --oversubscribe");
+    if (o->app_libomp)
+        put(b, " --app-libomp \"$app_libomp\"");
+    if (o->libiomp5)
+        put(b, " --libiomp5 \"$libiomp5\"");
     if (array)
         put(b, " \\\n    --shard \"$SLURM_ARRAY_TASK_ID/%d\" --out "
                "\"$meta/$name.shard-$SLURM_ARRAY_TASK_ID.h5\"", o->array);

@@ -14,6 +14,7 @@
 #include "launcher/launcher_info.h"
 #include "launcher/launcher.h"
 #include "sweep/noisy.h"
+#include "sweep/sweep_omp.h"
 #include "proc/shellquote.h"
 #include "sweep/sweep_dir.h"
 #include "sweep/sweep_env.h"
@@ -384,6 +385,8 @@ static int setup(bl_sweep_ctx *c, const bl_sweep_opts *o, bl_err *err)
     }
     if (!o->app)
         default_app(c->app, sizeof c->app);
+    if (bl_sweep_omp_setup(c, o->app_libomp, o->libiomp5, err) < 0)
+        return -1;
     c->is_root = bl_launcher_is_root();
     drop_inherited_openmp_env();
     for (int i = 0; i < c->sweep.nlayouts; i++)

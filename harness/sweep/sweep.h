@@ -15,6 +15,10 @@ typedef struct bl_sweep_opts {
     const char *results;       /* results directory (default "results") */
     const char *out;           /* merged file; default RESULTS/NAME.h5 */
     const char *app;           /* bindlab-app; default beside bindlab */
+    const char *app_libomp;    /* omp_runtime libomp's app, libiomp5 intel's
+                                * preload; NULL: from the environment
+                                * (sweep_omp.h) */
+    const char *libiomp5;
     const char *launcher;      /* --launcher (launcher_choice.h: a family,
                                 * mpirun, srun or a path); NULL: the sweep
                                 * file's launcher:, else mpirun */

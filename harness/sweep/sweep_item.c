@@ -20,6 +20,7 @@
 #include "sys_util.h"
 #include "sweep/sweep_app_run.h"
 #include "sweep/sweep_nodes.h"
+#include "sweep/sweep_omp.h"
 #include "sweep/sweep_retry.h"
 
 void bl_sweep_ctx_free(bl_sweep_ctx *c)
@@ -80,6 +81,7 @@ static int item_command(const bl_sweep_ctx *c, const bl_sweep_item *it,
                         bl_sweep_app_run *ar, bl_command *cmd, bl_err *err)
 {
     char out[PATH_MAX], *hosts = malloc(BL_SLURM_HOST_LIST_MAX);
+    bl_sweep_omp_words omp_words;
     const bl_layout *l = it->layout;
     int rc;
     const bl_launcher_ops *ops = bl_launcher_ops_of(&c->launcher);
@@ -88,7 +90,8 @@ static int item_command(const bl_sweep_ctx *c, const bl_sweep_item *it,
     memset(ar, 0, sizeof *ar);
     app_path(c, it, out, sizeof out);
     o.launcher = c->program;
-    o.app = c->app;
+    o.app = bl_sweep_omp_app(c, l);
+    o.rank_env = bl_sweep_omp_env(c, l, &omp_words);
     o.out_file = out;
     o.is_root = c->is_root;
     o.oversubscribe = c->o->oversubscribe;
@@ -195,6 +198,8 @@ static void describe_layout(const bl_sweep_ctx *c, const bl_sweep_item *it,
     h->launcher_version = strdup(v);
     h->repetition_order = strdup(bl_rep_order_name(c->order));
     h->noisy = strdup(l->noisy[0] ? l->noisy : "none");
+    h->omp_runtime_asked =
+        strdup(l->omp_runtime[0] ? l->omp_runtime : "default");
     bl_allowed_record(&h->allowed_cpus, &h->allowed_from);
     h->start_time = wall_clock_s();
     h->sweep = strdup(c->sweep.name);
@@ -369,7 +374,8 @@ static int record_not_run(bl_sweep_ctx *c, const char *record,
 /* What the launch left: the app's run file (when it wrote one), the
  * status, the launcher's binding report and its cross-check, then the
  * record. The app's file is removed once the record holds it. */
-static int record_outcome(bl_sweep_ctx *c, const char *record,
+static int record_outcome(bl_sweep_ctx *c, const bl_layout *l,
+                          const char *record,
                           const char *appfile, bl_launch_result *res,
                           const bl_launch_opts *lo, bl_h5_harness *h,
                           double *rate, char *unit, size_t unit_len,
@@ -406,6 +412,7 @@ static int record_outcome(bl_sweep_ctx *c, const char *record,
     bl_crosscheck_allowed allowed = {host, h->allowed_cpus};
     bl_crosscheck(&rep, ap, mp ? mp->numa_balancing : -1, &allowed,
                   &h->checks, &h->nchecks, flags, sizeof flags);
+    bl_sweep_omp_judge(l, ap, h, flags, sizeof flags);
     h->flags = strdup(flags);
     h->app_s = timed_seconds(ap);
     if (ap && strcmp(h->status, "ok") == 0) {
@@ -468,7 +475,10 @@ int bl_sweep_item_run(bl_sweep_ctx *c, const bl_sweep_item *it,
     bl_sweep_item_path(c, it, record, sizeof record);
     if (!it->valid)
         return record_not_run(c, record, "invalid", it->reason, h, err);
-    if (item_command(c, it, &ar, &cmd, err) < 0) {
+    memset(&ar, 0, sizeof ar);
+    memset(&cmd, 0, sizeof cmd);
+    if (bl_sweep_omp_prepare(c, it->layout, err) < 0 ||
+        item_command(c, it, &ar, &cmd, err) < 0) {
         bl_sweep_app_run_free(&ar);
         return -1;
     }
@@ -501,8 +511,8 @@ int bl_sweep_item_run(bl_sweep_ctx *c, const bl_sweep_item *it,
         rc = bl_sweep_app_record(c, &ar, record, &res, &lo, h, rate, unit,
                                  unit_len, err);
     else
-        rc = record_outcome(c, record, appfile, &res, &lo, h, rate, unit,
-                            unit_len, err);
+        rc = record_outcome(c, it->layout, record, appfile, &res, &lo, h,
+                            rate, unit, unit_len, err);
     bl_launch_result_free(&res);
     bl_command_free(&cmd);
     bl_sweep_app_run_free(&ar);

@@ -42,6 +42,9 @@ typedef struct bl_sweep_ctx {
                                    (common/allowed.h); NULL: all of it */
     char job_cpus[512];         /* that set and its sources, in words */
     char results[PATH_MAX], dir[PATH_MAX], out[PATH_MAX], app[PATH_MAX];
+    char app_libomp[PATH_MAX];  /* omp_runtime libomp's app (sweep_omp.h) */
+    char libomp[PATH_MAX];      /* the libomp that app runs with */
+    char libiomp5[PATH_MAX];    /* omp_runtime intel's preload */
     int is_root;
     bl_sweep_item *items;        /* in the order they run */
     char **reasons;              /* per layout: why it cannot run, or NULL */
