@@ -95,6 +95,8 @@ flagged taskset outside-allowed
 run uts -np 1 --bind-to core -- unshare --uts sh -c "hostname bl-elsewhere && exec '$TARGET'"
 flagged uts host-mismatch
 grep -q '^place 0\.0 host bl-elsewhere ' uts.dump || fail "(uts) the rank's host not recorded: $(cat uts.dump)"
+# unshare and sh were earlier images of the rank (exec), one before the rename
+[ "$(grep -c '^process 0 ' uts.dump)" = 1 ] || fail "(uts) the rank's earlier images read as processes: $(cat uts.dump)"
 # --- drift-before-init: the OpenMP runtime binds before main -------------------
 gomp=$(ldd "$TARGET" | awk '$1 ~ /^libgomp/ {print $1}')
 [ -n "$gomp" ] || fail "probe_target is not linked with libgomp: $(ldd "$TARGET")"
