@@ -183,6 +183,7 @@ static void start(void)
     pthread_atfork(NULL, NULL, forked_child);
     if (bp_sampler_start() != 0)
         bp_emit("note what=no_sampler");
+    bp.cost_start_s = bp_now(); /* t0 was taken at the top */
     errno = saved;
 }
 
@@ -202,14 +203,21 @@ __attribute__((destructor)) static void probe_unloaded(void)
 {
     int saved = errno;
     sigset_t mask, all;
+    double t;
     if (!bp.enabled || getpid() != bp.pid)
         return;
+    t = bp_now();
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &mask); /* see bp_lock_blocked */
     bp_threads_finish();
     bp_record_moment("exit");
     if (!bp.finalize_seen)
         bp_pages_record("exit");
+    /* what the probe cost apart from its sampler (its "sampler" line):
+     * the end's own time up to here; the fsync and rename that follow
+     * are not in it */
+    bp_emit("cost start_s=%.6f finalize_s=%.6f end_s=%.6f", bp.cost_start_s,
+            bp.cost_finalize_s, bp_now() - t);
     bp_out_finish();
     pthread_sigmask(SIG_SETMASK, &mask, NULL);
     errno = saved;

@@ -81,6 +81,9 @@ typedef struct bp_state {
     volatile int pending_creates;      /* pthread_create calls not yet registered */
     int stat_fds;                      /* stat files kept open */
     pid_t sampler_tid;
+    /* The probe's fixed work, timed where it is done (the "cost" line):
+     * its start, and the MPI_Finalize hook's (moment, pages, sample). */
+    double cost_start_s, cost_finalize_s;
 } bp_state;
 
 extern bp_state bp;

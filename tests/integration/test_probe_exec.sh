@@ -2,7 +2,8 @@
 # A process that execs, under libbindlab-probe.so (no launcher: the probe
 # alone, then the reader). An exec runs no destructor, so each image's
 # file stays a ".part"; the probe of the next image must not truncate it
-# nor leave it to be read as a second process.
+# nor leave it to be read as a second process. The last image's file ends
+# with the probe's own cost (its "cost" line) before "end".
 #   (a) sh execs sh, which execs true, on one host: the first two images'
 #       files are finished with an "exec" line naming the next image and
 #       set aside as .exec1, .exec2; true's file is the process's; the
@@ -47,6 +48,10 @@ for k in 1 2; do
     tail -1 "$f" | grep -qE '^exec unix=[0-9.]+ exe=/' || fail "(a) $f not finished by an exec line: $(tail -2 "$f")"
 done
 tail -1 "a/bindlab-probe.$host.$pid" | grep -q '^end ' || fail "(a) true's file not finished: $(ls a)"
+# the probe's fixed work, timed (bench/probe_overhead.sh reads it): no MPI here
+tail -2 "a/bindlab-probe.$host.$pid" | head -1 |
+    grep -qE '^cost start_s=[0-9]+\.[0-9]{6} finalize_s=0\.000000 end_s=[0-9]+\.[0-9]{6}$' ||
+    fail "(a) no cost line before the end: $(tail -3 "a/bindlab-probe.$host.$pid")"
 [ "$(grep -c "^image" a.dump)" = 3 ] || fail "(a) not 3 images: $(cat a.dump)"
 [ "$(last_image a.dump "$pid" | wc -l)" = 1 ] || fail "(a) not one process: $(cat a.dump)"
 last_image a.dump "$pid" | awk -F'\t' -v t="$(readlink -f "$TRUE")" '$6 != t { exit 1 }' ||
