@@ -9,11 +9,8 @@
 #   - np 2 ppr:2:node:PE=3: rank 0 on cores 0-2, rank 1 on cores 3-5, all
 #     online PUs of the node between them, neither the whole node;
 #   - np 4 by l3cache: rank r on L3 r.
-source "$(dirname "$0")/common.sh"
-: "${BINDLAB:?run through ctest}"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-mpirun --version 2>/dev/null | head -1 | grep -q 'Open MPI' ||
-    fail "the mpirun in PATH is not Open MPI (scripts/deps.sh installs it)"
+source "$(dirname "$0")/plan_common.sh"
+need_openmpi
 command -v hwloc-calc >/dev/null || fail "no hwloc-calc (hwloc package; scripts/deps.sh installs it)"
 XML=$BINDLAB_SOURCE_DIR/tests/fixtures/plan/hwloc-16em64t-4s2c2t-offlines.xml
 online=$(hwloc-calc --if xml --input "$XML" --physical-output --intersect pu all)

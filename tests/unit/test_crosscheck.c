@@ -55,6 +55,19 @@ static void make_run(const char *bind, const char *cs0, const char *cs1,
     }
 }
 
+/* A run of one rank with cpuset set, last seen on cpu, and report_text
+ * parsed into *rep. */
+static void one_rank(const char *report_text, const char *set, int cpu,
+                     bl_binding_report *rep)
+{
+    bl_err err;
+    make_run("close", set, set, cpu, cpu);
+    run.ranks = 1;
+    run.nplacement = 1;
+    assert_int_equal(bl_bindreport_parse(report_text, BL_REPORT_AUTO, topo,
+                                         rep, &err), 0);
+}
+
 static int check(const char *report_text, char *flags, size_t len,
                  bl_h5_check **checks, size_t *n)
 {
@@ -130,17 +143,12 @@ static void crosscheck_reads_not_bound_against_the_given_set(void **state)
         "processors)\n";
     bl_crosscheck_allowed here = {"vm", "0-1"};
     bl_binding_report rep;
-    bl_err err;
     bl_h5_check *c;
     char flags[256];
     size_t n;
     (void)state;
-    make_run("close", "0", "0", 0, 0);
-    run.ranks = 1;
-    run.nplacement = 1;
+    one_rank(self, "0", 0, &rep);
     rows[0].rank_cpuset = (char *)"0-1"; /* before libgomp's binding */
-    assert_int_equal(bl_bindreport_parse(self, BL_REPORT_AUTO, topo, &rep,
-                                         &err), 0);
     assert_int_equal(bl_crosscheck(&rep, &run, 0, &here, &c, &n, flags,
                                    sizeof flags), 0);
     assert_string_equal(c[0].source, "rank");
@@ -329,11 +337,7 @@ static void crosscheck_reads_not_bound_as_the_allowed_cpus(void **state)
     char flags[256];
     size_t n;
     (void)state;
-    make_run("close", "1", "1", 1, 1);
-    run.ranks = 1;
-    run.nplacement = 1;
-    assert_int_equal(bl_bindreport_parse(ompi5, BL_REPORT_AUTO, topo, &rep,
-                                         &err), 0);
+    one_rank(ompi5, "1", 1, &rep);
     assert_int_equal(rep.count, 1);
     assert_int_equal(bl_crosscheck(&rep, &run, 0, &here, &c, &n, flags,
                                    sizeof flags), 0);
