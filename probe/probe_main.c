@@ -136,9 +136,10 @@ static void process_line(const char *host, const char *argv0, const char *exe)
     bp_escape(exe, e_exe, sizeof e_exe);
     clock_gettime(CLOCK_REALTIME, &wall);
     bp_emit("process pid=%ld ppid=%ld host=%s exe=%s argv0=%s rank=%s "
-            "rank_from=%s size=%s size_from=%s period_ms=%d start_unix=%.6f",
+            "rank_from=%s size=%s size_from=%s period_ms=%d pstart=%lld "
+            "start_unix=%.6f",
             (long)bp.pid, (long)getppid(), e_host, e_exe, e_argv0, rank,
-            rank_from, size, size_from, bp.period_ms,
+            rank_from, size, size_from, bp.period_ms, bp.pstart,
             (double)wall.tv_sec + wall.tv_nsec * 1e-9);
 }
 
@@ -157,13 +158,14 @@ static void start(void)
     ssize_t n;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     bp.pid = getpid();
+    bp.pstart = bp_self_starttime();
     bp_self_argv0(argv0, sizeof argv0);
     n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = '\0';
     gethostname(host, sizeof host - 1);
     bp.period_ms = period_from_env();
     if (is_launcher(argv0, exe) ||
-        bp_out_open(dir && *dir ? dir : ".", host, bp.pid) != 0) {
+        bp_out_open(dir && *dir ? dir : ".", host, bp.pid, exe) != 0) {
         errno = saved;
         return;
     }
@@ -181,6 +183,7 @@ static void start(void)
     pthread_atfork(NULL, NULL, forked_child);
     if (bp_sampler_start() != 0)
         bp_emit("note what=no_sampler");
+    bp.cost_start_s = bp_now(); /* t0 was taken at the top */
     errno = saved;
 }
 
@@ -200,8 +203,10 @@ __attribute__((destructor)) static void probe_unloaded(void)
 {
     int saved = errno;
     sigset_t mask, all;
+    double t;
     if (!bp.enabled || getpid() != bp.pid)
         return;
+    t = bp_now();
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &mask); /* see bp_lock_blocked */
     bp_threads_finish();
@@ -209,6 +214,11 @@ __attribute__((destructor)) static void probe_unloaded(void)
     if (!bp.finalize_seen)
         bp_pages_record("exit");
     bp_omp_record();
+    /* what the probe cost apart from its sampler (its "sampler" line):
+     * the end's own time up to here; the fsync and rename that follow
+     * are not in it */
+    bp_emit("cost start_s=%.6f finalize_s=%.6f end_s=%.6f", bp.cost_start_s,
+            bp.cost_finalize_s, bp_now() - t);
     bp_out_finish();
     pthread_sigmask(SIG_SETMASK, &mask, NULL);
     errno = saved;

@@ -58,11 +58,13 @@ static void init_leave(const char *call, int rc)
 
 static void finalize_enter(const char *call)
 {
-    bp_emit("mpi call=%s t=%.6f", call, bp_now());
+    double t = bp_now();
+    bp_emit("mpi call=%s t=%.6f", call, t);
     bp_record_moment("finalize");
     bp_pages_record("finalize");
     bp.finalize_seen = 1;
     set_phase(BP_IN_FINALIZE);
+    bp.cost_finalize_s += bp_now() - t;
 }
 
 static void finalize_leave(void)

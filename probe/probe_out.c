@@ -5,15 +5,19 @@
  * Never fds 0-2 and never a descriptor the program reused: each write
  * first checks that the descriptor is still the file opened here (a
  * program that closes every descriptor and opens its own would otherwise
- * receive probe lines). Errors are silent: the probe then stops writing. */
+ * receive probe lines). Errors are silent: the probe then stops writing.
+ * A process that execs runs no destructor: its file stays a .part, and
+ * the probe in the new image sets it aside before opening its own. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "probe_priv.h"
@@ -24,7 +28,57 @@ static dev_t out_dev;
 static ino_t out_ino;
 static char part_path[PATH_MAX], final_path[PATH_MAX];
 
-int bp_out_open(const char *dir, const char *host, pid_t pid)
+/* The .part file of an earlier image of this process (same pid, same
+ * start time: it exec'd) under this image's name: finished with an "exec"
+ * line naming the new image and renamed to NAME.execK (K the first free
+ * number from 1), so that opening this image's file does not truncate it.
+ * A file of another process that had this pid (killed, pid reused) is set
+ * aside unmarked, as NAME.part.K. With another host name (the host was
+ * renamed between the images) the names differ: the reader pairs those
+ * files by pid and start time. */
+static void set_aside(const char *exe)
+{
+    char head[4096], want[96], aside[PATH_MAX + 24], e_exe[BP_PATH_TEXT];
+    char line[BP_PATH_TEXT + 128];
+    const char *proc, *eol, *ps;
+    struct timespec wall;
+    size_t base = strlen(final_path);
+    int fd = open(part_path, O_RDWR | O_APPEND | O_CLOEXEC), ours = 0, n;
+    ssize_t got;
+    if (fd < 0)
+        return;
+    got = pread(fd, head, sizeof head - 1, 0);
+    head[got > 0 ? got : 0] = '\0';
+    snprintf(want, sizeof want, " pstart=%lld ", bp.pstart);
+    proc = strstr(head, "\nprocess pid="); /* line 2: the process */
+    eol = proc ? strchr(proc + 1, '\n') : NULL;
+    ps = proc ? strstr(proc, want) : NULL;
+    if (eol && ps && ps < eol && bp.pstart > 0 &&
+        atol(proc + 13) == (long)bp.pid) {
+        clock_gettime(CLOCK_REALTIME, &wall);
+        bp_escape(exe, e_exe, sizeof e_exe);
+        n = snprintf(line, sizeof line, "exec unix=%.6f exe=%s\n",
+                     (double)wall.tv_sec + wall.tv_nsec * 1e-9, e_exe);
+        ours = n > 0 && n < (int)sizeof line &&
+               write(fd, line, (size_t)n) == n && fsync(fd) == 0;
+    }
+    close(fd);
+    for (int k = 1; k < 1000; k++) {
+        if (ours)
+            snprintf(aside, sizeof aside, "%.*s.exec%d", (int)base,
+                     final_path, k);
+        else
+            snprintf(aside, sizeof aside, "%s.%d", part_path, k);
+        if (link(part_path, aside) == 0) { /* never over another file */
+            unlink(part_path);
+            return;
+        }
+        if (errno != EEXIST)
+            return;
+    }
+}
+
+int bp_out_open(const char *dir, const char *host, pid_t pid, const char *exe)
 {
     char safe_host[256];
     struct stat st;
@@ -38,6 +92,7 @@ int bp_out_open(const char *dir, const char *host, pid_t pid)
         snprintf(part_path, sizeof part_path, "%s.part", final_path) >=
             (int)sizeof part_path)
         return -1;
+    set_aside(exe);
     fd = open(part_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC,
               0644);
     if (fd < 0)

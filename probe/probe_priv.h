@@ -68,6 +68,7 @@ typedef struct bp_thread {
 typedef struct bp_state {
     volatile int enabled;              /* 0: every hook only forwards */
     pid_t pid;
+    long long pstart;                  /* bp_self_starttime */
     int period_ms;
     volatile int phase;                /* enum bp_phase */
     int finalize_seen;
@@ -80,6 +81,9 @@ typedef struct bp_state {
     volatile int pending_creates;      /* pthread_create calls not yet registered */
     int stat_fds;                      /* stat files kept open */
     pid_t sampler_tid;
+    /* The probe's fixed work, timed where it is done (the "cost" line):
+     * its start, and the MPI_Finalize hook's (moment, pages, sample). */
+    double cost_start_s, cost_finalize_s;
 } bp_state;
 
 extern bp_state bp;
@@ -98,7 +102,10 @@ void bp_record_moment(const char *moment);
 pid_t bp_gettid(void);
 
 /* probe_out.c: the record file */
-int bp_out_open(const char *dir, const char *host, pid_t pid);
+/* The file of this process; an earlier image's file of the same name (the
+ * process exec'd) is set aside first, marked (probe_out.c). */
+int bp_out_open(const char *dir, const char *host, pid_t pid,
+                const char *exe);
 void bp_emit(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void bp_out_finish(void);              /* "end" line, fsync, rename */
 void bp_out_forget(void);              /* in a forked child: close, write nothing */
@@ -124,6 +131,9 @@ void bp_task_forget(bp_thread *t);
 void bp_task_forget_all(void);
 void bp_pages_record(const char *at);
 int bp_self_argv0(char *out, size_t len);
+/* The process's start time (/proc/self/stat field 22, clock ticks since
+ * boot), which an exec keeps: 0 when unknown. */
+long long bp_self_starttime(void);
 
 /* The next definition of name after the probe's (dlsym(RTLD_NEXT)), as a
  * function pointer to be cast to its type; NULL when there is none. */

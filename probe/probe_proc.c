@@ -260,6 +260,22 @@ void bp_pages_record(const char *at)
     errno = saved;
 }
 
+long long bp_self_starttime(void)
+{
+    char buf[1024], *p, *end;
+    long long v;
+    if (read_small("/proc/self/stat", buf, sizeof buf) <= 0 ||
+        !(p = strrchr(buf, ')')))
+        return 0;
+    /* field 22; the fields after the command's ")" start at 3 */
+    for (int field = 2; field < 22 && p; field++)
+        p = strchr(p + 1, ' ');
+    if (!p)
+        return 0;
+    v = strtoll(p + 1, &end, 10);
+    return end == p + 1 ? 0 : v;
+}
+
 int bp_self_argv0(char *out, size_t len)
 {
     char buf[4096];

@@ -197,12 +197,21 @@ int bl_crosscheck(const bl_binding_report *report, const bl_h5_run *run,
             seen = master->main_cpuset_init && master->main_cpuset_init[0]
                        ? master->main_cpuset_init
                        : master->cpuset;
+        c->matches = (int8_t)same_set(set, seen);
+        /* Open MPI says "not bound" by its policy, not by the mask: the
+         * rank's line then speaks of the set it was given, which the
+         * OpenMP runtime may have narrowed before main (a drift the
+         * probe names, not a mismatch). */
+        if (self && c->matches == 0 && master->rank_cpuset &&
+            same_set(set, master->rank_cpuset) == 1) {
+            seen = master->rank_cpuset;
+            c->matches = 1;
+        }
         c->rank = r;
         c->host = strdup(master ? master->host : "");
         c->claimed = claimed ? claimed : strdup("");
         c->seen = strdup(seen);
         c->source = strdup(!claim ? "" : self ? "rank" : "launcher");
-        c->matches = (int8_t)same_set(set, seen);
         c->node = claim ? claim->node : -1;
         mismatches += c->matches == 0;
         /* the launcher put the rank on one node and it ran on another */

@@ -210,6 +210,9 @@ static int rec_process(pf_ctx *c, const pf_line *l)
         need_double(c, l, "start_unix", &d))
         return -1;
     f->start_unix = d;
+    /* pstart came with the exec records: optional */
+    if (field(l, "pstart") && need_ll(c, l, "pstart", 0, &f->pstart))
+        return -1;
     return 0;
 }
 
@@ -377,6 +380,14 @@ static int rec_end(pf_ctx *c, const pf_line *l)
     return 0;
 }
 
+/* Written by the probe of the next image, when the process exec'd. */
+static int rec_exec(pf_ctx *c, const pf_line *l)
+{
+    (void)l;
+    c->f->complete = c->f->execed = 1;
+    return 0;
+}
+
 static const struct {
     const char *type;
     int (*read)(pf_ctx *, const pf_line *);
@@ -385,6 +396,7 @@ static const struct {
     {"thread_end", rec_thread_end}, {"affinity", rec_affinity},
     {"pages", rec_pages},       {"mpi", rec_mpi},       {"note", rec_note},
     {"omp", rec_omp},           {"end", rec_end},
+    {"exec", rec_exec},
 };
 
 /* The first line: "bindlab-probe VERSION". */
@@ -534,6 +546,24 @@ static int by_rank(const void *a, const void *b)
     return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
+/* Marks the images a process left by exec: the files ended by an "exec"
+ * line, and those of the same pid and start time (the same process on one
+ * host) as a file that started later (with the host renamed in between,
+ * the new image could not find the old file to mark it). */
+static void mark_earlier_images(bl_probe_set *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        bl_probe_file *f = &s->files[i];
+        f->earlier_image = f->execed;
+        for (size_t j = 0; j < s->n && !f->earlier_image; j++) {
+            const bl_probe_file *g = &s->files[j];
+            f->earlier_image = j != i && f->pstart > 0 &&
+                               g->pid == f->pid && g->pstart == f->pstart &&
+                               g->start_unix > f->start_unix;
+        }
+    }
+}
+
 int bl_probe_dir_read(const char *dir, bl_probe_set *out, bl_err *err)
 {
     struct dirent *e;
@@ -556,8 +586,10 @@ int bl_probe_dir_read(const char *dir, bl_probe_set *out, bl_err *err)
         }
     }
     closedir(d);
-    if (rc == 0 && out->n > 0)  /* no file: files is NULL, not for qsort */
+    if (rc == 0 && out->n > 0) { /* no file: files is NULL, not for qsort */
         qsort(out->files, out->n, sizeof *out->files, by_rank);
+        mark_earlier_images(out);
+    }
     return rc;
 }
 

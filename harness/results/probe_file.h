@@ -79,7 +79,13 @@ typedef struct bl_probe_file {
      * file; NULL none), the one GOMP_parallel went to, and every other
      * one loaded ("kind version file", "; " between; NULL none) */
     char *omp_runtime, *omp_version, *omp_file, *omp_gomp, *omp_other;
-    int complete;           /* ended with its "end" line */
+    int complete;           /* ended with its "end" line, or "exec" */
+    long long pstart;       /* the process's start time (kept by exec); 0 unknown */
+    int execed;             /* ended with an "exec" line: the process went on
+                             * in a new image, in another file */
+    int earlier_image;      /* an image the process left by exec (execed, or
+                             * a file of the same pid and pstart started
+                             * before another): not a process of its own */
 } bl_probe_file;
 
 /* Reads path into *out (released with bl_probe_file_free, also after a
@@ -101,7 +107,10 @@ typedef struct bl_probe_set {
 
 /* Reads every bindlab-probe.* file of dir, finished or ".part", into *out
  * (released with bl_probe_set_free, also after a failure). A malformed
- * file fails the whole read, with err naming it. */
+ * file fails the whole read, with err naming it. The files of a process
+ * that exec'd (one per image, under two host names when the host was
+ * renamed in between) are paired by pid and start time: all but the last
+ * image are marked earlier_image. */
 int bl_probe_dir_read(const char *dir, bl_probe_set *out, bl_err *err);
 
 void bl_probe_set_free(bl_probe_set *s);

@@ -23,6 +23,10 @@
  *                         affinity changes after MPI_Init returned (each
  *                         change's caller named in a note; changes that
  *                         end where they began are one note, no flag)
+ *   drift-before-init     the same before MPI_Init (or in a program
+ *                         without MPI): the OpenMP runtime binding the
+ *                         initial thread at load, named; the launcher's
+ *                         report is checked against the set given before
  *   thread-outside-rank   a thread allowed CPUs outside its rank's set
  *   not-probed            no probe file at all */
 

@@ -36,9 +36,9 @@ static void note(bl_run_outcome *out, const char *fmt, ...)
         out->nnotes++;
 }
 
-static int after_init_change(const bl_h5_affinity *a)
+static int change_in(const bl_h5_affinity *a, const char *phase)
 {
-    return a->changed && strcmp(a->phase, "after-init") == 0;
+    return a->changed && strcmp(a->phase, phase) == 0;
 }
 
 static int same_thread(const bl_h5_affinity *a, const bl_h5_affinity *b)
@@ -46,28 +46,31 @@ static int same_thread(const bl_h5_affinity *a, const bl_h5_affinity *b)
     return a->rank == b->rank && a->target == b->target;
 }
 
-/* Changes that took effect once MPI_Init had returned, thread by thread
- * (the rows are in time order within a rank). Changes up to the last one
- * that puts the thread back on the set it had before the first are not
- * drift: libraries detecting the CPUs (hwloc, GROMACS) bind the calling
- * thread to each CPU in turn and restore it; one note says so. The
- * changes after that leave the thread elsewhere: drift, each named. */
-static int drift(const bl_h5_run *r, bl_run_outcome *out)
+/* Changes made in one phase, thread by thread (the rows are in time
+ * order within a rank): "after-init", once MPI_Init had returned, or
+ * "before-init", the OpenMP runtime binding the initial thread before
+ * main (libgomp does so in its constructor under OMP_PROC_BIND) or a
+ * program without MPI. Changes up to the last one that puts the thread
+ * back on the set it had before the first are not drift: libraries
+ * detecting the CPUs (hwloc, GROMACS) bind the calling thread to each
+ * CPU in turn and restore it; one note says so. The changes after that
+ * leave the thread elsewhere: drift, each named. */
+static int drift(const bl_h5_run *r, const char *phase, bl_run_outcome *out)
 {
     int n = 0;
     for (size_t i = 0; i < r->naffinity; i++) {
         const bl_h5_affinity *a = &r->affinity[i], *back = NULL;
         size_t count = 0, undone = 0, j;
-        if (!after_init_change(a))
+        if (!change_in(a, phase))
             continue;
         for (j = 0; j < i; j++) /* the thread's first change only */
-            if (after_init_change(&r->affinity[j]) &&
+            if (change_in(&r->affinity[j], phase) &&
                 same_thread(&r->affinity[j], a))
                 break;
         if (j < i)
             continue;
         for (j = i; j < r->naffinity; j++) {
-            if (!after_init_change(&r->affinity[j]) ||
+            if (!change_in(&r->affinity[j], phase) ||
                 !same_thread(&r->affinity[j], a))
                 continue;
             count++;
@@ -78,17 +81,19 @@ static int drift(const bl_h5_run *r, bl_run_outcome *out)
         }
         if (back)
             note(out, "affinity-restored: rank %d tid %lld: %zu changes "
-                 "after init from t=%.3f to %.3f s, back on %s (first by "
+                 "%s from t=%.3f to %.3f s, back on %s (first by "
                  "%s, last by %s)", a->rank, (long long)a->target, undone,
+                 strcmp(phase, "after-init") ? "before init" : "after init",
                  a->t, back->t, a->old_cpus, a->caller, back->caller);
         for (j = back ? (size_t)(back - r->affinity) + 1 : i;
              j < r->naffinity; j++)
-            if (after_init_change(&r->affinity[j]) &&
+            if (change_in(&r->affinity[j], phase) &&
                 same_thread(&r->affinity[j], a)) {
                 const bl_h5_affinity *c = &r->affinity[j];
-                note(out, "drift-after-init: rank %d tid %lld: %s -> %s at "
-                     "t=%.3f s by %s (%s)", c->rank, (long long)c->target,
-                     c->old_cpus, c->new_cpus, c->t, c->caller, c->call);
+                note(out, "drift-%s: rank %d tid %lld: %s -> %s at "
+                     "t=%.3f s by %s (%s)", phase, c->rank,
+                     (long long)c->target, c->old_cpus, c->new_cpus, c->t,
+                     c->caller, c->call);
                 n++;
             }
     }
@@ -236,7 +241,9 @@ void bl_run_flags(const bl_h5_run *r, char *flags, size_t len,
             note(out, "not-probed: no process wrote a probe file (a setuid "
                  "program, LD_PRELOAD removed on the way, or none started)");
     }
-    if (drift(r, out))
+    if (drift(r, "before-init", out))
+        add_flag(flags, len, "drift-before-init");
+    if (drift(r, "after-init", out))
         add_flag(flags, len, "drift-after-init");
     if (outside(r, out))
         add_flag(flags, len, "thread-outside-rank");

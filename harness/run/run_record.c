@@ -274,6 +274,8 @@ int bl_run_record_read(const char *dir, hwloc_topology_t topo, bl_h5_run *r,
     r->processes = calloc(s.n + 1, sizeof *r->processes);
     for (size_t i = 0; r->processes && i < s.n && !w.failed; i++) {
         const bl_probe_file *f = &s.files[i];
+        if (f->earlier_image) /* the process is its last image */
+            continue;
         int rank = f->rank >= 0 ? (int)f->rank : next++;
         if (is_child(&s, f))
             continue;

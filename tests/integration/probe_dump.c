@@ -38,6 +38,10 @@ static void print_file(const bl_probe_file *f)
            or_dash(f->cpus[BL_PROBE_START]), or_dash(f->cpus[BL_PROBE_INIT]),
            or_dash(f->cpus[BL_PROBE_FINALIZE]));
     print_pages(f);
+    if (f->pstart > 0) /* the exec chain, on a line of its own */
+        printf("image\t%ld\t%s\t%ld\t%lld\t%s\t%d\t%d\n", f->rank,
+               or_dash(f->host), f->pid, f->pstart, or_dash(f->exe),
+               f->execed, f->earlier_image);
     for (size_t i = 0; i < f->nthreads; i++) {
         const bl_probe_thread *t = &f->threads[i];
         printf("thread\t%ld\t%ld\t%s\t%s\t%s\t%s\t%lld\n", f->rank, t->tid,

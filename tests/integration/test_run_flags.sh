@@ -19,6 +19,11 @@
 #   host-mismatch        the rank renames its host in a UTS namespace of
 #                        its own (unshare --uts) before exec'ing the
 #                        program: the launcher's report names the real host
+#   drift-before-init    --bind-to none under OMP_PROC_BIND=close: libgomp
+#                        binds the initial thread in its constructor, before
+#                        main; Open MPI's "not bound" is checked against the
+#                        set the rank was given (no binding-mismatch) and
+#                        libgomp is named as the one that narrowed it
 . "$(dirname "$0")/common.sh"
 
 B=$BINDLAB_BUILD_DIR
@@ -90,4 +95,17 @@ flagged taskset outside-allowed
 run uts -np 1 --bind-to core -- unshare --uts sh -c "hostname bl-elsewhere && exec '$TARGET'"
 flagged uts host-mismatch
 grep -q '^place 0\.0 host bl-elsewhere ' uts.dump || fail "(uts) the rank's host not recorded: $(cat uts.dump)"
+# unshare and sh were earlier images of the rank (exec), one before the rename
+[ "$(grep -c '^process 0 ' uts.dump)" = 1 ] || fail "(uts) the rank's earlier images read as processes: $(cat uts.dump)"
+# --- drift-before-init: the OpenMP runtime binds before main -------------------
+gomp=$(ldd "$TARGET" | awk '$1 ~ /^libgomp/ {print $1}')
+[ -n "$gomp" ] || fail "probe_target is not linked with libgomp: $(ldd "$TARGET")"
+run gomp -np 1 --bind-to none --threads 2 --omp-proc-bind close -- "$TARGET"
+flagged gomp drift-before-init
+grep -q 'MCW rank 0 is not bound' gomp.log ||
+    fail "(gomp) Open MPI did not report the rank unbound: $(cat gomp.log)"
+! grep -q '^flags .*binding-mismatch' gomp.dump || fail "(gomp) binding-mismatch: $(cat gomp.out)"
+expect_line gomp.dump "check 0 claimed $ALLOWED seen $ALLOWED matches 1"
+grep -qE "^drift-before-init: rank 0 tid [0-9]+: $ALLOWED -> [0-9,-]+ at t=[0-9.]+ s by [^ ]*/$gomp \(pthread_setaffinity_np\)$" gomp.out ||
+    fail "(gomp) libgomp's binding not named: $(cat gomp.out)"
 echo "test_run_flags: ok"
