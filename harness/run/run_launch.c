@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <libgen.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -304,7 +305,7 @@ static int record(const bl_run_opts *o, const bl_run_launch *rl,
     bl_h5_machine m;
     int rc;
     bl_run_collect(rl, res, lo, out, &m);
-    rc = bl_h5_write_sweep_run(o->out, o->command, &m, 1, &out->run, &out->h,
+    rc = bl_h5_write_sweep_run(AT_FDCWD, o->out, o->command, &m, 1, &out->run, &out->h,
                                err);
     bl_h5_machine_free(&m);
     if (rc == 0)

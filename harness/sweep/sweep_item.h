@@ -42,6 +42,8 @@ typedef struct bl_sweep_ctx {
                                    (common/allowed.h); NULL: all of it */
     char job_cpus[512];         /* that set and its sources, in words */
     char results[PATH_MAX], dir[PATH_MAX], out[PATH_MAX], app[PATH_MAX];
+    int dirfd, appfd;           /* dir and dir/app held open (sweep_dir.h);
+                                   -1 before the sweep holds them */
     int is_root;
     bl_sweep_item *items;        /* in the order they run */
     char **reasons;              /* per layout: why it cannot run, or NULL */
