@@ -16,7 +16,7 @@
 #include "sweep/noisy.h"
 #include "proc/shellquote.h"
 #include "sweep/sweep_dir.h"
-#include "sweep/sweep_env.h"
+#include "proc/launch_env.h"
 #include "sweep/sweep_lock.h"
 #include "sweep/sweep_item.h"
 #include "sweep/sweep_identity.h"
@@ -299,7 +299,7 @@ static int execute(bl_sweep_ctx *c, bl_sweep_totals *t, bl_err *err)
         if (bl_sweep_dir_still(c->dir, c->dirfd, err) < 0)
             return -1;
         /* a cause no run can get past: stop with it, not fail the rest */
-        if (it->valid && bl_sweep_env_blocked(cause, sizeof cause))
+        if (it->valid && bl_launch_env_blocked(cause, sizeof cause))
             return bl_err_set(err, "no run can start: %s; stopped before %s "
                               "with %d run%s not started (the recorded ones "
                               "are kept: fix it and --resume)", cause,

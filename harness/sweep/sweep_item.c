@@ -12,7 +12,7 @@
 #include "bindreport/bindreport.h"
 #include "bindreport/crosscheck.h"
 #include "sweep/fail_reason.h"
-#include "sweep/sweep_env.h"
+#include "proc/launch_env.h"
 #include "launcher/launcher.h"
 #include "sweep/noisy.h"
 #include "results/results_file.h"
@@ -273,7 +273,7 @@ static void judge(const bl_launch_result *res, const bl_launch_opts *lo,
     } else if (!app) {
         char msg[1400], said[512], cause[300];
         bl_fail_reason(res->errs.head, tail, said, sizeof said);
-        if (bl_sweep_env_blocked(cause, sizeof cause))
+        if (bl_launch_env_blocked(cause, sizeof cause))
             snprintf(msg, sizeof msg, "%s; %s, no run file", cause, how);
         else
             snprintf(msg, sizeof msg, "%s, no run file: %s", how,
