@@ -48,12 +48,14 @@ static int open_dir(int at, const char *name, const char *shown, bl_err *err)
 /* Every entry of the directory open as fd that is a link. */
 static int scan(int fd, const char *shown, bl_err *err)
 {
-    int dup_fd = dup(fd), rc = 0;
-    DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+    /* its own open file: a dup would share (and leave at the end) the
+     * held descriptor's reading position */
+    int list_fd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
+    DIR *d = list_fd >= 0 ? fdopendir(list_fd) : NULL;
     struct dirent *e;
     if (!d) {
-        if (dup_fd >= 0)
-            close(dup_fd);
+        if (list_fd >= 0)
+            close(list_fd);
         return bl_err_set(err, "%s: %s", shown, strerror(errno));
     }
     while (rc == 0 && (e = readdir(d)) != NULL) {

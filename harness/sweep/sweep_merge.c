@@ -85,7 +85,9 @@ int bl_sweep_append(bl_sweep_ctx *c, const bl_sweep_item *it, bl_err *err)
  * looked up by run id, not opened. */
 int bl_sweep_merge(bl_sweep_ctx *c, bl_err *err)
 {
-    int fd = dup(c->dirfd);
+    /* its own open file (not a dup: that shares the reading position, and
+     * the next listing would start at the end) */
+    int fd = openat(c->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
     struct dirent *e;
     char **paths = NULL;
