@@ -44,9 +44,12 @@ static int append_lock(const bl_sweep_ctx *c)
     return fd;
 }
 
+/* The twin as HDF5 and the append's renames reach it: through the held
+ * directory (HDF5 opens by name only), so the directory's name swapped
+ * for a link cannot redirect it even between the check and the open. */
 static void twin_path(const bl_sweep_ctx *c, char *buf, size_t len)
 {
-    bl_textf(buf, len, "%s/.merged.twin", c->dir);
+    bl_textf(buf, len, "/proc/self/fd/%d/.merged.twin", c->dirfd);
 }
 
 static int append(bl_sweep_ctx *c, const char *const *records, size_t n,
@@ -54,8 +57,7 @@ static int append(bl_sweep_ctx *c, const char *const *records, size_t n,
 {
     char twin[PATH_MAX];
     int dups, unreadable, rc, fd;
-    /* HDF5 opens the twin by its name: the name must still be the
-     * directory held (the name swapped for a link since is refused) */
+    /* the name swapped for a link since: refused, naming it */
     if (bl_sweep_dir_still(c->dir, c->dirfd, err) < 0)
         return -1;
     if ((fd = append_lock(c)) < 0)
