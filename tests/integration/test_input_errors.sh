@@ -90,9 +90,19 @@ row "slurm --time" 2 "--time: '1:2:3:4' is not a Slurm time; accepted: MINUTES" 
 row "a 3000-digit slurm --time" 2 "--time: '${NINES:0:60}... (3000 characters)' is not a Slurm time" -- slurm ok.yaml --time "$NINES" -o ok.sbatch
 row "slurm --partition" 2 "--partition: 'a b' cannot go into an #SBATCH line" "accepted: letters, digits" -- slurm ok.yaml --partition 'a b' -o ok.sbatch
 
+row "run --timeout" 2 "--timeout 'abc': accepted: whole seconds, 1 to 1000000" -- run --timeout abc -- /bin/true
+row "a 3000-character run --timeout" 2 "--timeout '${LONG:0:60}... (3000 characters)': accepted: whole seconds" -- run --timeout "$LONG" -- /bin/true
+row "sweep --noisy" 2 "--noisy: noisy 'zz': unknown hog 'zz'; accepted: none, cpu, mem" -- sweep ok.yaml --noisy zz --dry-run
+row "sweep --shard" 2 "--shard: '3/2' is not I/K with 1 <= I <= K (e.g. 2/8)" -- sweep ok.yaml --shard 3/2 --dry-run
+
+# --- a launcher's binding report: FILE:LINE, the line, the fix ---
+printf '[vm:1] MCW rank 0 bound to socket 0[core 0[hwt 0]]: [B/.]\n[vm:1] MCW rank 1 bound to socket 0[core 99[hwt 0]]: [B/.]\n' >report.txt
+row "a binding report naming a core the node lacks" 1 "report.txt:2: core 99 is not in the topology (pass --topology for the node that printed it): '[vm:1] MCW rank 1" -- bindings report.txt --topology 'pack:1 core:2 pu:1'
+
 # --- HDF5 inputs: the file and what is wrong with it ---
 echo 'not hdf5' >bad.h5
 row "report of a non-HDF5 file" 1 "bad.h5: not an HDF5 file (truncated, or still being written?)" -- report bad.h5
+row "compare of a non-HDF5 file" 1 "bad.h5: not an HDF5 file (truncated, or still being written?)" -- compare bad.h5 bad.h5
 row "merge of a non-HDF5 file" 1 "skipped: bad.h5: not an HDF5 file" "no readable input; m.h5 not written" -- merge -o m.h5 bad.h5
 
 echo "ok: $checked broken inputs, each named where it is, with its value and the fix"
