@@ -168,8 +168,8 @@ int bl_launch_log_open(bl_launch_logfile *l, const int *dirfd,
         return bl_err_set(err, "out of memory");
     snprintf(l->part, n, "%s.part", path);
     /* never through a link: it would write the log wherever it points */
-    l->fd = openat(l->dirfd, log_name(l, l->part), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
-                 O_NOFOLLOW, 0644);
+    l->fd = openat(l->dirfd, log_name(l, l->part),
+                   O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (l->fd < 0)
         return bl_err_set(err, "log file '%s': %s", l->part,
                           errno == ELOOP ? "a symbolic link: a log is not "
