@@ -9,6 +9,7 @@
  * (bl_h5_write_sweep_run); prints each and the total per process, wall
  * time and this process's CPU time (which a loaded machine moves less).
  * usage: bindlab-probe-record [THREADS [PROCESSES]] (bench/probe_record.sh) */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,7 +107,8 @@ int main(int argc, char **argv)
     m.hostname = strdup("bench");
     bl_h5_machine_topology(&m, topo);
     snprintf(out, sizeof out, "%s/record.h5", dir);
-    if (bl_h5_write_sweep_run(out, "bench", &m, 1, &o.run, &o.h, &err) != 0) {
+    if (bl_h5_write_sweep_run(AT_FDCWD, out, "bench", &m, 1, &o.run, &o.h,
+                              &err) != 0) {
         fprintf(stderr, "write: %s\n", err.msg);
         return 1;
     }

@@ -142,9 +142,10 @@ int bl_allowed_from_list(bl_allowed *a, const char *list, bl_err *err)
     if (init(a, err) < 0)
         return -1;
     if (bl_cpuset_parse_list(list, a->cpus, err) < 0)
-        return bl_err_prefix(err, "--cpuset '%s'", list);
+        return bl_err_prefix(err, "--cpuset"); /* the message echoes it */
     if (hwloc_bitmap_iszero(a->cpus))
-        return bl_err_set(err, "--cpuset '%s': no CPU in it", list);
+        return bl_err_set(err, "--cpuset '%s': no CPU in it; give the OS "
+                          "indexes of CPUs, e.g. 0-3", list);
     snprintf(a->affinity, sizeof a->affinity, "%s", list);
     snprintf(a->from, sizeof a->from, "--cpuset");
     return 0;

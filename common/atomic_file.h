@@ -33,6 +33,12 @@ int bl_atomic_temp_name(const char *path, char *buf, size_t len);
  * -1. */
 int bl_atomic_write(const char *path, const void *data, size_t len,
                     bl_err *err);
+/* The same for a file in a directory held open as dirfd (AT_FDCWD: as
+ * bl_atomic_write): path's last component is created, checked and renamed
+ * relative to dirfd, so the directory's name being swapped for a symbolic
+ * link meanwhile cannot redirect the write; path is what messages name. */
+int bl_atomic_write_in(int dirfd, const char *path, const void *data,
+                       size_t len, bl_err *err);
 /* The same, with exactly `mode` (the umask not applied), e.g. 0755 for a
  * script that users also run by hand. */
 int bl_atomic_write_mode(const char *path, const void *data, size_t len,

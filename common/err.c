@@ -96,16 +96,27 @@ int bl_err_set(bl_err *err, const char *fmt, ...)
 int bl_err_prefix(bl_err *err, const char *fmt, ...)
 {
     if (err) {
-        char prefix[256], old[BL_ERR_MSG_MAX];
-        size_t plen;
+        /* whole, however long: set_v cuts a long value in it, keeping its
+         * closing quote and the reason after it */
+        char small[256], old[BL_ERR_MSG_MAX], *prefix;
         va_list ap;
+        int n;
         va_start(ap, fmt);
-        vsnprintf(prefix, sizeof prefix - 2, fmt, ap);
+        n = vsnprintf(NULL, 0, fmt, ap);
         va_end(ap);
-        plen = strlen(prefix);
-        memcpy(prefix + plen, ": ", 3);
+        prefix = n >= 0 ? malloc((size_t)n + 3) : NULL;
+        if (!prefix) {
+            prefix = small;
+            n = (int)sizeof small - 3;
+        }
+        va_start(ap, fmt);
+        vsnprintf(prefix, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+        memcpy(prefix + strlen(prefix), ": ", 3);
         memcpy(old, err->msg, sizeof old);
         set_f(err, prefix, "%s", old);
+        if (prefix != small)
+            free(prefix);
     }
     return -1;
 }

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "cpuset.h"
+#include "xml_where.h"
 
 int bl_topo_load(const char *spec, hwloc_topology_t *out, bl_err *err)
 {
@@ -19,10 +20,7 @@ int bl_topo_load(const char *spec, hwloc_topology_t *out, bl_err *err)
         if (stat(spec, &st) == 0) {
             if (hwloc_topology_set_xml(topo, spec) < 0) {
                 hwloc_topology_destroy(topo);
-                return bl_err_set(err,
-                                  "topology '%s': not an hwloc XML file "
-                                  "(make one with 'lstopo --of xml FILE')",
-                                  spec);
+                return bl_topo_refused_xml(spec, err);
             }
         } else if (hwloc_topology_set_synthetic(topo, spec) < 0) {
             hwloc_topology_destroy(topo);
@@ -35,11 +33,24 @@ int bl_topo_load(const char *spec, hwloc_topology_t *out, bl_err *err)
     }
     if (hwloc_topology_load(topo) < 0) {
         hwloc_topology_destroy(topo);
+        if (spec && *spec && stat(spec, &st) == 0)
+            return bl_topo_refused_xml(spec, err);
         return bl_err_set(err, "topology '%s': hwloc could not load it",
                           spec && *spec ? spec : "this machine");
     }
     *out = topo;
     return 0;
+}
+
+int bl_topo_refused_xml(const char *path, bl_err *err)
+{
+    char where[512];
+    if (bl_xml_where(path, where, sizeof where))
+        return bl_err_set(err, "topology %s; make one with lstopo --of xml "
+                          "FILE", where);
+    return bl_err_set(err, "topology '%s': well-formed XML, but not a "
+                      "topology hwloc accepts (HWLOC_XML_VERBOSE=1 shows "
+                      "why); make one with lstopo --of xml FILE", path);
 }
 
 int bl_topo_load_xml(const char *xml, hwloc_topology_t *out, bl_err *err)

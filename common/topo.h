@@ -20,6 +20,11 @@ int bl_topo_load(const char *spec, hwloc_topology_t *out, bl_err *err);
  * hwloc_topology_destroy(). */
 int bl_topo_load_xml(const char *xml, hwloc_topology_t *out, bl_err *err);
 
+/* -1 with err saying why hwloc refused the XML file path: the line and
+ * column where it is not well-formed, else that hwloc does not accept it
+ * as a topology; and the fix. */
+int bl_topo_refused_xml(const char *path, bl_err *err);
+
 /* Where one PU sits. -1 for a level the machine does not have (e.g. no L3
  * object) or does not know. */
 typedef struct bl_pu_where {

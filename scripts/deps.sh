@@ -12,6 +12,7 @@ BINDLAB_PACKAGES=(
     zlib1g-dev # harness/matrix/png.c: bindlab matrix --png
     libpapi-dev
     libyaml-dev
+    libxml2-dev
     libopenblas-openmp-dev
     gfortran # test_probe.sh: a Fortran MPI program (mpif90)
     linux-perf # test_app_mpirun.sh: perf stat, the second opinion on the counters

@@ -554,5 +554,8 @@ int bl_h5_read_run_file_nodes(const char *path, bl_h5_machine **m, size_t *n,
  * Returns 0 or -1. */
 hid_t bl_h5_mem_create(const char *path, bl_err *err);
 int bl_h5_mem_commit(hid_t file, const char *path, int rc, bl_err *err);
+/* The same, written with bl_atomic_write_in(dirfd, path). */
+int bl_h5_mem_commit_in(hid_t file, int dirfd, const char *path, int rc,
+                        bl_err *err);
 
 #endif

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -57,6 +58,12 @@ hid_t bl_h5_mem_create(const char *path, bl_err *err)
 
 int bl_h5_mem_commit(hid_t file, const char *path, int rc, bl_err *err)
 {
+    return bl_h5_mem_commit_in(file, AT_FDCWD, path, rc, err);
+}
+
+int bl_h5_mem_commit_in(hid_t file, int dirfd, const char *path, int rc,
+                        bl_err *err)
+{
     void *image = NULL;
     ssize_t len = -1;
     if (rc == 0 && H5Fflush(file, H5F_SCOPE_GLOBAL) >= 0)
@@ -70,7 +77,7 @@ int bl_h5_mem_commit(hid_t file, const char *path, int rc, bl_err *err)
     if (H5Fclose(file) < 0 && rc == 0)
         rc = bl_err_set(err, "HDF5 could not close the file in memory");
     if (rc == 0)
-        rc = bl_atomic_write(path, image, (size_t)len, err);
+        rc = bl_atomic_write_in(dirfd, path, image, (size_t)len, err);
     else
         bl_err_prefix(err, "%s", path);
     free(image);

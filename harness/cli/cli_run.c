@@ -102,7 +102,7 @@ typedef struct run_cli {
 /* A whole number from lo to hi (text NULL: def), else a usage error
  * naming the option. */
 static int number(const char *opt, const char *v, long lo, long hi,
-                  long def, long *out)
+                  const char *unit, long def, long *out)
 {
     char *end;
     long n;
@@ -111,8 +111,8 @@ static int number(const char *opt, const char *v, long lo, long hi,
         return 0;
     n = strtol(v, &end, 10);
     if (!*v || *end || n < lo || n > hi)
-        return bl_cli_usage_error(VERB, "%s '%s': accepted: %ld to %ld", opt,
-                                  v, lo, hi);
+        return bl_cli_usage_error(VERB, "%s '%s': accepted: whole %s, %ld "
+                                  "to %ld", opt, v, unit, lo, hi);
     *out = n;
     return 0;
 }
@@ -127,8 +127,10 @@ static int read_values(run_cli *o)
         if (o->layout[i] && bl_layout_set(&o->run.layout, layout_fields[i],
                                           o->layout[i], &err) < 0)
             return bl_cli_usage_error(VERB, "%s", err.msg);
-    if (number("--timeout", o->timeout, 1, 1000000, 0, &timeout) ||
-        number("--probe-period", o->period, 1, 60000, 0, &period))
+    if (number("--timeout", o->timeout, 1, 1000000, "seconds", 0,
+               &timeout) ||
+        number("--probe-period", o->period, 1, 60000, "milliseconds", 0,
+               &period))
         return BL_EXIT_USAGE;
     o->run.timeout_s = (double)timeout;
     o->run.period_ms = (int)period;

@@ -3,17 +3,32 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "launcher/launcher_choice.h"
 
 int bl_cli_usage_error(const char *verb, const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "bindlab %s: ", verb);
+    bl_err e;
+    char *text;
+    int n;
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\n(see 'bindlab %s --help')\n", verb);
+    text = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (text) {
+        va_start(ap, fmt);
+        vsnprintf(text, (size_t)n + 1, fmt, ap);
+        va_end(ap);
+        /* through bl_err: a long value echoed is cut, the reason kept */
+        bl_err_set(&e, "%s", text);
+        free(text);
+    } else {
+        bl_err_set(&e, "out of memory formatting a usage error");
+    }
+    fprintf(stderr, "bindlab %s: %s\n(see 'bindlab %s --help')\n", verb,
+            e.msg, verb);
     return BL_EXIT_USAGE;
 }
 

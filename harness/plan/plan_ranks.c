@@ -70,9 +70,7 @@ int bl_plan_topology_load(const char *spec, hwloc_topology_t *out,
     if (rc < 0) {
         hwloc_topology_destroy(t);
         if (is_file)
-            return bl_err_set(err, "topology '%s': not a readable hwloc XML "
-                                   "file (make one with lstopo --of xml)",
-                              spec);
+            return bl_topo_refused_xml(spec, err);
         if (!strchr(spec, ':') && bl_data_dir(shipped, sizeof shipped,
                                               NULL) == 0)
             return bl_err_set(err, "topology '%s': not a file, not a shipped "

@@ -541,9 +541,10 @@ int bl_launch_run(const bl_launch_opts *o, bl_launch_result *res, bl_err *err)
                strcmp(o->stdout_path, o->stderr_path) == 0;
     bl_launch_logfile lo, le;
     int out[2] = {-1, -1}, errp[2] = {-1, -1}, rc = -1;
-    bl_launch_log_open(&le, NULL, NULL);
-    if (bl_launch_log_open(&lo, o->stdout_path, err) != 0 ||
-        (!same && bl_launch_log_open(&le, o->stderr_path, err) != 0) ||
+    bl_launch_log_open(&le, NULL, NULL, NULL);
+    if (bl_launch_log_open(&lo, o->log_dirfd, o->stdout_path, err) != 0 ||
+        (!same &&
+         bl_launch_log_open(&le, o->log_dirfd, o->stderr_path, err) != 0) ||
         open_pipes(out, errp, err) != 0)
         goto done;
     pid_t pid = 0;

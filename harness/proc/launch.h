@@ -53,6 +53,11 @@ typedef struct bl_launch_opts {
     double grace_s;           /* SIGTERM to SIGKILL; 0: BL_LAUNCH_GRACE_S */
     const char *stdout_path;  /* also log stdout here (may be NULL) */
     const char *stderr_path;  /* may equal stdout_path: one combined log */
+    const int *log_dirfd;     /* NULL: the log paths as given; else the
+                               * logs' directory held open: each is made
+                               * there under its last component (openat),
+                               * so a swapped directory name cannot
+                               * redirect it */
     size_t head_max;          /* 0: BL_LAUNCH_HEAD_MAX */
     size_t tail_max;          /* 0: BL_LAUNCH_TAIL_MAX */
 } bl_launch_opts;

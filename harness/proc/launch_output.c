@@ -147,11 +147,20 @@ size_t bl_launch_last_lines(const bl_launch_output *o, int n, char *buf,
 
 /* --- log files ------------------------------------------------------------ */
 
-int bl_launch_log_open(bl_launch_logfile *l, const char *path, bl_err *err)
+/* The name of a log file as opened: relative to l->dirfd. */
+static const char *log_name(const bl_launch_logfile *l, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return l->dirfd == AT_FDCWD || !slash ? path : slash + 1;
+}
+
+int bl_launch_log_open(bl_launch_logfile *l, const int *dirfd,
+                       const char *path, bl_err *err)
 {
     l->path = path;
     l->fd = -1;
     l->part = NULL;
+    l->dirfd = dirfd ? *dirfd : AT_FDCWD;
     if (!path)
         return 0;
     size_t n = strlen(path) + sizeof ".part";
@@ -159,8 +168,8 @@ int bl_launch_log_open(bl_launch_logfile *l, const char *path, bl_err *err)
         return bl_err_set(err, "out of memory");
     snprintf(l->part, n, "%s.part", path);
     /* never through a link: it would write the log wherever it points */
-    l->fd = open(l->part, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
-                 O_NOFOLLOW, 0644);
+    l->fd = openat(l->dirfd, log_name(l, l->part),
+                   O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (l->fd < 0)
         return bl_err_set(err, "log file '%s': %s", l->part,
                           errno == ELOOP ? "a symbolic link: a log is not "
@@ -190,10 +199,13 @@ void bl_launch_log_close(bl_launch_logfile *l, int keep, int *log_errno)
     if (l->fd >= 0) {
         if (close(l->fd) != 0 && !*log_errno)
             *log_errno = errno;
-        if (keep && rename(l->part, l->path) != 0 && !*log_errno)
+        if (keep &&
+            renameat(l->dirfd, log_name(l, l->part), l->dirfd,
+                     log_name(l, l->path)) != 0 &&
+            !*log_errno)
             *log_errno = errno;
         if (!keep)
-            unlink(l->part);
+            unlinkat(l->dirfd, log_name(l, l->part), 0);
     }
     free(l->part);
     l->part = NULL;

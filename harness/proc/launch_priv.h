@@ -18,10 +18,13 @@ typedef struct bl_launch_logfile {
     const char *path;
     char *part;
     int fd;
+    int dirfd;  /* AT_FDCWD, or the directory the names are relative to */
 } bl_launch_logfile;
 
-/* path NULL: no log (fd -1). */
-int bl_launch_log_open(bl_launch_logfile *l, const char *path, bl_err *err);
+/* path NULL: no log (fd -1). dirfd NULL: path as given; else path's last
+ * component in the directory held open as *dirfd (path names it). */
+int bl_launch_log_open(bl_launch_logfile *l, const int *dirfd,
+                       const char *path, bl_err *err);
 void bl_launch_log_write(int fd, const char *p, size_t n, int *log_errno);
 /* keep: rename PATH.part to PATH, else remove it. */
 void bl_launch_log_close(bl_launch_logfile *l, int keep, int *log_errno);

@@ -174,7 +174,7 @@ void bl_h5_run_nodes(const bl_h5_run *r, size_t nmachines, char *buf,
         buf[len - 1] = '\0';
 }
 
-int bl_h5_write_sweep_run(const char *path, const char *command,
+int bl_h5_write_sweep_run(int dirfd, const char *path, const char *command,
                           const bl_h5_machine *machines, size_t nmachines,
                           const bl_h5_run *app, const bl_h5_harness *h,
                           bl_err *err)
@@ -192,8 +192,7 @@ int bl_h5_write_sweep_run(const char *path, const char *command,
         rec.nodes = nodes;
     }
     bl_h5_run_path(h->run_id, group, sizeof group);
-    if (bl_atomic_check_target(path, err) < 0 ||
-        (file = bl_h5_mem_create(path, err)) < 0)
+    if ((file = bl_h5_mem_create(path, err)) < 0)
         return -1;
     rc = bl_h5_write_root(file, "sweep", command, err);
     if (rc == 0)
@@ -205,7 +204,7 @@ int bl_h5_write_sweep_run(const char *path, const char *command,
     bl_h5_summary_row(app, &rec, &row);
     if (rc == 0)
         rc = bl_h5_table_write(file, &bl_h5_summary_def, &row, 1, err);
-    return bl_h5_mem_commit(file, path, rc, err);
+    return bl_h5_mem_commit_in(file, dirfd, path, rc, err);
 }
 
 int bl_h5_read_summary(const char *path, bl_h5_summary **rows, size_t *n,

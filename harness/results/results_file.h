@@ -40,8 +40,9 @@ void bl_h5_summary_row(const bl_h5_run *app, const bl_h5_harness *h,
  * machines and app may be NULL (the app never wrote its file: failed,
  * timed out, invalid). When h->nodes is NULL or "", the run's "nodes" are
  * the node indexes of app's rank rows ("0" for a run on one machine), or
- * "" without machines. */
-int bl_h5_write_sweep_run(const char *path, const char *command,
+ * "" without machines. dirfd: the directory of path held open (its last
+ * component is written there, bl_atomic_write_in), or AT_FDCWD. */
+int bl_h5_write_sweep_run(int dirfd, const char *path, const char *command,
                           const bl_h5_machine *machines, size_t nmachines,
                           const bl_h5_run *app, const bl_h5_harness *h,
                           bl_err *err);

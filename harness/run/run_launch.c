@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <libgen.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "launcher/launcher_choice.h"
 #include "layout/layout_allowed.h"
 #include "proc/launch.h"
+#include "proc/launch_env.h"
 #include "proc/shellquote.h"
 #include "results/results_file.h"
 #include "topo.h"
@@ -132,13 +134,18 @@ int bl_run_command(const bl_run_launch *rl, bl_command *cmd, bl_err *err)
 static void judge(const bl_launch_result *res, const bl_launch_opts *lo,
                   bl_h5_harness *h)
 {
-    char how[256];
+    char how[256], cause[300], msg[600];
     bl_h5_harness_launched(h, res, lo, how, sizeof how);
     h->attempts = 1;
     h->status = strdup(res->timed_out ? "timeout"
                        : res->exited && res->exit_status == 0 ? "ok"
                                                                : "failed");
-    h->reason = strdup(strcmp(h->status, "ok") == 0 ? "" : how);
+    if (strcmp(h->status, "failed") == 0 &&
+        bl_launch_env_blocked(cause, sizeof cause))
+        snprintf(msg, sizeof msg, "%s; %s", cause, how);
+    else
+        snprintf(msg, sizeof msg, "%s", strcmp(h->status, "ok") ? how : "");
+    h->reason = strdup(msg);
 }
 
 /* The record's description of the layout and the program. */
@@ -304,7 +311,7 @@ static int record(const bl_run_opts *o, const bl_run_launch *rl,
     bl_h5_machine m;
     int rc;
     bl_run_collect(rl, res, lo, out, &m);
-    rc = bl_h5_write_sweep_run(o->out, o->command, &m, 1, &out->run, &out->h,
+    rc = bl_h5_write_sweep_run(AT_FDCWD, o->out, o->command, &m, 1, &out->run, &out->h,
                                err);
     bl_h5_machine_free(&m);
     if (rc == 0)
@@ -337,11 +344,19 @@ int bl_run(const bl_run_opts *o, bl_run_outcome *out, bl_err *err)
     bl_command cmd = {0};
     bl_launch_opts lo = {0};
     bl_launch_result res;
+    char msg[300];
     int rc = -1;
     memset(out, 0, sizeof *out);
     beside(o->out, ".log", out->log, sizeof out->log);
     beside(o->out, ".probe.XXXXXX", out->probe_dir, sizeof out->probe_dir);
     if (setup(o, &s, err) < 0) {
+        rc = -2;
+        goto done;
+    }
+    /* a launch that cannot start for a cause around the harness: said
+     * before, not as the launcher's first words after */
+    if (bl_launch_env_blocked(msg, sizeof msg)) {
+        bl_err_set(err, "no run can start: %s; nothing was run", msg);
         rc = -2;
         goto done;
     }

@@ -76,6 +76,40 @@ void bl_slurm_job_name(const char *sweep_name, char *buf, size_t len)
     }
 }
 
+/* n colon-separated whole numbers at *p (1 to max), the first up to
+ * first_digits digits, the others 0..59 in two digits; *p moved past. */
+static int time_fields(const char **p, int max, int first_digits)
+{
+    int n = 0;
+    do {
+        size_t d = strspn(*p, "0123456789");
+        if (d == 0 || (int)d > (n == 0 ? first_digits : 2) ||
+            (n > 0 && ((*p)[0] - '0') * 10 + ((*p)[1] - '0') > 59))
+            return -1;
+        *p += d;
+        n++;
+    } while (**p == ':' && n < max && (*p)++);
+    return n;
+}
+
+/* As sbatch --time reads it: MINUTES, MINUTES:SECONDS, HOURS:MINUTES:
+ * SECONDS, DAYS-HOURS, DAYS-HOURS:MINUTES, DAYS-HOURS:MINUTES:SECONDS,
+ * or UNLIMITED / INFINITE. */
+static int slurm_time_ok(const char *t)
+{
+    const char *p = t, *dash = strchr(t, '-');
+    if (!strcmp(t, "UNLIMITED") || !strcmp(t, "INFINITE"))
+        return 1;
+    if (dash) {
+        size_t d = strspn(t, "0123456789");
+        if (d == 0 || d > 4 || t + d != dash)
+            return 0;
+        p = dash + 1;
+        return time_fields(&p, 3, 2) > 0 && *p == '\0';
+    }
+    return time_fields(&p, 3, 7) > 0 && *p == '\0';
+}
+
 static int check_opts(const bl_slurm_opts *o, const bl_sweep *s, bl_err *err)
 {
     /* $name becomes part of the metadata directory: the sweep-file reader
@@ -100,10 +134,12 @@ static int check_opts(const bl_slurm_opts *o, const bl_sweep *s, bl_err *err)
         (o->time_limit &&
          bl_slurm_check_sbatch_value("--time", o->time_limit, err) < 0))
         return -1;
-    if (o->time_limit && o->time_limit[strspn(o->time_limit,
-                                              "0123456789:-")] != '\0')
+    if (o->time_limit && !slurm_time_ok(o->time_limit))
         return bl_err_set(err, "--time: '%s' is not a Slurm time; accepted: "
-                          "MINUTES, HH:MM:SS, D-HH:MM ...", o->time_limit);
+                          "MINUTES, MINUTES:SECONDS, HOURS:MINUTES:SECONDS, "
+                          "DAYS-HOURS[:MINUTES[:SECONDS]] (minutes up to 7 "
+                          "digits, days up to 4, the others 00-59) or "
+                          "UNLIMITED, e.g. 2:00:00", o->time_limit);
     return 0;
 }
 

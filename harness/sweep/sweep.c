@@ -17,7 +17,7 @@
 #include "sweep/sweep_omp.h"
 #include "proc/shellquote.h"
 #include "sweep/sweep_dir.h"
-#include "sweep/sweep_env.h"
+#include "proc/launch_env.h"
 #include "sweep/sweep_lock.h"
 #include "sweep/sweep_item.h"
 #include "sweep/sweep_identity.h"
@@ -296,8 +296,11 @@ static int execute(bl_sweep_ctx *c, bl_sweep_totals *t, bl_err *err)
             t->skipped++;
             continue;
         }
+        /* the directory swapped (for a link) since: nothing more there */
+        if (bl_sweep_dir_still(c->dir, c->dirfd, err) < 0)
+            return -1;
         /* a cause no run can get past: stop with it, not fail the rest */
-        if (it->valid && bl_sweep_env_blocked(cause, sizeof cause))
+        if (it->valid && bl_launch_env_blocked(cause, sizeof cause))
             return bl_err_set(err, "no run can start: %s; stopped before %s "
                               "with %d run%s not started (the recorded ones "
                               "are kept: fix it and --resume)", cause,
@@ -409,6 +412,7 @@ int bl_sweep_run(const bl_sweep_opts *o, bl_sweep_totals *t, bl_err *err)
 
     memset(t, 0, sizeof *t);
     memset(&c, 0, sizeof c);
+    c.dirfd = c.appfd = -1;
     c.o = o;
     stop_requested = 0;
     bl_launch_clear_interrupt();
@@ -436,18 +440,14 @@ int bl_sweep_run(const bl_sweep_opts *o, bl_sweep_totals *t, bl_err *err)
     }
     if (rc == 0)
         rc = bl_mkdir_p(c.dir, err);
-    /* before anything is created in it: no link sends the writes away */
+    /* before anything is created in it: no link sends the writes away,
+     * and what is written there is written relative to the held fd */
     if (rc == 0)
-        rc = bl_sweep_dir_check(c.dir, err);
-    if (rc == 0) {
-        char appdir[PATH_MAX];
-        bl_textf(appdir, sizeof appdir, "%s/app", c.dir);
-        rc = bl_mkdir_p(appdir, err);
-    }
+        rc = bl_sweep_dir_hold(c.dir, &c.dirfd, &c.appfd, err);
     /* Before anything in dir is read or written: no second sweep on it,
      * and no run a killed sweep left behind still going. */
     if (rc == 0)
-        rc = bl_sweep_lock_take(&lock, c.dir, o->shard, o->nshards,
+        rc = bl_sweep_lock_take(&lock, c.dirfd, c.dir, o->shard, o->nshards,
                                 LOCK_WAIT_S, o->progress, err);
     if (rc == -3) {
         bl_sweep_ctx_free(&c);
@@ -475,6 +475,7 @@ int bl_sweep_run(const bl_sweep_opts *o, bl_sweep_totals *t, bl_err *err)
         bl_sweep_merge_done(&c);
     t->wall_s = bl_now_s() - t0;
     bl_sweep_lock_release(&lock);
+    bl_sweep_dir_release(&c.dirfd, &c.appfd);
     bl_sweep_ctx_free(&c);
     return rc;
 }

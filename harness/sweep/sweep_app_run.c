@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <regex.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,10 +89,13 @@ int bl_sweep_app_command(const bl_sweep_ctx *c, const bl_sweep_item *it,
     return bl_run_command(rl, cmd, err);
 }
 
-int bl_sweep_app_probe_dir(const bl_sweep_app_run *a, bl_err *err)
+int bl_sweep_app_probe_dir(const bl_sweep_app_run *a, int dirfd,
+                           bl_err *err)
 {
+    const char *name = strrchr(a->probe_dir, '/');
     bl_run_probe_dir_remove(a->probe_dir); /* an interrupted run's */
-    if (mkdir(a->probe_dir, 0777) < 0 && errno != EEXIST)
+    if (mkdirat(dirfd, name ? name + 1 : a->probe_dir, 0777) < 0 &&
+        errno != EEXIST)
         return bl_err_set(err, "%s: cannot make the probe's directory: %s",
                           a->probe_dir, strerror(errno));
     return 0;
@@ -188,7 +192,8 @@ int bl_sweep_app_record(const bl_sweep_ctx *c, bl_sweep_app_run *a,
         *rate = out.run.result.rate;
         bl_textf(unit, unit_len, "%s", out.run.result.rate_unit);
     }
-    rc = bl_h5_write_sweep_run(record, c->sweep.file, &m, 1, &out.run,
+    rc = bl_h5_write_sweep_run(c->dirfd, record, c->sweep.file, &m, 1,
+                               &out.run,
                                &out.h, err);
     if (rc == 0)
         bl_run_probe_dir_remove(a->probe_dir);

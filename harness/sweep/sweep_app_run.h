@@ -26,7 +26,8 @@ int bl_sweep_app_command(const bl_sweep_ctx *c, const bl_sweep_item *it,
                          bl_command *cmd, bl_err *err);
 
 /* An empty probe directory for the launch: 0, or -1 with err. */
-int bl_sweep_app_probe_dir(const bl_sweep_app_run *a, bl_err *err);
+int bl_sweep_app_probe_dir(const bl_sweep_app_run *a, int dirfd,
+                           bl_err *err);
 
 /* After the launch: the probe's rows, the status (a rate regex that
  * does not match fails the run), the rate, the record written at

@@ -74,8 +74,11 @@ int bl_sf_key_index(bl_sf_ctx *c, const yaml_node_t *map,
     for (const yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++)
         if (bl_sf_node(c, q->key)->type == YAML_SCALAR_NODE &&
             !strcmp(bl_sf_text(bl_sf_node(c, q->key)), bl_sf_text(k)))
-            return bl_sf_fail_at(c, k, "%s: key '%s' is given twice", section,
-                                 bl_sf_text(k));
+            return bl_sf_fail_at(
+                c, k, "%s: key '%s' is given twice (first at %d:%d); keep "
+                "one", section, bl_sf_text(k),
+                (int)bl_sf_node(c, q->key)->start_mark.line + 1,
+                (int)bl_sf_node(c, q->key)->start_mark.column + 1);
     for (int i = 0; keys[i]; i++) {
         if (!strcmp(keys[i], bl_sf_text(k)))
             return i;

@@ -1,6 +1,7 @@
 #include "sweep/sweep_item.h"
 #include "sweep/sweep_identity.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +12,7 @@
 #include "bindreport/bindreport.h"
 #include "bindreport/crosscheck.h"
 #include "sweep/fail_reason.h"
-#include "sweep/sweep_env.h"
+#include "proc/launch_env.h"
 #include "launcher/launcher.h"
 #include "sweep/noisy.h"
 #include "results/results_file.h"
@@ -43,6 +44,15 @@ static void app_path(const bl_sweep_ctx *c, const bl_sweep_item *it,
                      char *buf, size_t len)
 {
     bl_textf(buf, len, "%s/app/%s.h5", c->dir, it->run_id);
+}
+
+/* The same file as the harness reads it: through the app/ directory it
+ * holds open, so a results directory swapped for a link during the run
+ * cannot hand it another file (HDF5 opens by name only). */
+static void app_held_path(const bl_sweep_ctx *c, const bl_sweep_item *it,
+                          char *buf, size_t len)
+{
+    bl_textf(buf, len, "/proc/self/fd/%d/%s.h5", c->appfd, it->run_id);
 }
 
 /* The hosts of a layout with nodes: the allocation's first nodes, as the
@@ -268,7 +278,7 @@ static void judge(const bl_launch_result *res, const bl_launch_opts *lo,
     } else if (!app) {
         char msg[1400], said[512], cause[300];
         bl_fail_reason(res->errs.head, tail, said, sizeof said);
-        if (bl_sweep_env_blocked(cause, sizeof cause))
+        if (bl_launch_env_blocked(cause, sizeof cause))
             snprintf(msg, sizeof msg, "%s; %s, no run file", cause, how);
         else
             snprintf(msg, sizeof msg, "%s, no run file: %s", how,
@@ -367,8 +377,8 @@ static int record_not_run(bl_sweep_ctx *c, const char *record,
     h->status = strdup(status);
     h->reason = strdup(reason);
     h->exit_status = -1;
-    return bl_h5_write_sweep_run(record, c->sweep.file, NULL, 0, NULL, h,
-                                 err);
+    return bl_h5_write_sweep_run(c->dirfd, record, c->sweep.file, NULL, 0,
+                                 NULL, h, err);
 }
 
 /* What the launch left: the app's run file (when it wrote one), the
@@ -420,9 +430,10 @@ static int record_outcome(bl_sweep_ctx *c, const bl_layout *l,
         bl_textf(unit, unit_len, "%s",
                  ap->result.rate_unit ? ap->result.rate_unit : "");
     }
-    rc = bl_h5_write_sweep_run(record, c->sweep.file, mp, nm, ap, h, err);
-    if (rc == 0)
-        unlink(appfile); /* its content now lives in the record */
+    rc = bl_h5_write_sweep_run(c->dirfd, record, c->sweep.file, mp, nm, ap,
+                               h, err);
+    if (rc == 0) /* its content now lives in the record */
+        unlinkat(c->appfd, strrchr(appfile, '/') + 1, 0);
     bl_bindreport_free(&rep);
     if (ap)
         bl_h5_run_free(&app);
@@ -440,7 +451,7 @@ static int launch(bl_sweep_ctx *c, const bl_sweep_item *it,
 {
     int rc;
     h->start_time = wall_clock_s();
-    while ((rc = ar->program && bl_sweep_app_probe_dir(ar, err) < 0
+    while ((rc = ar->program && bl_sweep_app_probe_dir(ar, c->dirfd, err) < 0
                      ? -1
                      : bl_launch_run(lo, res, err)) == 0 &&
            !res->interrupted &&
@@ -483,14 +494,15 @@ int bl_sweep_item_run(bl_sweep_ctx *c, const bl_sweep_item *it,
         return -1;
     }
     h->argv = bl_shell_join(cmd.argv);
-    app_path(c, it, appfile, sizeof appfile);
-    unlink(appfile);
+    app_held_path(c, it, appfile, sizeof appfile);
+    unlinkat(c->appfd, strrchr(appfile, '/') + 1, 0);
     bl_textf(log, sizeof log, "%s/%s.log", c->dir, it->run_id);
     lo.argv = cmd.argv;
     lo.env = cmd.env;
     lo.timeout_s = c->o->timeout_s > 0 ? c->o->timeout_s : it->layout->timeout_s;
     lo.stdout_path = log;
     lo.stderr_path = log;
+    lo.log_dirfd = &c->dirfd;
     rc = start_neighbours(it->layout, &nr, &nerr);
     if (rc < 0) {
         bl_command_free(&cmd);

@@ -45,6 +45,8 @@ typedef struct bl_sweep_ctx {
     char app_libomp[PATH_MAX];  /* omp_runtime libomp's app (sweep_omp.h) */
     char libomp[PATH_MAX];      /* the libomp that app runs with */
     char libiomp5[PATH_MAX];    /* omp_runtime intel's preload */
+    int dirfd, appfd;           /* dir and dir/app held open (sweep_dir.h);
+                                   -1 before the sweep holds them */
     int is_root;
     bl_sweep_item *items;        /* in the order they run */
     char **reasons;              /* per layout: why it cannot run, or NULL */

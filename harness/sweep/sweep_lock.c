@@ -51,11 +51,11 @@ static pid_t holder(int fd, int want_exclusive)
     return found;
 }
 
-static int take_one(int *out, const char *path, int exclusive, double wait_s,
-                    FILE *progress, bl_err *err)
+static int take_one(int *out, int dirfd, const char *path, int exclusive,
+                    double wait_s, FILE *progress, bl_err *err)
 {
     int op = (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB;
-    int fd = bl_sweep_dir_open(path, O_RDWR | O_CREAT, "sweep lock", err);
+    int fd = bl_sweep_dir_open(dirfd, path, O_RDWR | O_CREAT, "sweep lock", err);
     double until = 0.0;
     int unlisted = 0;
     if (fd < 0)
@@ -117,7 +117,8 @@ static int take_one(int *out, const char *path, int exclusive, double wait_s,
     return 0;
 }
 
-int bl_sweep_lock_take(bl_sweep_lock *l, const char *dir, int shard,
+int bl_sweep_lock_take(bl_sweep_lock *l, int dirfd, const char *dir,
+                       int shard,
                        int nshards, double wait_s, FILE *progress,
                        bl_err *err)
 {
@@ -126,14 +127,14 @@ int bl_sweep_lock_take(bl_sweep_lock *l, const char *dir, int shard,
     l->fd[0] = l->fd[1] = -1;
     if (bl_textf(path, sizeof path, "%s/.lock", dir) < 0)
         return bl_err_set(err, "%s: path too long", dir);
-    rc = take_one(&l->fd[0], path, nshards <= 0, wait_s, progress, err);
+    rc = take_one(&l->fd[0], dirfd, path, nshards <= 0, wait_s, progress, err);
     if (rc < 0 || nshards <= 0)
         return rc;
     if (bl_textf(path, sizeof path, "%s/.lock.shard-%d-of-%d", dir, shard,
                  nshards) < 0)
         rc = bl_err_set(err, "%s: path too long", dir);
     else
-        rc = take_one(&l->fd[1], path, 1, wait_s, progress, err);
+        rc = take_one(&l->fd[1], dirfd, path, 1, wait_s, progress, err);
     if (rc < 0)
         bl_sweep_lock_release(l);
     return rc;

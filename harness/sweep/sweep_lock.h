@@ -17,11 +17,12 @@ typedef struct bl_sweep_lock {
     int fd[2];  /* .lock and the shard's file; -1 when not held */
 } bl_sweep_lock;
 
-/* Takes the lock of dir. When a live process holds it, returns -3 with err
+/* Takes the lock of dir, held open as dirfd (sweep_dir.h). When a live process holds it, returns -3 with err
  * naming its PID. When it is held only by what a dead sweep left (its run
  * being killed), says so on progress and waits up to wait_s seconds.
  * Returns 0, -3 when busy, -1 with err when the lock file cannot be used. */
-int bl_sweep_lock_take(bl_sweep_lock *l, const char *dir, int shard,
+int bl_sweep_lock_take(bl_sweep_lock *l, int dirfd, const char *dir,
+                       int shard,
                        int nshards, double wait_s, FILE *progress,
                        bl_err *err);
 

@@ -4,6 +4,7 @@
 #include "sweep/sweep_merge.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 
 #include "grow.h"
 #include "results/results_file.h"
+#include "sweep/sweep_dir.h"
 #include "sweep/sweep_identity.h"
 #include "sys_util.h"
 
@@ -33,10 +35,8 @@ static int is_record(const char *name)
  * the length of an append. -1 when it cannot be had. */
 static int append_lock(const bl_sweep_ctx *c)
 {
-    char path[PATH_MAX];
-    int fd;
-    bl_textf(path, sizeof path, "%s/.append.lock", c->dir);
-    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    int fd = openat(c->dirfd, ".append.lock",
+                    O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd >= 0 && flock(fd, LOCK_EX) < 0) {
         close(fd);
         fd = -1;
@@ -44,17 +44,23 @@ static int append_lock(const bl_sweep_ctx *c)
     return fd;
 }
 
+/* The twin as HDF5 and the append's renames reach it: through the held
+ * directory (HDF5 opens by name only), so the directory's name swapped
+ * for a link cannot redirect it even between the check and the open. */
 static void twin_path(const bl_sweep_ctx *c, char *buf, size_t len)
 {
-    bl_textf(buf, len, "%s/.merged.twin", c->dir);
+    bl_textf(buf, len, "/proc/self/fd/%d/.merged.twin", c->dirfd);
 }
 
 static int append(bl_sweep_ctx *c, const char *const *records, size_t n,
                   bl_err *err)
 {
     char twin[PATH_MAX];
-    int dups, unreadable, rc, fd = append_lock(c);
-    if (fd < 0)
+    int dups, unreadable, rc, fd;
+    /* the name swapped for a link since: refused, naming it */
+    if (bl_sweep_dir_still(c->dir, c->dirfd, err) < 0)
+        return -1;
+    if ((fd = append_lock(c)) < 0)
         return bl_err_set(err, "%s/.append.lock: cannot lock it", c->dir);
     twin_path(c, twin, sizeof twin);
     rc = bl_h5_append(c->out, twin, c->sweep.file, records, n, &dups,
@@ -81,15 +87,21 @@ int bl_sweep_append(bl_sweep_ctx *c, const bl_sweep_item *it, bl_err *err)
  * looked up by run id, not opened. */
 int bl_sweep_merge(bl_sweep_ctx *c, bl_err *err)
 {
-    DIR *d = opendir(c->dir);
+    /* its own open file (not a dup: that shares the reading position, and
+     * the next listing would start at the end) */
+    int fd = openat(c->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
     struct dirent *e;
     char **paths = NULL;
     size_t n = 0, cap = 0;
     int rc = 0;
     hid_t out = H5I_INVALID_HID;
     bl_err ignored;
-    if (!d)
-        return 0; /* nothing ran yet */
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        return bl_err_set(err, "%s: %s", c->dir, strerror(errno));
+    }
     if (access(c->out, F_OK) == 0)
         out = bl_h5_open_read(c->out, &ignored);
     while ((e = readdir(d)) != NULL) {
@@ -123,10 +135,8 @@ int bl_sweep_merge(bl_sweep_ctx *c, bl_err *err)
 
 void bl_sweep_merge_done(bl_sweep_ctx *c)
 {
-    char twin[PATH_MAX];
     int fd = append_lock(c);
-    twin_path(c, twin, sizeof twin);
-    unlink(twin);
+    unlinkat(c->dirfd, ".merged.twin", 0);
     if (fd >= 0)
         close(fd);
 }

@@ -64,7 +64,8 @@ int bl_sweep_retry_keep(bl_sweep_ctx *c, const bl_sweep_item *it,
     size_t cap = h->nretries;
     bl_h5_retry *row;
     try_log_path(log, h->attempts, kept, sizeof kept);
-    if (rename(log, kept) < 0)
+    if (renameat(c->dirfd, strrchr(log, '/') + 1, c->dirfd,
+                 strrchr(kept, '/') + 1) < 0)
         kept[0] = '\0'; /* no log to keep (it could not be written) */
     if (bl_grow(&h->retries, sizeof *h->retries, h->nretries, &cap, 4) < 0)
         return bl_err_set(err, "%s: out of memory recording attempt %d",

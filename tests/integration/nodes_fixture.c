@@ -18,6 +18,7 @@
  *         run ID nodes LIST ranks LIST      each /summary row, with the
  *                                           "node" of its rank rows
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,7 +75,7 @@ static int write_run(const char *dir, const char *id, int np,
         app.nrank_rows = (size_t)np;
     }
     snprintf(path, sizeof path, "%s/%s.h5", dir, id);
-    if (bl_h5_write_sweep_run(path, "nodes_fixture", ran ? m : NULL, 1,
+    if (bl_h5_write_sweep_run(AT_FDCWD, path, "nodes_fixture", ran ? m : NULL, 1,
                               ran ? &app : NULL, &h, &err) < 0) {
         fprintf(stderr, "nodes_fixture: %s\n", err.msg);
         return -1;

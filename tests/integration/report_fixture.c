@@ -40,6 +40,7 @@
  * The machines' topology XML is hwloc's own export of a synthetic
  * topology: "pack:1 core:2 pu:1" (the VM) and "pack:2 numa:1 l3:1 core:4
  * pu:1" (xeon). */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -263,7 +264,7 @@ static int write_one(const char *dir, const spec *s, const char *label_text)
         h.wall_s = s->timed_out ? 30.0 : 0.4;
     }
     snprintf(path, sizeof path, "%s/%s.h5", dir, s->run_id);
-    if (bl_h5_write_sweep_run(path, "bindlab sweep configs/sweeps/test.yaml",
+    if (bl_h5_write_sweep_run(AT_FDCWD, path, "bindlab sweep configs/sweeps/test.yaml",
                               s->rate > 0 ? (g_machine ? g_machine : &m) : NULL,
                               1, s->rate > 0 ? &app : NULL,
                               &h, &err) < 0) {

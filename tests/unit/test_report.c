@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -485,7 +486,7 @@ static void write_run_file(const spec *s, const char *path, const char *label)
         app.result.verified = s->verified;
         app.result.local_page_fraction = 1.0;
     }
-    assert_int_equal(bl_h5_write_sweep_run(path, "test", NULL, 0,
+    assert_int_equal(bl_h5_write_sweep_run(AT_FDCWD, path, "test", NULL, 0,
                                            s->rate > 0 ? &app : NULL, &h,
                                            &err), 0);
 }

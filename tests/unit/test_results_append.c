@@ -5,6 +5,7 @@
  * append had returned. */
 #include "bl_test.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -57,7 +58,8 @@ static int write_record(int i)
     }
     snprintf(records[i], sizeof records[i], "%s/%s.h5", dir, id);
     recs[i] = records[i];
-    if (bl_h5_write_sweep_run(records[i], "test", ran ? &machine : NULL, 1,
+    if (bl_h5_write_sweep_run(AT_FDCWD, records[i], "test",
+                              ran ? &machine : NULL, 1,
                               ran ? &app : NULL, &h, &err) < 0) {
         fprintf(stderr, "%s\n", err.msg);
         return -1;

@@ -190,7 +190,8 @@ static void config_rejects_unknown_keys_listing_accepted(void **state)
                  "align_shares, "
                  "n, nb, seed, writes");
     expect_error("kernels: [triad]\nsweep:\n  np: 1\n  np: 2\n",
-                 "t.yaml:4:3: sweep: key 'np' is given twice");
+                 "t.yaml:4:3: sweep: key 'np' is given twice (first at 3:3); "
+                 "keep one");
     expect_error("kernels: [triad]\nsweep:\n  [a]: 1\n",
                  "t.yaml:3:3: sweep: keys must be plain words");
 }

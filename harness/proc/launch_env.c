@@ -1,4 +1,4 @@
-#include "sweep/sweep_env.h"
+#include "proc/launch_env.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int bl_sweep_env_blocked(char *why, size_t len)
+int bl_launch_env_blocked(char *why, size_t len)
 {
     char cwd[PATH_MAX];
     const char *tmp = getenv("TMPDIR");
