@@ -97,7 +97,8 @@ static int maps(const char *dir, const bl_report_detail *d, size_t *nfiles,
     if (!m)
         return bl_err_set(err, "out of memory");
     for (size_t k = 0; k < d->nmachines && rc == 0; k++)
-        if (d->topos[k] && bl_nodemap_build(d->topos[k], &m[k]) < 0)
+        if (d->topos[k] && d->topo_of[k] == (int)k &&
+            bl_nodemap_build(d->topos[k], &m[k]) < 0)
             rc = bl_err_set(err, "out of memory laying out a machine");
     for (size_t i = 0; i < d->nruns && rc == 0; i++) {
         const bl_report_run *x = &d->runs[i];
@@ -111,7 +112,7 @@ static int maps(const char *dir, const bl_report_detail *d, size_t *nfiles,
                 continue;
             if (bl_report_run_on_node(x, &d->machines[k], &y) < 0)
                 return bl_err_set(err, "out of memory");
-            bl_nodemap_run_svg(&b, &m[k], NULL, &y, NULL);
+            bl_nodemap_run_svg(&b, &m[d->topo_of[k]], NULL, &y, NULL);
             bl_report_run_on_node_free(x, &y);
             if (x->nnodes > 1)
                 snprintf(name, sizeof name, "map-%s-node%d.svg", id, k);

@@ -23,11 +23,13 @@ static hwloc_topology_t load_topology(const bl_h5_machine *m)
 }
 
 /* The file's machines: /nodes/<k> (or /machine in a file written before
- * /nodes), each with its topology. */
+ * /nodes), each distinct topology loaded once (10,000 alike nodes: one
+ * hwloc load, not 10,000). */
 static int read_machines(hid_t f, bl_report_detail *d, bl_err *err)
 {
     bl_err e;
-    if (bl_h5_read_nodes(f, &d->machines, &d->nmachines, &e) < 0) {
+    if (bl_h5_read_nodes_shared(f, &d->machines, &d->nmachines, &d->topo_of,
+                                &e) < 0) {
         d->machines = NULL;   /* drawn without maps, as a file of none */
         d->nmachines = 0;
         return 0;
@@ -35,7 +37,9 @@ static int read_machines(hid_t f, bl_report_detail *d, bl_err *err)
     if (!(d->topos = calloc(d->nmachines + 1, sizeof *d->topos)))
         return bl_err_set(err, "out of memory reading the machines");
     for (size_t k = 0; k < d->nmachines; k++)
-        d->topos[k] = load_topology(&d->machines[k]);
+        d->topos[k] = d->topo_of[k] == (int)k
+                          ? load_topology(&d->machines[k])
+                          : d->topos[d->topo_of[k]];
     return 0;
 }
 
@@ -214,12 +218,13 @@ void bl_report_detail_free(bl_report_detail *d)
     }
     free_matrices(d->matrices, d->nmatrices);
     for (size_t k = 0; d->topos && k < d->nmachines; k++)
-        if (d->topos[k])
+        if (d->topos[k] && d->topo_of[k] == (int)k)
             hwloc_topology_destroy(d->topos[k]);
     if (d->machines)
         bl_h5_nodes_free(d->machines, d->nmachines);
     free(d->runs);
     free(d->topos);
+    free(d->topo_of);
     memset(d, 0, sizeof *d);
 }
 

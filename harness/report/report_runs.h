@@ -37,7 +37,10 @@ typedef struct bl_report_detail {
     bl_h5_machine *machines;       /* the file's machine records
                                     * (/nodes/<k>, or /machine) */
     hwloc_topology_t *topos;       /* per machine; NULL when its XML does
-                                    * not load (then no map is drawn) */
+                                    * not load (then no map is drawn);
+                                    * alike machines share one */
+    int *topo_of;                  /* per machine: the first machine of its
+                                    * topology (its XML, topos owner) */
     size_t nmachines;
     /* the file's /matrices/<kind> (`bindlab matrix`), in kind order */
     bl_h5_matrix *matrices;        size_t nmatrices;
