@@ -332,7 +332,8 @@ int bl_cli_report(int argc, char **argv)
     if (o.html || o.plot) {
         size_t nfiles = 0;
         rc = BL_EXIT_OK;
-        if (o.html && bl_report_write_html(o.html, o.input, &r, &err) < 0)
+        if (o.html && bl_report_write_html_nodes(o.html, o.input, &r,
+                                              o.all_nodes, &err) < 0)
             rc = BL_EXIT_FAILED;
         else if (o.html)
             printf("%s: %zu runs\n", o.html, r.nrows);

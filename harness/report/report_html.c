@@ -362,7 +362,18 @@ char *bl_report_html_text(const bl_report *r, const char *input,
     bl_strbuf_printf(&b, "<p>%zu run%s. Rates compare only within one "
                      "kernel and unit; a run counts when it is ok and "
                      "verified.</p>\n", r->nrows, r->nrows == 1 ? "" : "s");
-    if (d && d->nmachines > 1)
+    if (d && d->nmachines > BL_REPORT_FOLD_NODES && d->nmachine_groups)
+        for (size_t g = 0; g < d->nmachine_groups; g++) {
+            size_t k = 0;
+            while (d->machine_group[k] != (int)g)
+                k++;
+            bl_strbuf_printf(&b, "<p id=\"nodes-%zu\"><b>Nodes ", g);
+            bl_report_nodes_list(&b, d->machine_group, d->nmachines, (int)g,
+                                 d->machines);
+            bl_strbuf_puts(&b, "</b>: alike machines (all but the name).</p>\n");
+            machine_part(&b, &d->machines[k]);
+        }
+    else if (d && d->nmachines > 1)
         for (size_t k = 0; k < d->nmachines; k++) {
             bl_strbuf_printf(&b, "<p id=\"node-%zu\"><b>Node %zu</b>.</p>\n",
                              k, k);
@@ -428,6 +439,13 @@ char *bl_report_html_text(const bl_report *r, const char *input,
 int bl_report_write_html(const char *path, const char *input,
                          const bl_report *r, bl_err *err)
 {
+    return bl_report_write_html_nodes(path, input, r, 0, err);
+}
+
+int bl_report_write_html_nodes(const char *path, const char *input,
+                               const bl_report *r, int all_nodes,
+                               bl_err *err)
+{
     bl_report_detail d;
     int rc;
     char *text;
@@ -435,6 +453,7 @@ int bl_report_write_html(const char *path, const char *input,
     /* a file of runs that all failed has no machine: d.nmachines is 0 */
     if (bl_report_detail_read(input, r, &d, err) < 0)
         return -1;
+    d.all_nodes = all_nodes;
     text = bl_report_html_text(r, input, d.nmachines ? &d.machines[0] : NULL,
                                &d);
     bl_report_detail_free(&d);

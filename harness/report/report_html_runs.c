@@ -123,7 +123,9 @@ static void one_run(bl_strbuf *b, const bl_report_run *x,
     bl_strbuf_puts(b, "\">its row in the table</a></p>\n");
     if (s->attempts > 1)
         launches(b, x);
-    if (x->nplacement == 0) {
+    if (x->fold) {
+        bl_report_html_fold(b, x, d, maps, seen);
+    } else if (x->nplacement == 0) {
         bl_strbuf_puts(b, "<p>This run recorded no placement (it left no "
                           "result: see its status).</p>\n");
     } else if (x->nnodes == 0) {

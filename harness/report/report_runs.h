@@ -9,6 +9,7 @@
 #include <hwloc.h>
 
 #include "h5/h5schema.h"
+#include "report/report_nodes.h"
 #include "results/results_report.h"
 
 enum { BL_REPORT_MAX_NODES = 16 };
@@ -29,6 +30,10 @@ typedef struct bl_report_run {
     bl_h5_matrix *matrices;        size_t nmatrices;
     /* the launches before its last (sweep --retry), oldest first */
     bl_h5_retry *retries;          size_t nretries;
+    /* a run over more than BL_REPORT_FOLD_NODES nodes: its nodes folded
+     * (then placement and memory are not read: each group keeps its first
+     * node's rows); NULL otherwise */
+    bl_report_nodes *fold;
 } bl_report_run;
 
 typedef struct bl_report_detail {
@@ -41,6 +46,11 @@ typedef struct bl_report_detail {
                                     * alike machines share one */
     int *topo_of;                  /* per machine: the first machine of its
                                     * topology (its XML, topos owner) */
+    int *machine_group;            /* per machine: its alike group
+                                    * (bl_report_machines_fold) */
+    size_t nmachine_groups;
+    int all_nodes;                 /* the page lists every node of a
+                                    * folded run (report --all-nodes) */
     size_t nmachines;
     /* the file's /matrices/<kind> (`bindlab matrix`), in kind order */
     bl_h5_matrix *matrices;        size_t nmatrices;
