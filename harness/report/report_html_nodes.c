@@ -3,7 +3,7 @@
  * --all-nodes) and one map per group, drawn from its first node. */
 #include "report/report_priv.h"
 
-#include <stdlib.h>
+#include <stdio.h>
 
 #include "report/report_nodemap.h"
 
@@ -85,13 +85,9 @@ void bl_report_html_fold(bl_strbuf *b, const bl_report_run *x,
                          bl_nodemap_seen *seen)
 {
     const bl_report_nodes *o = x->fold;
-    int *gof = malloc((o->nnodes + 1) * sizeof *gof);
+    const int *gof = o->group_of;
     size_t drawn = o->ngroups < BL_REPORT_FOLD_MAPS ? o->ngroups
                                                      : BL_REPORT_FOLD_MAPS;
-    if (!gof)
-        return;
-    for (size_t k = 0; k < o->nnodes; k++)
-        gof[k] = o->node[k].group;
     bl_strbuf_printf(b, "<p>Over %zu nodes, in %zu alike group%s (the same "
                      "machine, each rank's threads on the same PUs of its "
                      "node, the same pages per NUMA node): one map per "
@@ -103,5 +99,4 @@ void bl_report_html_fold(bl_strbuf *b, const bl_report_run *x,
     if (drawn < o->ngroups)
         bl_strbuf_printf(b, "<p>%zu more groups are not drawn (the table "
                          "lists them).</p>\n", o->ngroups - drawn);
-    free(gof);
 }

@@ -80,6 +80,11 @@ static int read_ranks(hid_t g, bl_report_nodes *o, rank_index *ix,
         return -1;
     for (size_t i = 0; i < n; i++)
         top = rows[i].rank > top ? rows[i].rank : top;
+    /* a damaged file may claim any rank: an index of 2^31 ranks is none */
+    if ((size_t)top + 1 > 4 * n + 1024) {
+        bl_h5_table_free(&bl_h5_rank_def, rows, n);
+        return bl_err_set(err, "rank %d in a table of %zu rank rows", top, n);
+    }
     ix->nranks = (size_t)top + 1;
     ix->node_of = malloc((ix->nranks + 1) * sizeof *ix->node_of);
     ix->first_rank = malloc((o->nnodes + 1) * sizeof *ix->first_rank);
@@ -225,6 +230,10 @@ static int group_nodes(bl_report_nodes *o, const int *machine_group)
         o->groups[g].count++;
         s->group = (int)g;
     }
+    if (!(o->group_of = malloc((o->nnodes + 1) * sizeof *o->group_of)))
+        return -1;
+    for (size_t k = 0; k < o->nnodes; k++)
+        o->group_of[k] = o->node[k].group;
     return 0;
 }
 
@@ -324,5 +333,6 @@ void bl_report_nodes_free(bl_report_nodes *n)
     }
     free(n->groups);
     free(n->node);
+    free(n->group_of);
     memset(n, 0, sizeof *n);
 }

@@ -44,6 +44,8 @@ typedef struct bl_report_nodes {
     bl_report_node_group *groups;
     size_t ngroups;
     size_t nused;               /* nodes the run had ranks on */
+    int *group_of;              /* per node: node[k].group, as
+                                 * bl_report_nodes_list takes it */
 } bl_report_nodes;
 
 /* Folds the machines of a file: (*group_of)[k] is machine k's group, the

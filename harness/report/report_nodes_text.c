@@ -90,11 +90,7 @@ static void run_text(bl_strbuf *b, const char *run_id,
                      const bl_report_nodes *o, const bl_h5_machine *m,
                      int all_nodes)
 {
-    int *gof = malloc((o->nnodes + 1) * sizeof *gof);
-    if (!gof)
-        return;
-    for (size_t k = 0; k < o->nnodes; k++)
-        gof[k] = o->node[k].group;
+    const int *gof = o->group_of;
     bl_strbuf_printf(b, "run %s: %zu nodes, %zu alike group%s (same machine, "
                      "each rank's threads on the same PUs of its node, the "
                      "same pages)%s:\n", run_id, o->nused, o->ngroups,
@@ -116,7 +112,6 @@ static void run_text(bl_strbuf *b, const char *run_id,
         bl_report_node_words(b, &o->node[k]);
         bl_strbuf_puts(b, "\n");
     }
-    free(gof);
 }
 
 static void runs_text(bl_strbuf *b, hid_t f, const bl_report *r,
