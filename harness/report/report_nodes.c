@@ -10,6 +10,20 @@
 /* Rows of the thread table read at once: 1.3 M rows never held whole. */
 enum { CHUNK = 65536 };
 
+/* The thread table's columns the folding and the maps use: not the host
+ * (the rank rows say the node), pid or context switches, whose strings
+ * and conversions would cost a third of the read. */
+#define COL(m, t) BL_H5_COLUMN(bl_h5_placement, m, t)
+static const bl_h5_field thread_columns[] = {
+    COL(rank, BL_H5_I32),      COL(thread, BL_H5_I32),
+    COL(rank_cpuset, BL_H5_STR), COL(cpuset, BL_H5_STR),
+    COL(cpu_first, BL_H5_I32), COL(cpu_last, BL_H5_I32),
+    COL(core, BL_H5_I32),      COL(l3, BL_H5_I32),
+    COL(numa, BL_H5_I32),      COL(package, BL_H5_I32),
+    COL(migrations, BL_H5_I64)};
+static const bl_h5_table_def thread_def =
+    BL_H5_TABLE("placement", bl_h5_placement, thread_columns);
+
 static const char *str(const char *s)
 {
     return s ? s : "";
@@ -158,7 +172,7 @@ static int hash_placement(hid_t g, bl_report_nodes *o, const rank_index *ix,
     for (size_t first = 0;; first += CHUNK) {
         bl_h5_placement *rows = NULL;
         size_t n = 0;
-        if (bl_h5_table_read_range(g, &bl_h5_placement_def, first, CHUNK,
+        if (bl_h5_table_read_range(g, &thread_def, first, CHUNK,
                                    (void **)&rows, &n, err) < 0) {
             rc = -1;
             break;
@@ -172,7 +186,7 @@ static int hash_placement(hid_t g, bl_report_nodes *o, const rank_index *ix,
             o->node[k].pattern += placement_hash(
                 &rows[i], rows[i].rank - ix->first_rank[k]);
         }
-        bl_h5_table_free(&bl_h5_placement_def, rows, n);
+        bl_h5_table_free(&thread_def, rows, n);
         if (n < CHUNK)
             break;
     }
@@ -276,7 +290,7 @@ static int collect_rows(hid_t g, bl_report_nodes *o, const rank_index *ix,
         bl_h5_placement *rows = NULL;
         size_t n = 0;
         int rc = 0;
-        if (bl_h5_table_read_range(g, &bl_h5_placement_def, first, CHUNK,
+        if (bl_h5_table_read_range(g, &thread_def, first, CHUNK,
                                    (void **)&rows, &n, err) < 0)
             return -1;
         for (size_t i = 0; i < n && rc == 0; i++) {
@@ -284,7 +298,7 @@ static int collect_rows(hid_t g, bl_report_nodes *o, const rank_index *ix,
             if (gr)
                 rc = keep_rows(gr, &rows[i]);
         }
-        bl_h5_table_free(&bl_h5_placement_def, rows, n);
+        bl_h5_table_free(&thread_def, rows, n);
         if (rc < 0)
             return bl_err_set(err, "out of memory");
         if (n < CHUNK)
@@ -327,7 +341,7 @@ int bl_report_nodes_read(hid_t g, const int *machine_group, size_t nmachines,
 void bl_report_nodes_free(bl_report_nodes *n)
 {
     for (size_t g = 0; n->groups && g < n->ngroups; g++) {
-        bl_h5_table_free(&bl_h5_placement_def, n->groups[g].placement,
+        bl_h5_table_free(&thread_def, n->groups[g].placement,
                          n->groups[g].nplacement);
         free(n->groups[g].memory);
     }
