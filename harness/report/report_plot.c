@@ -7,7 +7,8 @@
  *   matrix-RUN-KIND.svg     a run's own (c2c)
  *   map-RUN.svg             one run's node map and pages per NUMA node
  *                           (map-RUN-nodeK.svg per node of a run on
- *                           several machines)
+ *                           several machines; map-RUN-groupG.svg per
+ *                           group of alike nodes of a run over many)
  * A kernel measured in two units gets "-2" after its name for the second;
  * in a file of several machines each machine's charts are KERNEL-nodeK-... */
 #include "report/report_html.h"
@@ -89,6 +90,34 @@ static int charts(const char *dir, const bl_report *r,
     return 0;
 }
 
+/* A run over many nodes: one map per drawn group of alike nodes, from
+ * its first node's rows. */
+static int group_maps(const char *dir, const char *id, const bl_report_run *x,
+                      const bl_report_detail *d, const bl_nodemap *m,
+                      size_t *nfiles, bl_err *err)
+{
+    const bl_report_nodes *o = x->fold;
+    int rc = 0;
+    for (size_t g = 0; g < o->ngroups && g < BL_REPORT_FOLD_MAPS && rc == 0;
+         g++) {
+        const bl_report_node_group *gr = &o->groups[g];
+        bl_report_run y = *x;
+        bl_strbuf b = {0};
+        char name[300];
+        if (!d->topos[gr->first])
+            continue;
+        y.placement = gr->placement;
+        y.nplacement = gr->nplacement;
+        y.memory = gr->memory;
+        y.nmemory = gr->nmemory;
+        y.nnodes = 1;
+        bl_nodemap_run_svg(&b, &m[d->topo_of[gr->first]], NULL, &y, NULL);
+        snprintf(name, sizeof name, "map-%s-group%zu.svg", id, g + 1);
+        rc = write_text(dir, name, &b, nfiles, err);
+    }
+    return rc;
+}
+
 static int maps(const char *dir, const bl_report_detail *d, size_t *nfiles,
                 bl_err *err)
 {
@@ -104,6 +133,10 @@ static int maps(const char *dir, const bl_report_detail *d, size_t *nfiles,
         const bl_report_run *x = &d->runs[i];
         char id[256], name[300];
         safe_name(x->s->run_id, id, sizeof id);
+        if (x->fold) {
+            rc = group_maps(dir, id, x, d, m, nfiles, err);
+            continue;
+        }
         for (size_t j = 0; x->nplacement && j < x->nnodes && rc == 0; j++) {
             int k = x->nodes[j];
             bl_strbuf b = {0};

@@ -59,4 +59,8 @@ grep -qF '>rank 800</text><text x="360" y="595">NUMA 1 100% (4096 pages)</text>'
 "$BINDLAB" report "$T/odd.h5" --html "$T/all.html" --all-nodes > /dev/null || fail "report --html --all-nodes"
 [ "$(grep -c '^<tr><td>[0-9]* (n[0-9]*)</td><td class="n">1</td>' "$T/all.html")" = 200 ] || fail "--all-nodes table rows"
 [ "$(grep -c '<svg class="map"' "$T/all.html")" = 3 ] || fail "--all-nodes: maps still one per group"
+# --plot: one map file per group
+"$BINDLAB" report "$T/odd.h5" --plot "$T/plot" > /dev/null || fail "report --plot"
+[ "$(ls "$T/plot" | grep -c '^map-')" = 3 ] || fail "map files: $(ls "$T/plot")"
+grep -qF '<title>rank 8 thread 0: PU 16 ' "$T/plot/map-r0000-group2.svg" || fail "group 2's map file"
 echo "ok: 200 nodes folded into 3 groups (odd nodes apart), --all-nodes lists 200, topology stored once"
