@@ -141,18 +141,31 @@ static void drop_behind(const unsigned char *d, size_t *dropped, size_t upto)
 static int check_heaps(const unsigned char *d, size_t n, int sl, char *why,
                        size_t len, int mapped)
 {
-    const unsigned char *p = d, *end = d + n;
+    const unsigned char *p = d, *end = d + n, *q;
     size_t dropped = 0;
-    while ((p = memmem(p, (size_t)(end - p), "GCOL", 4)) != NULL) {
-        size_t at = (size_t)(p - d);
+    /* searched a window at a time (with the 3 bytes a header may reach
+     * past it), so that a long stretch with no collection (a table's
+     * rows) is given back too */
+    while (p < end) {
+        size_t win = (size_t)(end - p) < DROP_STEP ? (size_t)(end - p)
+                                                   : DROP_STEP;
+        size_t reach = (size_t)(end - p) - win < 3 ? (size_t)(end - p) - win
+                                                   : 3;
+        if (!(q = memmem(p, win + reach, "GCOL", 4))) {
+            p += win;
+            if (mapped)
+                drop_behind(d, &dropped, (size_t)(p - d));
+            continue;
+        }
+        size_t at = (size_t)(q - d);
         if (mapped && at >= dropped + DROP_STEP)
             drop_behind(d, &dropped, at);
         /* a collection header; anything else is data that says GCOL */
-        if ((size_t)(end - p) >= 8 + (size_t)sl && p[4] == 1 && !p[5] &&
-            !p[6] && !p[7] &&
-            check_collection(p, (size_t)(end - p), at, sl, why, len) < 0)
+        if ((size_t)(end - q) >= 8 + (size_t)sl && q[4] == 1 && !q[5] &&
+            !q[6] && !q[7] &&
+            check_collection(q, (size_t)(end - q), at, sl, why, len) < 0)
             return -1;
-        p++;
+        p = q + 1;
     }
     return 0;
 }

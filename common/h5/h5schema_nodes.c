@@ -260,6 +260,9 @@ int bl_h5_read_nodes_shared(hid_t file, bl_h5_machine **m, size_t *n,
     }
     free(where);
     free(digest);
+    /* HDF5 keeps what it freed for reuse (free lists): 10,000 nodes'
+     * attributes would stay in the process as tens of MB */
+    H5garbage_collect();
     *n = count;
     return 0;
 }

@@ -187,6 +187,7 @@ static int hash_placement(hid_t g, bl_report_nodes *o, const rank_index *ix,
                 &rows[i], rows[i].rank - ix->first_rank[k]);
         }
         bl_h5_table_free(&thread_def, rows, n);
+        H5garbage_collect();   /* HDF5's free lists of the chunk */
         if (n < CHUNK)
             break;
     }
