@@ -345,6 +345,32 @@ static void compare_part(bl_strbuf *b, const char *input, const bl_report *r,
     free(ks);
 }
 
+/* The machines: each one, or, in a file of more than
+ * BL_REPORT_FOLD_NODES, alike ones once with their node list. */
+static void machines_part(bl_strbuf *b, const bl_h5_machine *m,
+                          const bl_report_detail *d)
+{
+    if (d && d->nmachines > BL_REPORT_FOLD_NODES && d->nmachine_groups)
+        for (size_t g = 0; g < d->nmachine_groups; g++) {
+            size_t k = 0;
+            while (d->machine_group[k] != (int)g)
+                k++;
+            bl_strbuf_printf(b, "<p id=\"nodes-%zu\"><b>Nodes ", g);
+            bl_report_nodes_list(b, d->machine_group, d->nmachines, (int)g,
+                                 d->machines);
+            bl_strbuf_puts(b, "</b>: alike machines (all but the name).</p>\n");
+            machine_part(b, &d->machines[k]);
+        }
+    else if (d && d->nmachines > 1)
+        for (size_t k = 0; k < d->nmachines; k++) {
+            bl_strbuf_printf(b, "<p id=\"node-%zu\"><b>Node %zu</b>.</p>\n",
+                             k, k);
+            machine_part(b, &d->machines[k]);
+        }
+    else
+        machine_part(b, m);
+}
+
 char *bl_report_html_text(const bl_report *r, const char *input,
                           const bl_h5_machine *m, const bl_report_detail *d)
 {
@@ -362,25 +388,7 @@ char *bl_report_html_text(const bl_report *r, const char *input,
     bl_strbuf_printf(&b, "<p>%zu run%s. Rates compare only within one "
                      "kernel and unit; a run counts when it is ok and "
                      "verified.</p>\n", r->nrows, r->nrows == 1 ? "" : "s");
-    if (d && d->nmachines > BL_REPORT_FOLD_NODES && d->nmachine_groups)
-        for (size_t g = 0; g < d->nmachine_groups; g++) {
-            size_t k = 0;
-            while (d->machine_group[k] != (int)g)
-                k++;
-            bl_strbuf_printf(&b, "<p id=\"nodes-%zu\"><b>Nodes ", g);
-            bl_report_nodes_list(&b, d->machine_group, d->nmachines, (int)g,
-                                 d->machines);
-            bl_strbuf_puts(&b, "</b>: alike machines (all but the name).</p>\n");
-            machine_part(&b, &d->machines[k]);
-        }
-    else if (d && d->nmachines > 1)
-        for (size_t k = 0; k < d->nmachines; k++) {
-            bl_strbuf_printf(&b, "<p id=\"node-%zu\"><b>Node %zu</b>.</p>\n",
-                             k, k);
-            machine_part(&b, &d->machines[k]);
-        }
-    else
-        machine_part(&b, m);
+    machines_part(&b, m, d);
     if (d && d->nmachines > 1)
         compare_part(&b, input, r, d->nmachines);
     for (size_t g = 0; g < r->ngroups && rc == 0; g++) {
