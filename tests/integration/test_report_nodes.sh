@@ -22,6 +22,16 @@ if command -v h5ls >/dev/null; then
     [ "$(grep -c 'nodes/[0-9]*/topology_xml *Dataset, same as' "$T/ls")" = 199 ] || fail "199 linked topologies: $(grep -c 'same as' "$T/ls")"
 fi
 
+# --- merged: the node list whole, the topology still stored once ---------------
+"$BINDLAB" merge -o "$T/merged.h5" "$T/odd.h5" > /dev/null || fail "merge"
+if command -v h5ls >/dev/null; then
+    h5ls -r "$T/merged.h5" > "$T/mls"
+    [ "$(grep -c 'topology_xml *Dataset {SCALAR}' "$T/mls")" = 1 ] || fail "merged: topology stored $(grep -c 'topology_xml *Dataset {SCALAR}' "$T/mls") times"
+fi
+"$BINDLAB" report "$T/merged.h5" > "$T/mtext" || fail "report of the merged file"
+expect_line "$T/mtext" "  node 100 (n00100): 8 ranks, 32 threads, 0 threads outside their rank's CPUs, local pages 0.88"
+[ "$(grep -c '^  node' "$T/mtext")" = 3 ] || fail "merged: 3 group lines: $(cat "$T/mtext")"
+
 # --- text: folded -----------------------------------------------------------
 "$BINDLAB" report "$T/odd.h5" > "$T/text" 2> "$T/err" || fail "report: $(cat "$T/err")"
 expect_line "$T/text" "nodes 0-199 (n00000-n00199): made up, 2 packages, 2 NUMA nodes, 128 cores, Open MPI v4.1.4"
