@@ -59,7 +59,7 @@ static void group_map(bl_strbuf *b, const bl_report_run *x, size_t g,
     const bl_report_nodes *o = x->fold;
     const bl_report_node_group *gr = &o->groups[g];
     int k = gr->first, t = d->topo_of[k];
-    bl_report_run y = *x;
+    bl_report_run y;
     char id[32];
     bl_strbuf_printf(b, "<p class=\"group\">Group %zu: %s ", g + 1,
                      gr->count == 1 ? "node" : "nodes");
@@ -71,11 +71,7 @@ static void group_map(bl_strbuf *b, const bl_report_run *x, size_t g,
                           "read: no map.</p>\n");
         return;
     }
-    y.placement = gr->placement;
-    y.nplacement = gr->nplacement;
-    y.memory = gr->memory;
-    y.nmemory = gr->nmemory;
-    y.nnodes = 1;
+    bl_report_run_of_group(x, g, &y);
     snprintf(id, sizeof id, "topo-%d", t);
     bl_nodemap_run_svg(b, &maps[t], id, &y, &seen[t]);
 }

@@ -101,16 +101,12 @@ static int group_maps(const char *dir, const char *id, const bl_report_run *x,
     for (size_t g = 0; g < o->ngroups && g < BL_REPORT_FOLD_MAPS && rc == 0;
          g++) {
         const bl_report_node_group *gr = &o->groups[g];
-        bl_report_run y = *x;
+        bl_report_run y;
         bl_strbuf b = {0};
         char name[300];
         if (!d->topos[gr->first])
             continue;
-        y.placement = gr->placement;
-        y.nplacement = gr->nplacement;
-        y.memory = gr->memory;
-        y.nmemory = gr->nmemory;
-        y.nnodes = 1;
+        bl_report_run_of_group(x, g, &y);
         bl_nodemap_run_svg(&b, &m[d->topo_of[gr->first]], NULL, &y, NULL);
         snprintf(name, sizeof name, "map-%s-group%zu.svg", id, g + 1);
         rc = write_text(dir, name, &b, nfiles, err);

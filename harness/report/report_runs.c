@@ -319,3 +319,15 @@ void bl_report_run_on_node_free(const bl_report_run *x, bl_report_run *y)
         free(y->memory);
     }
 }
+
+void bl_report_run_of_group(const bl_report_run *x, size_t g,
+                            bl_report_run *y)
+{
+    const bl_report_node_group *gr = &x->fold->groups[g];
+    *y = *x;
+    y->placement = gr->placement;
+    y->nplacement = gr->nplacement;
+    y->memory = gr->memory;
+    y->nmemory = gr->nmemory;
+    y->nnodes = 1;
+}

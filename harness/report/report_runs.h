@@ -86,4 +86,9 @@ int bl_report_run_on_node(const bl_report_run *x, const bl_h5_machine *m,
                           bl_report_run *y);
 void bl_report_run_on_node_free(const bl_report_run *x, bl_report_run *y);
 
+/* Of a folded run x: group g's first node as a run of its own (its rows
+ * shared with x->fold; nothing to free), for a map. */
+void bl_report_run_of_group(const bl_report_run *x, size_t g,
+                            bl_report_run *y);
+
 #endif
