@@ -119,30 +119,71 @@ static int check_collection(const unsigned char *c, size_t avail,
     return 0;
 }
 
-static int check_heaps(const unsigned char *d, size_t n, int sl, char *why,
-                       size_t len)
+/* Bytes scanned between two drops of the pages behind the scan. */
+#define DROP_STEP ((size_t)32 << 20)
+
+/* The pages of mapped file d before byte `upto` (rounded down to a page)
+ * given back: the scan never looks behind itself, and a 330 MB record
+ * would otherwise count whole in the reader's peak memory. */
+static void drop_behind(const unsigned char *d, size_t *dropped, size_t upto)
 {
-    const unsigned char *p = d, *end = d + n;
-    while ((p = memmem(p, (size_t)(end - p), "GCOL", 4)) != NULL) {
-        size_t at = (size_t)(p - d);
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    upto &= ~(page - 1);
+    if (upto <= *dropped)
+        return;
+    madvise((void *)(uintptr_t)(d + *dropped), upto - *dropped,
+            MADV_DONTNEED);
+    *dropped = upto;
+}
+
+/* mapped: d is a private read-only mapping of the file (its pages may be
+ * dropped behind the scan); else any buffer, left alone. */
+static int check_heaps(const unsigned char *d, size_t n, int sl, char *why,
+                       size_t len, int mapped)
+{
+    const unsigned char *p = d, *end = d + n, *q;
+    size_t dropped = 0;
+    /* searched a window at a time (with the 3 bytes a header may reach
+     * past it), so that a long stretch with no collection (a table's
+     * rows) is given back too */
+    while (p < end) {
+        size_t win = (size_t)(end - p) < DROP_STEP ? (size_t)(end - p)
+                                                   : DROP_STEP;
+        size_t reach = (size_t)(end - p) - win < 3 ? (size_t)(end - p) - win
+                                                   : 3;
+        if (!(q = memmem(p, win + reach, "GCOL", 4))) {
+            p += win;
+            if (mapped)
+                drop_behind(d, &dropped, (size_t)(p - d));
+            continue;
+        }
+        size_t at = (size_t)(q - d);
+        if (mapped && at >= dropped + DROP_STEP)
+            drop_behind(d, &dropped, at);
         /* a collection header; anything else is data that says GCOL */
-        if ((size_t)(end - p) >= 8 + (size_t)sl && p[4] == 1 && !p[5] &&
-            !p[6] && !p[7] &&
-            check_collection(p, (size_t)(end - p), at, sl, why, len) < 0)
+        if ((size_t)(end - q) >= 8 + (size_t)sl && q[4] == 1 && !q[5] &&
+            !q[6] && !q[7] &&
+            check_collection(q, (size_t)(end - q), at, sl, why, len) < 0)
             return -1;
-        p++;
+        p = q + 1;
     }
     return 0;
 }
 
-int bl_h5_guard_image(const unsigned char *data, size_t n, int deep,
-                      char *why, size_t len)
+static int guard_image(const unsigned char *data, size_t n, int deep,
+                       int mapped, char *why, size_t len)
 {
     superblock s;
     int rc = read_superblock(data, n, &s, why, len);
     if (rc < 0)
         return rc;
-    return deep ? check_heaps(data, n, s.size_lengths, why, len) : 0;
+    return deep ? check_heaps(data, n, s.size_lengths, why, len, mapped) : 0;
+}
+
+int bl_h5_guard_image(const unsigned char *data, size_t n, int deep,
+                      char *why, size_t len)
+{
+    return guard_image(data, n, deep, 0, why, len);
 }
 
 /* The advice after a refusal: a merged file can be rebuilt from the run
@@ -191,7 +232,7 @@ static int guard(const char *path, int deep, bl_err *err)
         close(fd);
         return 0;
     }
-    rc = bl_h5_guard_image(d, n, deep, why, sizeof why);
+    rc = guard_image(d, n, deep, map != MAP_FAILED, why, sizeof why);
     if (map != MAP_FAILED)
         munmap(map, n);
     close(fd);

@@ -497,6 +497,13 @@ int bl_h5_read_node(hid_t file, size_t k, bl_h5_machine *m, bl_err *err);
 /* Reads every node: *m malloc'ed (n may be 0); free with bl_h5_nodes_free. */
 int bl_h5_read_nodes(hid_t file, bl_h5_machine **m, size_t *n, bl_err *err);
 void bl_h5_nodes_free(bl_h5_machine *m, size_t n);
+/* The same for a file of many alike nodes: every node's attributes, but
+ * each distinct topology's XML read once, into its first node; (*topo_of)[k]
+ * is the first node j whose topology is node k's (k itself when none: then
+ * m[k].topology_xml is its XML; otherwise it is NULL). Free *m with
+ * bl_h5_nodes_free and *topo_of with free. */
+int bl_h5_read_nodes_shared(hid_t file, bl_h5_machine **m, size_t *n,
+                            int **topo_of, bl_err *err);
 
 /* A node's identity, for merging: two records are the same node when
  * hostname, CPU model, topology XML (by its digest), MPI library version

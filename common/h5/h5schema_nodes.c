@@ -44,13 +44,64 @@ int bl_h5_write_node(hid_t file, size_t k, const bl_h5_machine *m,
     return rc ? bl_err_set(err, "HDF5: cannot write /%s", path) : 0;
 }
 
+/* Node k's topology_xml as a hard link to node j's (the same dataset
+ * under two names): a job of 10,000 alike nodes stores its XML once, and
+ * every reader of /nodes/<k>/topology_xml still reads it. */
+static int link_topology(hid_t file, size_t j, size_t k)
+{
+    char from[96], to[96];
+    snprintf(from, sizeof from, "nodes/%zu/topology_xml", j);
+    snprintf(to, sizeof to, "nodes/%zu/topology_xml", k);
+    return H5Lcreate_hard(file, from, file, to, H5P_DEFAULT, H5P_DEFAULT) < 0
+               ? -1 : 0;
+}
+
+/* The first node before k whose topology is m[k]'s, among the distinct
+ * ones met so far (first[0..*ndistinct)); k itself when none. */
+static size_t same_topology(const bl_h5_machine *m, size_t k, size_t *first,
+                            uint64_t *digest, size_t *ndistinct)
+{
+    uint64_t d = bl_h5_topology_digest(m[k].topology_xml);
+    for (size_t i = 0; i < *ndistinct; i++)
+        if (digest[i] == d && strcmp(m[first[i]].topology_xml
+                                         ? m[first[i]].topology_xml : "",
+                                     m[k].topology_xml ? m[k].topology_xml
+                                                       : "") == 0)
+            return first[i];
+    first[*ndistinct] = k;
+    digest[(*ndistinct)++] = d;
+    return k;
+}
+
 int bl_h5_write_nodes(hid_t file, const bl_h5_machine *m, size_t n,
                       bl_err *err)
 {
-    for (size_t k = 0; k < n; k++)
-        if (bl_h5_write_node(file, k, &m[k], err) < 0)
-            return -1;
-    return 0;
+    size_t *first = calloc(n + 1, sizeof *first), ndistinct = 0;
+    uint64_t *digest = calloc(n + 1, sizeof *digest);
+    int rc = 0;
+    if (!first || !digest)
+        rc = bl_err_set(err, "out of memory writing /nodes");
+    for (size_t k = 0; k < n && rc == 0; k++) {
+        size_t j = same_topology(m, k, first, digest, &ndistinct);
+        char path[64];
+        hid_t g;
+        if (j == k) {
+            rc = bl_h5_write_node(file, k, &m[k], err);
+            continue;
+        }
+        /* the group first, then its XML as the earlier node's dataset */
+        bl_h5_node_path(k, path, sizeof path);
+        g = bl_h5_group_open_or_create(file, path);
+        if (g < 0 || link_topology(file, j, k) < 0)
+            rc = bl_err_set(err, "HDF5: cannot write /%s", path);
+        if (g >= 0)
+            H5Gclose(g);
+        if (rc == 0)
+            rc = bl_h5_write_node(file, k, &m[k], err);
+    }
+    free(first);
+    free(digest);
+    return rc;
 }
 
 int bl_h5_write_machine(hid_t file, const bl_h5_machine *m, bl_err *err)
@@ -114,6 +165,104 @@ int bl_h5_read_nodes(hid_t file, bl_h5_machine **m, size_t *n, bl_err *err)
             *m = NULL;
             return -1;
         }
+    *n = count;
+    return 0;
+}
+
+/* Where node k's topology_xml is stored: the same bytes for two nodes
+ * whose XML is one dataset under two names (bl_h5_write_nodes' links). */
+typedef struct xml_where {
+    unsigned char id[16];
+} xml_where;
+
+static int xml_dataset(hid_t file, const char *node, xml_where *w)
+{
+    char path[96];
+    memset(w, 0, sizeof *w);
+    snprintf(path, sizeof path, "%s/topology_xml", node);
+#if H5_VERSION_GE(1, 12, 0)
+    H5O_info2_t info;
+    if (H5Oget_info_by_name3(file, path, &info, H5O_INFO_BASIC,
+                             H5P_DEFAULT) < 0)
+        return -1;
+    memcpy(w->id, &info.token, sizeof info.token < sizeof w->id
+                                   ? sizeof info.token : sizeof w->id);
+#else
+    H5O_info_t info;
+    if (H5Oget_info_by_name2(file, path, &info, H5O_INFO_BASIC,
+                             H5P_DEFAULT) < 0)
+        return -1;
+    memcpy(w->id, &info.addr, sizeof info.addr);
+#endif
+    return 0;
+}
+
+/* Node k's topology: an earlier node's (same dataset, or same text: a
+ * file whose writer did not link them), else its own XML read. */
+static void shared_topology(hid_t file, const char *node, bl_h5_machine *m,
+                            size_t k, xml_where *where, uint64_t *digest,
+                            int *topo_of)
+{
+    int linked = xml_dataset(file, node, &where[k]) == 0;
+    hid_t g;
+    topo_of[k] = (int)k;
+    for (size_t j = 0; linked && j < k; j++)
+        if (topo_of[j] == (int)j &&
+            memcmp(where[j].id, where[k].id, sizeof where[k].id) == 0) {
+            topo_of[k] = (int)j;
+            return;
+        }
+    if ((g = H5Gopen2(file, node, H5P_DEFAULT)) < 0)
+        return;
+    m[k].topology_xml = bl_h5_string_read(g, "topology_xml");
+    H5Gclose(g);
+    digest[k] = bl_h5_topology_digest(m[k].topology_xml);
+    for (size_t j = 0; j < k; j++)
+        if (topo_of[j] == (int)j && digest[j] == digest[k] &&
+            strcmp(m[j].topology_xml ? m[j].topology_xml : "",
+                   m[k].topology_xml ? m[k].topology_xml : "") == 0) {
+            free(m[k].topology_xml);
+            m[k].topology_xml = NULL;
+            topo_of[k] = (int)j;
+            return;
+        }
+}
+
+int bl_h5_read_nodes_shared(hid_t file, bl_h5_machine **m, size_t *n,
+                            int **topo_of, bl_err *err)
+{
+    size_t count = bl_h5_count_nodes(file);
+    xml_where *where = calloc(count + 1, sizeof *where);
+    uint64_t *digest = calloc(count + 1, sizeof *digest);
+    *n = 0;
+    *m = calloc(count + 1, sizeof **m);
+    *topo_of = calloc(count + 1, sizeof **topo_of);
+    if (!where || !digest || !*m || !*topo_of) {
+        free(where);
+        free(digest);
+        free(*m);
+        free(*topo_of);
+        *m = NULL;
+        *topo_of = NULL;
+        return bl_err_set(err, "out of memory reading /nodes");
+    }
+    for (size_t k = 0; k < count; k++) {
+        char buf[64];
+        const char *path = bl_h5_node_object(file, k, buf, sizeof buf);
+        hid_t g = path ? H5Gopen2(file, path, H5P_DEFAULT) : -1;
+        if (g >= 0) {
+            bl_h5_attrs_read(g, &bl_h5_machine_attrs, &(*m)[k]);
+            H5Gclose(g);
+            shared_topology(file, path, *m, k, where, digest, *topo_of);
+        } else {
+            (*topo_of)[k] = (int)k;
+        }
+    }
+    free(where);
+    free(digest);
+    /* HDF5 keeps what it freed for reuse (free lists): 10,000 nodes'
+     * attributes would stay in the process as tens of MB */
+    H5garbage_collect();
     *n = count;
     return 0;
 }

@@ -12,6 +12,7 @@
 #include "results/results_report.h"
 #include "report/report_html.h"
 #include "report/report_firsttouch.h"
+#include "report/report_nodes.h"
 #include "report/report_retries.h"
 #include "report/report_write.h"
 #include "atomic_file.h"
@@ -19,7 +20,7 @@
 
 static const char help[] =
     "usage: bindlab report FILE.h5 [--csv] [--kernel K] [--sort rate|label|run]\n"
-    "                      [--html FILE.html] [--plot DIR]\n"
+    "                      [--html FILE.html] [--plot DIR] [--all-nodes]\n"
     "\n"
     "Prints the /summary table of a sweep file (results/NAME.h5 as written by\n"
     "'bindlab sweep' or 'bindlab merge', or one run's results/NAME.d/rNNNN.h5)\n"
@@ -47,6 +48,14 @@ static const char help[] =
     "than one launch (bindlab sweep --retry) are listed last, with what\n"
     "each earlier launch died of and its log.\n"
     "\n"
+    "A run over more than 16 nodes is folded: its nodes that are alike (the\n"
+    "same machine, each rank's threads on the same PUs of its node, the\n"
+    "same pages per NUMA node) make one line, \"nodes 0-9997 (n00000-n09997):\n"
+    "8 ranks, 128 threads, ...\", and a node that differs a line of its own;\n"
+    "so are a file's machines when it holds more than 16. --all-nodes\n"
+    "lists every node (with --html: every node in the page's node table;\n"
+    "the maps stay one per group).\n"
+    "\n"
     "--csv writes every /summary column, then ratio_best, ratio_baseline and\n"
     "baseline_run_id, as CSV (RFC 4180: CRLF line ends, fields with commas or\n"
     "quotes quoted), for spreadsheets and pandas.read_csv.\n"
@@ -70,7 +79,7 @@ static const char help[] =
 
 typedef struct {
     const char *input, *kernel, *html, *plot;
-    int csv;
+    int csv, all_nodes;
     bl_report_sort sort;
 } options;
 
@@ -102,6 +111,8 @@ static const bl_cli_opt report_options[] = {
      SLOT(html), NULL, NULL},
     {"--plot", BL_OPT_VALUE, "DIR", "the page's charts as SVG files",
      SLOT(plot), NULL, NULL},
+    {"--all-nodes", BL_OPT_FLAG, NULL, "a run over many nodes: every node, "
+     "unfolded", SLOT(all_nodes), NULL, NULL},
 };
 
 static const char *const help_parts[] = {help, NULL};
@@ -150,7 +161,10 @@ static void list_machines(FILE *out, const char *path)
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f < 0)
         return;
-    if (bl_h5_read_nodes(f, &m, &n, &e) == 0 && n > 1)
+    int *topo_of = NULL;
+    /* more machines than that: folded by bl_report_write_nodes */
+    if (bl_h5_read_nodes_shared(f, &m, &n, &topo_of, &e) == 0 && n > 1 &&
+        n <= BL_REPORT_FOLD_NODES)
         for (size_t k = 0; k < n; k++)
             fprintf(out, "node %zu: %s (%s), %d package%s, %d NUMA node%s, "
                     "%d cores, %s\n", k, m[k].hostname ? m[k].hostname : "",
@@ -159,6 +173,7 @@ static void list_machines(FILE *out, const char *path)
                     m[k].numa_nodes == 1 ? "" : "s", m[k].cores,
                     m[k].mpi_library_version ? m[k].mpi_library_version : "");
     bl_h5_nodes_free(m, n);
+    free(topo_of);
     H5Fclose(f);
 }
 
@@ -276,12 +291,14 @@ static void notes_from_machine(FILE *out, const char *path,
     }
     if (r->several_nodes) {
         bl_h5_machine *nodes = NULL;
+        int *topo_of = NULL;
         size_t n = 0;
-        if (bl_h5_read_nodes(f, &nodes, &n, &e) == 0)
+        if (bl_h5_read_nodes_shared(f, &nodes, &n, &topo_of, &e) == 0)
             for (size_t k = 0; k < n; k++)
                 if (nodes[k].numa_nodes == 1)
                     note_one_numa_node(out, r, (long)k);
         bl_h5_nodes_free(nodes, n);
+        free(topo_of);
     }
     H5Fclose(f);
 }
@@ -315,7 +332,8 @@ int bl_cli_report(int argc, char **argv)
     if (o.html || o.plot) {
         size_t nfiles = 0;
         rc = BL_EXIT_OK;
-        if (o.html && bl_report_write_html(o.html, o.input, &r, &err) < 0)
+        if (o.html && bl_report_write_html_nodes(o.html, o.input, &r,
+                                              o.all_nodes, &err) < 0)
             rc = BL_EXIT_FAILED;
         else if (o.html)
             printf("%s: %zu runs\n", o.html, r.nrows);
@@ -336,6 +354,8 @@ int bl_cli_report(int argc, char **argv)
         list_machines(stdout, o.input);
         list_traffic(stdout, o.input, &r);
     }
+    if (!o.csv && rc >= 0)
+        bl_report_write_nodes(stdout, o.input, &r, o.all_nodes);
     if (!o.csv && rc >= 0) {
         notes_from_machine(stdout, o.input, &r);
         bl_report_write_first_touch(stdout, &r);

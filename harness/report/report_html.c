@@ -293,27 +293,82 @@ static void matrices_part(bl_strbuf *b, const bl_report_detail *d)
 
 /* A file of several machines (a merge of sweeps of different machines):
  * `bindlab compare`'s view of them, node 0 the reference. */
-static void compare_part(bl_strbuf *b, const char *input, size_t n)
+/* The machines that are some run's first node, in node order, into ks
+ * (their count): a run over 10,000 nodes makes one machine to compare,
+ * not 10,000 (each loaded from the file again). */
+static size_t compared_machines(const bl_report *r, size_t n, size_t *ks)
 {
-    bl_cmp_machine *ms = calloc(n, sizeof *ms);
-    size_t loaded = 0;
+    unsigned char *first = calloc(n + 1, 1);
+    size_t m = 0;
+    if (!first)
+        return 0;
+    for (size_t i = 0; i < r->nrows; i++) {
+        long k = bl_report_node(r->rows[i].s);
+        if (k >= 0 && (size_t)k < n)
+            first[k] = 1;
+    }
+    for (size_t k = 0; k < n; k++)
+        if (first[k])
+            ks[m++] = k;
+    free(first);
+    return m;
+}
+
+static void compare_part(bl_strbuf *b, const char *input, const bl_report *r,
+                         size_t n)
+{
+    bl_cmp_machine *ms = calloc(n + 1, sizeof *ms);
+    size_t *ks = calloc(n + 1, sizeof *ks), loaded = 0, m;
     bl_err e;
+    m = ms && ks ? compared_machines(r, n, ks) : 0;
+    if (m < 2) {
+        free(ms);
+        free(ks);
+        return;
+    }
     bl_strbuf_puts(b, "<h2 id=\"compare\">The machines side by side</h2>\n"
                       "<p>This file holds runs of several machines: their "
                       "layouts matched by meaning, as <code>bindlab compare"
                       "</code> does (node 0 is A, the reference; a run that "
                       "spanned several machines counts for its first).</p>\n");
-    for (; ms && loaded < n; loaded++)
-        if (bl_cmp_load_node(input, loaded, &ms[loaded], &e) < 0)
+    for (; loaded < m; loaded++)
+        if (bl_cmp_load_node(input, ks[loaded], &ms[loaded], &e) < 0)
             break;
-    if (ms && loaded == n)
-        bl_cmp_html_body(b, ms, n);
+    if (loaded == m)
+        bl_cmp_html_body(b, ms, m);
     else
         bl_strbuf_puts(b, "<p>(The machines could not be read again: no "
                           "comparison.)</p>\n");
     for (size_t k = 0; k < loaded; k++)
         bl_cmp_free(&ms[k]);
     free(ms);
+    free(ks);
+}
+
+/* The machines: each one, or, in a file of more than
+ * BL_REPORT_FOLD_NODES, alike ones once with their node list. */
+static void machines_part(bl_strbuf *b, const bl_h5_machine *m,
+                          const bl_report_detail *d)
+{
+    if (d && d->nmachines > BL_REPORT_FOLD_NODES && d->nmachine_groups)
+        for (size_t g = 0; g < d->nmachine_groups; g++) {
+            size_t k = 0;
+            while (d->machine_group[k] != (int)g)
+                k++;
+            bl_strbuf_printf(b, "<p id=\"nodes-%zu\"><b>Nodes ", g);
+            bl_report_nodes_list(b, d->machine_group, d->nmachines, (int)g,
+                                 d->machines);
+            bl_strbuf_puts(b, "</b>: alike machines (all but the name).</p>\n");
+            machine_part(b, &d->machines[k]);
+        }
+    else if (d && d->nmachines > 1)
+        for (size_t k = 0; k < d->nmachines; k++) {
+            bl_strbuf_printf(b, "<p id=\"node-%zu\"><b>Node %zu</b>.</p>\n",
+                             k, k);
+            machine_part(b, &d->machines[k]);
+        }
+    else
+        machine_part(b, m);
 }
 
 char *bl_report_html_text(const bl_report *r, const char *input,
@@ -333,16 +388,9 @@ char *bl_report_html_text(const bl_report *r, const char *input,
     bl_strbuf_printf(&b, "<p>%zu run%s. Rates compare only within one "
                      "kernel and unit; a run counts when it is ok and "
                      "verified.</p>\n", r->nrows, r->nrows == 1 ? "" : "s");
+    machines_part(&b, m, d);
     if (d && d->nmachines > 1)
-        for (size_t k = 0; k < d->nmachines; k++) {
-            bl_strbuf_printf(&b, "<p id=\"node-%zu\"><b>Node %zu</b>.</p>\n",
-                             k, k);
-            machine_part(&b, &d->machines[k]);
-        }
-    else
-        machine_part(&b, m);
-    if (d && d->nmachines > 1)
-        compare_part(&b, input, d->nmachines);
+        compare_part(&b, input, r, d->nmachines);
     for (size_t g = 0; g < r->ngroups && rc == 0; g++) {
         const bl_report_group *gr = &r->groups[g];
         bl_strbuf_puts(&b, "<h2>");
@@ -399,6 +447,13 @@ char *bl_report_html_text(const bl_report *r, const char *input,
 int bl_report_write_html(const char *path, const char *input,
                          const bl_report *r, bl_err *err)
 {
+    return bl_report_write_html_nodes(path, input, r, 0, err);
+}
+
+int bl_report_write_html_nodes(const char *path, const char *input,
+                               const bl_report *r, int all_nodes,
+                               bl_err *err)
+{
     bl_report_detail d;
     int rc;
     char *text;
@@ -406,6 +461,7 @@ int bl_report_write_html(const char *path, const char *input,
     /* a file of runs that all failed has no machine: d.nmachines is 0 */
     if (bl_report_detail_read(input, r, &d, err) < 0)
         return -1;
+    d.all_nodes = all_nodes;
     text = bl_report_html_text(r, input, d.nmachines ? &d.machines[0] : NULL,
                                &d);
     bl_report_detail_free(&d);

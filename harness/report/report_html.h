@@ -31,6 +31,11 @@ char *bl_report_html_text(const bl_report *r, const char *input,
  * replaced). 0 or -1 with err naming the problem. */
 int bl_report_write_html(const char *path, const char *input,
                          const bl_report *r, bl_err *err);
+/* The same; all_nodes: a run over many nodes lists every node in its
+ * table, not one row per alike group (report --all-nodes). */
+int bl_report_write_html_nodes(const char *path, const char *input,
+                               const bl_report *r, int all_nodes,
+                               bl_err *err);
 
 /* `--plot DIR` (report_plot.c): DIR (created when missing) gets each
  * kernel's KERNEL-rate.svg and KERNEL-iterations.svg and each run's

@@ -68,8 +68,9 @@ static void node_map(bl_strbuf *b, const bl_report_run *x, int k,
     }
     if (bl_report_run_on_node(x, m, &y) < 0)
         return;
-    snprintf(id, sizeof id, "topo-%d", k);
-    size_t off = bl_nodemap_run_svg(b, &maps[k], id, &y, &seen[k]);
+    snprintf(id, sizeof id, "topo-%d", d->topo_of[k]);
+    size_t off = bl_nodemap_run_svg(b, &maps[d->topo_of[k]], id, &y,
+                                    &seen[d->topo_of[k]]);
     if (off)
         bl_strbuf_printf(b, "<p>%zu thread%s recorded a CPU that is not on "
                          "this machine's map (not drawn).</p>\n", off,
@@ -130,7 +131,9 @@ static void one_run(bl_strbuf *b, const bl_report_run *x,
                                                         : "default");
         bl_strbuf_puts(b, ")</p>\n");
     }
-    if (x->nplacement == 0) {
+    if (x->fold) {
+        bl_report_html_fold(b, x, d, maps, seen);
+    } else if (x->nplacement == 0) {
         bl_strbuf_puts(b, "<p>This run recorded no placement (it left no "
                           "result: see its status).</p>\n");
     } else if (x->nnodes == 0) {
@@ -173,7 +176,7 @@ int bl_report_html_runs(bl_strbuf *b, const bl_report *r,
                       "<defs>\n");
     for (size_t k = 0; k < d->nmachines && rc == 0; k++) {
         char id[32];
-        if (!d->topos[k])
+        if (!d->topos[k] || d->topo_of[k] != (int)k)
             continue;
         if (bl_nodemap_build(d->topos[k], &maps[k]) < 0) {
             rc = -1;

@@ -7,7 +7,8 @@
  *   matrix-RUN-KIND.svg     a run's own (c2c)
  *   map-RUN.svg             one run's node map and pages per NUMA node
  *                           (map-RUN-nodeK.svg per node of a run on
- *                           several machines)
+ *                           several machines; map-RUN-groupG.svg per
+ *                           group of alike nodes of a run over many)
  * A kernel measured in two units gets "-2" after its name for the second;
  * in a file of several machines each machine's charts are KERNEL-nodeK-... */
 #include "report/report_html.h"
@@ -89,6 +90,30 @@ static int charts(const char *dir, const bl_report *r,
     return 0;
 }
 
+/* A run over many nodes: one map per drawn group of alike nodes, from
+ * its first node's rows. */
+static int group_maps(const char *dir, const char *id, const bl_report_run *x,
+                      const bl_report_detail *d, const bl_nodemap *m,
+                      size_t *nfiles, bl_err *err)
+{
+    const bl_report_nodes *o = x->fold;
+    int rc = 0;
+    for (size_t g = 0; g < o->ngroups && g < BL_REPORT_FOLD_MAPS && rc == 0;
+         g++) {
+        const bl_report_node_group *gr = &o->groups[g];
+        bl_report_run y;
+        bl_strbuf b = {0};
+        char name[300];
+        if (!d->topos[gr->first])
+            continue;
+        bl_report_run_of_group(x, g, &y);
+        bl_nodemap_run_svg(&b, &m[d->topo_of[gr->first]], NULL, &y, NULL);
+        snprintf(name, sizeof name, "map-%s-group%zu.svg", id, g + 1);
+        rc = write_text(dir, name, &b, nfiles, err);
+    }
+    return rc;
+}
+
 static int maps(const char *dir, const bl_report_detail *d, size_t *nfiles,
                 bl_err *err)
 {
@@ -97,12 +122,17 @@ static int maps(const char *dir, const bl_report_detail *d, size_t *nfiles,
     if (!m)
         return bl_err_set(err, "out of memory");
     for (size_t k = 0; k < d->nmachines && rc == 0; k++)
-        if (d->topos[k] && bl_nodemap_build(d->topos[k], &m[k]) < 0)
+        if (d->topos[k] && d->topo_of[k] == (int)k &&
+            bl_nodemap_build(d->topos[k], &m[k]) < 0)
             rc = bl_err_set(err, "out of memory laying out a machine");
     for (size_t i = 0; i < d->nruns && rc == 0; i++) {
         const bl_report_run *x = &d->runs[i];
         char id[256], name[300];
         safe_name(x->s->run_id, id, sizeof id);
+        if (x->fold) {
+            rc = group_maps(dir, id, x, d, m, nfiles, err);
+            continue;
+        }
         for (size_t j = 0; x->nplacement && j < x->nnodes && rc == 0; j++) {
             int k = x->nodes[j];
             bl_strbuf b = {0};
@@ -111,7 +141,7 @@ static int maps(const char *dir, const bl_report_detail *d, size_t *nfiles,
                 continue;
             if (bl_report_run_on_node(x, &d->machines[k], &y) < 0)
                 return bl_err_set(err, "out of memory");
-            bl_nodemap_run_svg(&b, &m[k], NULL, &y, NULL);
+            bl_nodemap_run_svg(&b, &m[d->topo_of[k]], NULL, &y, NULL);
             bl_report_run_on_node_free(x, &y);
             if (x->nnodes > 1)
                 snprintf(name, sizeof name, "map-%s-node%d.svg", id, k);

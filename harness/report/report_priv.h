@@ -51,6 +51,16 @@ int bl_report_html_runs(bl_strbuf *b, const bl_report *r,
  * xmlns (HTML needs none, and the page names no URL at all). */
 void bl_report_html_matrix(bl_strbuf *b, const bl_h5_matrix *m);
 
+/* A run over many nodes (x->fold): its groups' table and one map per
+ * group (report_html_nodes.c); maps and seen per machine, as the runs
+ * section builds them (a machine's by its topo_of). */
+struct bl_nodemap;
+struct bl_nodemap_seen;
+void bl_report_html_fold(bl_strbuf *b, const bl_report_run *x,
+                         const bl_report_detail *d,
+                         const struct bl_nodemap *maps,
+                         struct bl_nodemap_seen *seen);
+
 /* The sentence that explains flag (one per flag of docs/schema.md). */
 const char *bl_report_flag_why(const char *flag);
 

@@ -23,11 +23,13 @@ static hwloc_topology_t load_topology(const bl_h5_machine *m)
 }
 
 /* The file's machines: /nodes/<k> (or /machine in a file written before
- * /nodes), each with its topology. */
+ * /nodes), each distinct topology loaded once (10,000 alike nodes: one
+ * hwloc load, not 10,000). */
 static int read_machines(hid_t f, bl_report_detail *d, bl_err *err)
 {
     bl_err e;
-    if (bl_h5_read_nodes(f, &d->machines, &d->nmachines, &e) < 0) {
+    if (bl_h5_read_nodes_shared(f, &d->machines, &d->nmachines, &d->topo_of,
+                                &e) < 0) {
         d->machines = NULL;   /* drawn without maps, as a file of none */
         d->nmachines = 0;
         return 0;
@@ -35,7 +37,14 @@ static int read_machines(hid_t f, bl_report_detail *d, bl_err *err)
     if (!(d->topos = calloc(d->nmachines + 1, sizeof *d->topos)))
         return bl_err_set(err, "out of memory reading the machines");
     for (size_t k = 0; k < d->nmachines; k++)
-        d->topos[k] = load_topology(&d->machines[k]);
+        d->topos[k] = d->topo_of[k] == (int)k
+                          ? load_topology(&d->machines[k])
+                          : d->topos[d->topo_of[k]];
+    d->nmachine_groups = bl_report_machines_fold(d->machines, d->topo_of,
+                                                 d->nmachines,
+                                                 &d->machine_group);
+    if (d->nmachines && !d->nmachine_groups)
+        return bl_err_set(err, "out of memory reading the machines");
     return 0;
 }
 
@@ -134,12 +143,23 @@ void bl_report_read_retries(hid_t g, bl_h5_retry **t, size_t *n)
         *n = 0;
 }
 
+/* The nodes the run's summary names ("0,1,2": commas + 1). */
+static size_t run_node_count(const bl_report_run *x)
+{
+    const char *p = x->s->nodes;
+    size_t n = p && *p ? 1 : 0;
+    while (p && (p = strchr(p, ',')))
+        n++, p++;
+    return n;
+}
+
 /* Reads only what the pictures need of run group `name` (placement,
  * memory, timings), not its counters, environment and attributes: a
  * 1,000-run file is read in a fraction of the time bl_h5_read_run takes.
  * A run that left no app record (failed before writing, invalid) has
  * none of them: nothing is kept, and that is no error. */
-static void read_run(hid_t f, const char *name, bl_report_run *x)
+static void read_run(hid_t f, const char *name, const bl_report_detail *d,
+                     bl_report_run *x)
 {
     bl_err e;
     hid_t g;
@@ -147,15 +167,26 @@ static void read_run(hid_t f, const char *name, bl_report_run *x)
     if (H5Lexists(f, name, H5P_DEFAULT) <= 0 ||
         (g = H5Gopen2(f, name, H5P_DEFAULT)) < 0)
         return;
-    if (bl_h5_table_read(g, &bl_h5_placement_def, &rows, &x->nplacement,
-                         &e) == 0)
-        x->placement = rows;
-    else
-        x->nplacement = 0;
-    if (bl_h5_table_read(g, &bl_h5_memory_def, &rows, &x->nmemory, &e) == 0)
-        x->memory = rows;
-    else
-        x->nmemory = 0;
+    if (run_node_count(x) > BL_REPORT_FOLD_NODES) {
+        /* the nodes folded, streaming: 1.3 M thread rows never held */
+        if ((x->fold = malloc(sizeof *x->fold)) &&
+            bl_report_nodes_read(g, d->machine_group, d->nmachines, x->fold,
+                                 &e) < 0) {
+            free(x->fold);
+            x->fold = NULL;
+        }
+    } else {
+        if (bl_h5_table_read(g, &bl_h5_placement_def, &rows, &x->nplacement,
+                             &e) == 0)
+            x->placement = rows;
+        else
+            x->nplacement = 0;
+        if (bl_h5_table_read(g, &bl_h5_memory_def, &rows, &x->nmemory,
+                             &e) == 0)
+            x->memory = rows;
+        else
+            x->nmemory = 0;
+    }
     read_iterations(g, x);
     read_matrices(g, &x->matrices, &x->nmatrices);
     if (x->s->attempts > 1)
@@ -194,7 +225,7 @@ int bl_report_detail_read_file(hid_t f, const bl_report *r,
         x->s = r->rows[i].s;
         run_nodes(x, d->nmachines);
         bl_h5_run_path(str(x->s->run_id), group, sizeof group);
-        read_run(f, group, x);
+        read_run(f, group, d, x);
     }
     read_matrices(f, &d->matrices, &d->nmatrices);
     return 0;
@@ -211,15 +242,20 @@ void bl_report_detail_free(bl_report_detail *d)
         free_matrices(d->runs[i].matrices, d->runs[i].nmatrices);
         bl_h5_table_free(&bl_h5_retry_def, d->runs[i].retries,
                          d->runs[i].nretries);
+        if (d->runs[i].fold)
+            bl_report_nodes_free(d->runs[i].fold);
+        free(d->runs[i].fold);
     }
     free_matrices(d->matrices, d->nmatrices);
     for (size_t k = 0; d->topos && k < d->nmachines; k++)
-        if (d->topos[k])
+        if (d->topos[k] && d->topo_of[k] == (int)k)
             hwloc_topology_destroy(d->topos[k]);
     if (d->machines)
         bl_h5_nodes_free(d->machines, d->nmachines);
     free(d->runs);
     free(d->topos);
+    free(d->topo_of);
+    free(d->machine_group);
     memset(d, 0, sizeof *d);
 }
 
@@ -282,4 +318,16 @@ void bl_report_run_on_node_free(const bl_report_run *x, bl_report_run *y)
         free(y->placement);
         free(y->memory);
     }
+}
+
+void bl_report_run_of_group(const bl_report_run *x, size_t g,
+                            bl_report_run *y)
+{
+    const bl_report_node_group *gr = &x->fold->groups[g];
+    *y = *x;
+    y->placement = gr->placement;
+    y->nplacement = gr->nplacement;
+    y->memory = gr->memory;
+    y->nmemory = gr->nmemory;
+    y->nnodes = 1;
 }

@@ -9,6 +9,7 @@
 #include <hwloc.h>
 
 #include "h5/h5schema.h"
+#include "report/report_nodes.h"
 #include "results/results_report.h"
 
 enum { BL_REPORT_MAX_NODES = 16 };
@@ -29,6 +30,10 @@ typedef struct bl_report_run {
     bl_h5_matrix *matrices;        size_t nmatrices;
     /* the launches before its last (sweep --retry), oldest first */
     bl_h5_retry *retries;          size_t nretries;
+    /* a run over more than BL_REPORT_FOLD_NODES nodes: its nodes folded
+     * (then placement and memory are not read: each group keeps its first
+     * node's rows); NULL otherwise */
+    bl_report_nodes *fold;
 } bl_report_run;
 
 typedef struct bl_report_detail {
@@ -37,7 +42,15 @@ typedef struct bl_report_detail {
     bl_h5_machine *machines;       /* the file's machine records
                                     * (/nodes/<k>, or /machine) */
     hwloc_topology_t *topos;       /* per machine; NULL when its XML does
-                                    * not load (then no map is drawn) */
+                                    * not load (then no map is drawn);
+                                    * alike machines share one */
+    int *topo_of;                  /* per machine: the first machine of its
+                                    * topology (its XML, topos owner) */
+    int *machine_group;            /* per machine: its alike group
+                                    * (bl_report_machines_fold) */
+    size_t nmachine_groups;
+    int all_nodes;                 /* the page lists every node of a
+                                    * folded run (report --all-nodes) */
     size_t nmachines;
     /* the file's /matrices/<kind> (`bindlab matrix`), in kind order */
     bl_h5_matrix *matrices;        size_t nmatrices;
@@ -72,5 +85,10 @@ size_t bl_report_layout_iters(const bl_report *r, const bl_report_detail *d,
 int bl_report_run_on_node(const bl_report_run *x, const bl_h5_machine *m,
                           bl_report_run *y);
 void bl_report_run_on_node_free(const bl_report_run *x, bl_report_run *y);
+
+/* Of a folded run x: group g's first node as a run of its own (its rows
+ * shared with x->fold; nothing to free), for a map. */
+void bl_report_run_of_group(const bl_report_run *x, size_t g,
+                            bl_report_run *y);
 
 #endif

@@ -156,20 +156,21 @@ void bl_h5_run_nodes(const bl_h5_run *r, size_t nmachines, char *buf,
         snprintf(buf, len, "0");
         return;
     }
-    /* distinct indexes in increasing order: a run spans a few nodes */
-    for (long last = -1;;) {
-        long next = -1;
-        for (size_t i = 0; i < r->nrank_rows; i++) {
-            long v = r->rank_rows[i].node;
-            if (v > last && (next < 0 || v < next))
-                next = v;
-        }
-        if (next < 0)
-            break;
-        used += (size_t)snprintf(buf + used, used < len ? len - used : 0,
-                                 "%s%ld", used ? "," : "", next);
-        last = next;
+    /* distinct indexes in increasing order, marked once each: a run of
+     * 80,000 ranks on 10,000 nodes costs its rows, not rows x nodes */
+    unsigned char *seen = calloc(nmachines + 1, 1);
+    if (!seen)
+        return;
+    for (size_t i = 0; i < r->nrank_rows; i++) {
+        long v = r->rank_rows[i].node;
+        if (v >= 0 && (size_t)v < nmachines)
+            seen[v] = 1;
     }
+    for (size_t k = 0; k < nmachines; k++)
+        if (seen[k])
+            used += (size_t)snprintf(buf + used, used < len ? len - used : 0,
+                                     "%s%zu", used ? "," : "", k);
+    free(seen);
     if (used >= len && len > 0)
         buf[len - 1] = '\0';
 }
@@ -179,7 +180,7 @@ int bl_h5_write_sweep_run(int dirfd, const char *path, const char *command,
                           const bl_h5_run *app, const bl_h5_harness *h,
                           bl_err *err)
 {
-    char group[512], nodes[256];
+    char group[512], *nodes = NULL;
     bl_h5_harness rec = *h;
     bl_h5_summary row;
     hid_t file;
@@ -188,12 +189,18 @@ int bl_h5_write_sweep_run(int dirfd, const char *path, const char *command,
     if (!machines)
         nmachines = 0;
     if (!rec.nodes || !rec.nodes[0]) {
-        bl_h5_run_nodes(app, nmachines, nodes, sizeof nodes);
+        /* every index with its comma: up to 20 digits + 1 each */
+        size_t len = 21 * nmachines + 2;
+        if (!(nodes = malloc(len)))
+            return bl_err_set(err, "%s: out of memory", path);
+        bl_h5_run_nodes(app, nmachines, nodes, len);
         rec.nodes = nodes;
     }
     bl_h5_run_path(h->run_id, group, sizeof group);
-    if ((file = bl_h5_mem_create(path, err)) < 0)
+    if ((file = bl_h5_mem_create(path, err)) < 0) {
+        free(nodes);
         return -1;
+    }
     rc = bl_h5_write_root(file, "sweep", command, err);
     if (rc == 0)
         rc = bl_h5_write_nodes(file, machines, nmachines, err);
@@ -204,7 +211,9 @@ int bl_h5_write_sweep_run(int dirfd, const char *path, const char *command,
     bl_h5_summary_row(app, &rec, &row);
     if (rc == 0)
         rc = bl_h5_table_write(file, &bl_h5_summary_def, &row, 1, err);
-    return bl_h5_mem_commit_in(file, dirfd, path, rc, err);
+    rc = bl_h5_mem_commit_in(file, dirfd, path, rc, err);
+    free(nodes);
+    return rc;
 }
 
 int bl_h5_read_summary(const char *path, bl_h5_summary **rows, size_t *n,

@@ -11,6 +11,46 @@
 
 #include "grow.h"
 
+/* The first output node before j of node j's topology, or j. */
+static size_t same_topology(const bl_merge_sink *st, size_t j)
+{
+    for (size_t i = 0; i < j; i++)
+        if (st->keys[i].topology_digest == st->keys[j].topology_digest)
+            return i;
+    return j;
+}
+
+/* Input node src as output node j: copied whole, or, when an earlier
+ * output node has its topology, written from its record m with its
+ * topology_xml a link to that node's dataset (as bl_h5_write_nodes stores
+ * alike nodes: a merged run over 10,000 alike nodes keeps one XML). */
+static int copy_node(hid_t in, const char *src, bl_merge_sink *st, size_t j,
+                     const bl_h5_machine *m, bl_err *err)
+{
+    size_t i = same_topology(st, j);
+    char dst[64], from[96], to[96];
+    hid_t lcpl, g;
+    herr_t r;
+    bl_h5_node_path(j, dst, sizeof dst);
+    if (i < j) {
+        snprintf(from, sizeof from, "nodes/%zu/topology_xml", i);
+        snprintf(to, sizeof to, "%s/topology_xml", dst);
+        if ((g = bl_h5_group_open_or_create(st->out, dst)) < 0)
+            return bl_err_set(err, "HDF5: cannot create /%s", dst);
+        H5Gclose(g);
+        if (H5Lexists(st->out, from, H5P_DEFAULT) > 0 &&
+            H5Lcreate_hard(st->out, from, st->out, to, H5P_DEFAULT,
+                           H5P_DEFAULT) < 0)
+            return bl_err_set(err, "HDF5: cannot link /%s", to);
+        return bl_h5_write_node(st->out, j, m, err);
+    }
+    lcpl = H5Pcreate(H5P_LINK_CREATE);
+    H5Pset_create_intermediate_group(lcpl, 1);
+    r = H5Ocopy(in, src, st->out, dst, H5P_DEFAULT, lcpl);
+    H5Pclose(lcpl);
+    return r < 0 ? bl_err_set(err, "HDF5: cannot copy /%s", src) : 0;
+}
+
 int bl_merge_map_nodes(hid_t in, bl_merge_sink *st, size_t **map, size_t *n,
                        bl_err *err)
 {
@@ -23,35 +63,34 @@ int bl_merge_map_nodes(hid_t in, bl_merge_sink *st, size_t **map, size_t *n,
         bl_h5_machine m;
         bl_h5_node_key key;
         size_t j;
-        hid_t lcpl;
-        herr_t r;
+        int r;
         if (bl_h5_read_node(in, k, &m, err) < 0)
             return -1;
-        j = (size_t)bl_h5_node_key_of(&m, &key);
-        bl_h5_machine_free(&m);
-        if (j != 0)
+        if (bl_h5_node_key_of(&m, &key) != 0) {
+            bl_h5_machine_free(&m);
             return bl_err_set(err, "out of memory");
+        }
         for (j = 0; j < st->nkeys && !bl_h5_node_key_eq(&st->keys[j], &key);
              j++)
             ;
         (*map)[k] = j;
         if (j < st->nkeys) {
             bl_h5_node_key_free(&key);
+            bl_h5_machine_free(&m);
             continue;
         }
         if (bl_grow(&st->keys, sizeof *st->keys, st->nkeys, &st->capkeys,
                     4) < 0) {
             bl_h5_node_key_free(&key);
+            bl_h5_machine_free(&m);
             return bl_err_set(err, "out of memory");
         }
         st->keys[st->nkeys++] = key;
-        bl_h5_node_path(j, dst, sizeof dst);
-        lcpl = H5Pcreate(H5P_LINK_CREATE);
-        H5Pset_create_intermediate_group(lcpl, 1);
-        r = H5Ocopy(in, src, st->out, dst, H5P_DEFAULT, lcpl);
-        H5Pclose(lcpl);
+        r = copy_node(in, src, st, j, &m, err);
+        bl_h5_machine_free(&m);
         if (r < 0)
-            return bl_err_set(err, "HDF5: cannot copy /%s", src);
+            return -1;
+        bl_h5_node_path(j, dst, sizeof dst);
         if (j == 0 && H5Lexists(st->out, "machine", H5P_DEFAULT) <= 0 &&
             H5Lcreate_hard(st->out, dst, st->out, "machine", H5P_DEFAULT,
                            H5P_DEFAULT) < 0)

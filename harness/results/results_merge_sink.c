@@ -232,24 +232,35 @@ static int remember(bl_merge_sink *st, bl_h5_summary *row, char *where,
 
 /* Copies one run of `in` (summary row `row`) into the sink under its
  * kept id; 1 when it was a duplicate. */
-static int add_run(bl_merge_sink *st, hid_t in, int old, const size_t *map,
-                   size_t nmap, bl_h5_summary *row, bl_err *err)
+/* The run's nodes renumbered to the output's, malloc'ed at the size of
+ * the list (a run over 10,000 nodes names them all); NULL out of memory. */
+static char *remapped_nodes(hid_t in, int old, const char *from,
+                            const bl_h5_summary *row, const size_t *map,
+                            size_t nmap)
 {
-    char group[512], from[512], id[400], nodes[256], given[256];
-    char *where;
-    int rc = 0;
-    bl_h5_run_path(nz(row->run_id), from, sizeof from);
+    const char *given = nz(row->nodes);
+    size_t len = 21 * nmap + 2;
+    char *nodes = malloc(len);
+    if (!nodes)
+        return NULL;
     if (old && nmap > 0 && H5Lexists(in, from, H5P_DEFAULT) > 0) {
         /* written before /nodes: a run with a result ran on /machine */
         char res[600];
         snprintf(res, sizeof res, "%s/result", from);
-        snprintf(given, sizeof given, "%s",
-                 H5Lexists(in, res, H5P_DEFAULT) > 0 ? "0" : "");
-    } else {
-        snprintf(given, sizeof given, "%s", nz(row->nodes));
+        given = H5Lexists(in, res, H5P_DEFAULT) > 0 ? "0" : "";
     }
-    if (bl_merge_remap_list(given, map, nmap, nodes, sizeof nodes) < 0)
+    if (bl_merge_remap_list(given, map, nmap, nodes, len) < 0)
         nodes[0] = '\0';
+    return nodes;
+}
+
+static int add_run_as(bl_merge_sink *st, hid_t in, const char *from,
+                      const char *nodes, const size_t *map, size_t nmap,
+                      bl_h5_summary *row, bl_err *err)
+{
+    char group[512], id[400];
+    char *where;
+    int rc = 0;
     if (!(where = where_of(in, from, nodes, row->status)))
         return bl_err_set(err, "out of memory merging the summaries");
     if (keep_as(st, row, where, id, sizeof id) < 0) {
@@ -294,6 +305,19 @@ static int add_run(bl_merge_sink *st, hid_t in, int old, const size_t *map,
         return -1;
     }
     return remember(st, row, where, err);
+}
+
+static int add_run(bl_merge_sink *st, hid_t in, int old, const size_t *map,
+                   size_t nmap, bl_h5_summary *row, bl_err *err)
+{
+    char from[512], *nodes;
+    int rc;
+    bl_h5_run_path(nz(row->run_id), from, sizeof from);
+    if (!(nodes = remapped_nodes(in, old, from, row, map, nmap)))
+        return bl_err_set(err, "out of memory merging the summaries");
+    rc = add_run_as(st, in, from, nodes, map, nmap, row, err);
+    free(nodes);
+    return rc;
 }
 
 /* Adds every run of the sweep file `in` not seen yet, its machines

@@ -164,6 +164,31 @@ static void damaged_heap_object_size_is_refused(void **s)
     assert_non_null(strstr(err.msg, "global heap collection"));
 }
 
+/* The scan looks 32 MB past its last "GCOL" at a time (the pages behind
+ * it given back): a collection whose header straddles two windows is
+ * still checked. */
+static void collection_across_a_scan_window_is_checked(void **s)
+{
+    size_t c = collection(), size = (size_t)le8(img + c + 8), last = 0;
+    for (size_t i = 0; i + 4 <= nimg; i++)
+        if (!memcmp(img + i, "GCOL", 4))
+            last = i;
+    /* the next window begins at last + 1: its end 2 bytes into the header */
+    size_t at = last + 1 + ((size_t)32 << 20) - 2, n = at + size + 4096;
+    unsigned char *big = calloc(n, 1);
+    char why[512];
+    (void)s;
+    assert_non_null(big);
+    memcpy(big, img, nimg);        /* the superblock and the whole file */
+    put8(big + 40, n);             /* which now ends where big ends */
+    memcpy(big + at, img + c, size);
+    assert_int_equal(bl_h5_guard_image(big, n, 1, why, sizeof why), 0);
+    put8(big + at + 24, size);     /* its first object past its end */
+    assert_int_equal(bl_h5_guard_image(big, n, 1, why, sizeof why), -1);
+    assert_non_null(strstr(why, "past the collection's end"));
+    free(big);
+}
+
 static void free_space_of_size_zero_is_refused(void **s)
 {
     size_t c = collection(), p = c + 16;
@@ -216,6 +241,7 @@ int main(int argc, char **argv)
         T(intact_file_passes),
         T(truncated_file_is_refused_by_its_superblock),
         T(damaged_heap_object_size_is_refused),
+        T(collection_across_a_scan_window_is_checked),
         T(free_space_of_size_zero_is_refused),
         T(collection_past_the_end_and_bad_superblock_are_refused),
         T(not_hdf5_is_left_to_the_open),
