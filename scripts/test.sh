@@ -50,7 +50,11 @@ group_done "third-party programs"
 junits=()
 for variant in build build-asan; do
     if [ "$variant" = build-asan ]; then
-        scripts/build.sh build-asan -DBINDLAB_SANITIZE=ON -DBINDLAB_NATIVE=OFF
+        # With coverage counters too: the floors below read what this
+        # pass's unit and integration tests ran (no pass of its own).
+        scripts/build.sh build-asan -DBINDLAB_SANITIZE=ON -DBINDLAB_NATIVE=OFF \
+            -DBINDLAB_COVERAGE=ON
+        find build-asan -name '*.gcda' -delete # an earlier run's counts
     else
         scripts/build.sh build
     fi
@@ -74,6 +78,12 @@ for variant in build build-asan; do
     junits+=("$variant/ctest-junit.xml")
     group_done "tests in $variant"
 done
+
+# Line and branch coverage of the ASan pass per product folder (its table
+# printed); a folder under its floor in tests/coverage-floors.txt fails.
+echo "== coverage of the tests in build-asan"
+python3 scripts/coverage_floors.py build-asan tests/coverage-floors.txt || status=1
+group_done "coverage (gcovr, floors)"
 
 # Every parser's libFuzzer target (clang), a short run each on its seeds;
 # scripts/fuzz.sh SECONDS runs them longer.
