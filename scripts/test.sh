@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, builds twice (optimised,
-# and with AddressSanitizer + UndefinedBehaviorSanitizer) and runs every
-# unit and integration test in both, then a short run of every fuzz target.
+# and with AddressSanitizer + UndefinedBehaviorSanitizer + coverage counters)
+# and runs every unit and integration test in both, checks the second pass's
+# coverage per folder against its floors, then a short run of every fuzz
+# target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/deps.sh
