@@ -26,7 +26,7 @@ BINDLAB_PACKAGES=(
     chromium # test_report_html.sh: the HTML report in a real headless browser
     likwid # bench/triad.sh, bench/latency.sh: likwid-bench, the reference beside the app
     gromacs lammps hpcc python3-dev # test_apps_run.sh: programs we did not write (scripts/apps.sh builds mpi4py)
-    gcovr # scripts/coverage.sh: line and branch coverage per folder
+    gcovr # scripts/coverage_floors.py: coverage per folder (CI, coverage.sh)
     man-db lmod tcl # test_install.sh, test_modules.sh (environment-modules conflicts with lmod: that test unpacks its .deb)
 )
 

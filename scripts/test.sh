@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, builds twice (optimised,
-# and with AddressSanitizer + UndefinedBehaviorSanitizer) and runs every
-# unit and integration test in both, then a short run of every fuzz target.
+# and with AddressSanitizer + UndefinedBehaviorSanitizer + coverage counters)
+# and runs every unit and integration test in both, checks the second pass's
+# coverage per folder against its floors, then a short run of every fuzz
+# target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/deps.sh
@@ -58,7 +60,11 @@ group_done "third-party programs"
 junits=()
 for variant in build build-asan; do
     if [ "$variant" = build-asan ]; then
-        scripts/build.sh build-asan -DBINDLAB_SANITIZE=ON -DBINDLAB_NATIVE=OFF
+        # With coverage counters too: the floors below read what this
+        # pass's unit and integration tests ran (no pass of its own).
+        scripts/build.sh build-asan -DBINDLAB_SANITIZE=ON -DBINDLAB_NATIVE=OFF \
+            -DBINDLAB_COVERAGE=ON
+        find build-asan -name '*.gcda' -delete # an earlier run's counts
     else
         scripts/build.sh build
     fi
@@ -85,6 +91,12 @@ for variant in build build-asan; do
     junits+=("$variant/ctest-junit.xml")
     group_done "tests in $variant"
 done
+
+# Line and branch coverage of the ASan pass per product folder (its table
+# printed); a folder under its floor in tests/coverage-floors.txt fails.
+echo "== coverage of the tests in build-asan"
+python3 scripts/coverage_floors.py build-asan tests/coverage-floors.txt || status=1
+group_done "coverage (gcovr, floors)"
 
 # Every parser's libFuzzer target (clang), a short run each on its seeds;
 # scripts/fuzz.sh SECONDS runs them longer.

@@ -97,17 +97,40 @@ init_race() {
         ! grep -q "^bindlab-app: result" "$1"
 }
 
-# Slots per node, from the machine: the namespaced nodes are this machine
-# as slurmd -C describes it (tests/slurm/slurm_lib.sh's node_line), and an
-# allocation without -n gives Open MPI a slot per CPU of each node.
-CLUSTER_SLOTS=$(slurmd -C | sed -n 's/^NodeName=.* CPUs=\([0-9]*\).*/\1/p')
-[ -n "$CLUSTER_SLOTS" ] && [ "$CLUSTER_SLOTS" -ge 2 ] ||
-    fail "slurmd -C gives ${CLUSTER_SLOTS:-no} CPUs: the cluster tests need 2 per node"
-# the block layout's hosts: a node's slots filled before the next
+# Slots per node: the CPUs each node declares (node_cpus, the fixture's own
+# rule: slurmd -C's count, no more than this process may use, nor than
+# BL_NODE_CPUS); an allocation without -n gives Open MPI a slot per CPU of
+# each node. The "two per node" layouts put CLUSTER_PER_NODE ranks on each
+# node: 2, or 1 on nodes of one CPU, where two would oversubscribe it.
+# shellcheck source=tests/slurm/slurm_lib.sh
+source "$BINDLAB_SOURCE_DIR/tests/slurm/slurm_lib.sh"
+die() { fail "$*"; }
+CLUSTER_SLOTS=$(node_cpus)
+[ -n "$CLUSTER_SLOTS" ] && [ "$CLUSTER_SLOTS" -ge 1 ] || fail "slurmd -C gives no CPU count"
+CLUSTER_PER_NODE=$((CLUSTER_SLOTS < 2 ? CLUSTER_SLOTS : 2))
+echo "cluster nodes of $CLUSTER_SLOTS CPUs each: $CLUSTER_PER_NODE ranks per node where a layout puts several"
+
+# block_hosts PER-NODE NODES: PER-NODE ranks on bl1, then as many on bl2...
+# (by core, or Slurm's block over nodes of at least PER-NODE CPUs each).
 block_hosts() {
+    local k r out=
+    for ((k = 1; k <= $2; k++)); do
+        for ((r = 0; r < $1; r++)); do out+="bl$k "; done
+    done
+    echo "${out% }"
+}
+# cyclic_hosts NP NODES: NP ranks dealt round robin over bl1..blNODES
+cyclic_hosts() {
     local r out=
-    for ((r = 0; r < CLUSTER_SLOTS; r++)); do out+="bl1 "; done
-    echo "${out}bl2"
+    for ((r = 0; r < $1; r++)); do out+="bl$((r % $2 + 1)) "; done
+    echo "${out% }"
+}
+# numbered HOSTS...: "0:bl1 1:bl1 ..." (ranks_hosts' form) from "bl1 bl1 ..."
+numbered() {
+    local h r=0 out= hosts
+    read -ra hosts <<<"$*"
+    for h in "${hosts[@]}"; do out+="$r:$h " && r=$((r + 1)); done
+    echo "${out% }"
 }
 
 # The sweeps' layouts over the 2 nodes of CLUSTER_SLOTS slots (CLUSTER_LAYOUT),
@@ -115,19 +138,21 @@ block_hosts() {
 # ppr:K:node fills K per node; block by core fills a node's slots before the
 # next (one rank more than a node's slots: it spills one onto bl2); by node
 # deals the ranks round robin. `local` stays on one node.
+K=$CLUSTER_PER_NODE
 declare -A CLUSTER_LAYOUT=(
     [ppr1]='np: 2, nodes: 2, map_by: "ppr:1:node"'
-    [ppr2]='np: 4, nodes: 2, map_by: "ppr:2:node"'
+    [ppr2]="np: $((2 * K)), nodes: 2, map_by: \"ppr:$K:node\""
     [block]="np: $((CLUSTER_SLOTS + 1)), nodes: 2, map_by: core"
-    [cyclic]='np: 4, nodes: 2, map_by: node'
-    [local]='np: 2, map_by: core'
+    [cyclic]="np: $((2 * K)), nodes: 2, map_by: node"
+    [local]="np: $K, map_by: core"
 )
 declare -A CLUSTER_HOSTS=(
     [ppr1]="bl1 bl2"
-    [ppr2]="bl1 bl1 bl2 bl2"
-    [block]="$(block_hosts)"
-    [cyclic]="bl1 bl2 bl1 bl2"
+    [ppr2]="$(block_hosts "$K" 2)"
+    [block]="$(block_hosts "$CLUSTER_SLOTS" 1) bl2"
+    [cyclic]="$(cyclic_hosts $((2 * K)) 2)"
 )
+unset K
 
 # stencil_sweep FILE NAME LAYOUT...: the sweep file NAME, the stencil
 # (256x256, 3 iterations, one thread a rank) in each CLUSTER_LAYOUT named.

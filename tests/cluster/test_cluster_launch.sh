@@ -6,7 +6,8 @@
 # rank ran on: the placement the app recorded (its --show-placement table
 # and, for one run, the run file), the launcher's own report (Open MPI
 # --report-bindings, srun --cpu-bind=verbose) and the answer worked out by
-# hand from the layout (block: ranks fill a node's 2 CPUs first; cyclic /
+# hand from the layout and the nodes' CPUs (CLUSTER_PER_NODE ranks per node,
+# cluster_common.sh; block: a node's ranks, then the next node's; cyclic /
 # --map-by node: round robin over the nodes; ppr:K:node: K per node). The
 # stencil and LU give the same checksums as on one node with the same
 # ranks. A run restricted to shared memory (btl self,vader) cannot connect
@@ -47,13 +48,19 @@ check() {
     echo "ok: $name: $got"
 }
 
+# K ranks per node where a layout puts several (2; 1 on nodes of one CPU):
+# 2K ranks on 2 nodes, 3K on 3; LU's process grid a row per node.
+K=$CLUSTER_PER_NODE
+N2=$((2 * K)) N3=$((3 * K))
 ref st2 2 "${STENCIL[@]}"
-ref st4 4 "${STENCIL[@]}"
+ref st$N2 $N2 "${STENCIL[@]}"
 ref st3 3 "${STENCIL[@]}"
-ref st6 6 "${STENCIL[@]}"
+ref st$N3 $N3 "${STENCIL[@]}"
 ref lu2 2 "${LU[@]}" --grid 1x2
-ref lu4 4 "${LU[@]}" --grid 2x2
+ref lurows $N2 "${LU[@]}" --grid 2x$K
 ref lu3 3 "${LU[@]}" --grid 3x1
+BLOCK2=$(numbered "$(block_hosts "$K" 2)")   # 0:bl1 1:bl1 2:bl2 3:bl2 (K=2)
+CYCLIC2=$(numbered "$(cyclic_hosts "$N2" 2)") # 0:bl1 1:bl2 2:bl1 3:bl2
 
 APP=$BINDLAB_APP
 SHOW=(--show-placement)
@@ -66,9 +73,9 @@ on head sinfo -N
 # srun --mpi=pmix: Slurm places and starts the ranks, PMIx wires them up.
 SRUN=(srun --mpi=pmix "--cpu-bind=verbose,cores")
 check srun-1-per-node "0:bl1 1:bl2" st2 "${SRUN[@]}" -N2 -n2 "$APP" "${STENCIL[@]}" "${SHOW[@]}"
-check srun-block "0:bl1 1:bl1 2:bl2 3:bl2" st4 "${SRUN[@]}" -N2 -n4 --distribution=block \
+check srun-block "$BLOCK2" st$N2 "${SRUN[@]}" -N2 -n$N2 --distribution=block \
     "$APP" "${STENCIL[@]}" "${SHOW[@]}"
-check srun-cyclic "0:bl1 1:bl2 2:bl1 3:bl2" st4 "${SRUN[@]}" -N2 -n4 --distribution=cyclic \
+check srun-cyclic "$CYCLIC2" st$N2 "${SRUN[@]}" -N2 -n$N2 --distribution=cyclic \
     "$APP" "${STENCIL[@]}" "${SHOW[@]}"
 check srun-lu "0:bl1 1:bl2" lu2 "${SRUN[@]}" -N2 -n2 "$APP" "${LU[@]}" --grid 1x2 "${SHOW[@]}"
 
@@ -76,14 +83,14 @@ check srun-lu "0:bl1 1:bl2" lu2 "${SRUN[@]}" -N2 -n2 "$APP" "${LU[@]}" --grid 1x
 # starts its daemons on the other nodes through Slurm itself.
 check mpirun-ppr1 "0:bl1 1:bl2" st2 salloc -N2 -n2 "${MPIRUN_IN[@]}" --map-by ppr:1:node -n 2 \
     "$APP" "${STENCIL[@]}" "${SHOW[@]}"
-check mpirun-ppr2 "0:bl1 1:bl1 2:bl2 3:bl2" st4 salloc -N2 -n4 "${MPIRUN_IN[@]}" \
-    --map-by ppr:2:node -n 4 "$APP" "${STENCIL[@]}" "${SHOW[@]}"
-check mpirun-by-slot "0:bl1 1:bl1 2:bl2 3:bl2" st4 salloc -N2 -n4 "${MPIRUN_IN[@]}" \
-    --map-by slot -n 4 "$APP" "${STENCIL[@]}" "${SHOW[@]}"
-check mpirun-by-node "0:bl1 1:bl2 2:bl1 3:bl2" st4 salloc -N2 -n4 "${MPIRUN_IN[@]}" \
-    --map-by node -n 4 "$APP" "${STENCIL[@]}" "${SHOW[@]}"
-check mpirun-lu "0:bl1 1:bl1 2:bl2 3:bl2" lu4 salloc -N2 -n4 "${MPIRUN_IN[@]}" \
-    --map-by ppr:2:node -n 4 "$APP" "${LU[@]}" --grid 2x2 "${SHOW[@]}"
+check mpirun-ppr$K "$BLOCK2" st$N2 salloc -N2 -n$N2 "${MPIRUN_IN[@]}" \
+    --map-by ppr:$K:node -n $N2 "$APP" "${STENCIL[@]}" "${SHOW[@]}"
+check mpirun-by-slot "$BLOCK2" st$N2 salloc -N2 -n$N2 "${MPIRUN_IN[@]}" \
+    --map-by slot -n $N2 "$APP" "${STENCIL[@]}" "${SHOW[@]}"
+check mpirun-by-node "$CYCLIC2" st$N2 salloc -N2 -n$N2 "${MPIRUN_IN[@]}" \
+    --map-by node -n $N2 "$APP" "${STENCIL[@]}" "${SHOW[@]}"
+check mpirun-lu "$BLOCK2" lurows salloc -N2 -n$N2 "${MPIRUN_IN[@]}" \
+    --map-by ppr:$K:node -n $N2 "$APP" "${LU[@]}" --grid 2x$K "${SHOW[@]}"
 
 # sbatch: mpirun itself on the first node of the job, the run file written
 # to the shared directory; its placement table names both nodes.
@@ -128,8 +135,8 @@ start_cluster 3
 check srun3 "0:bl1 1:bl2 2:bl3" st3 "${SRUN[@]}" -N3 -n3 "$APP" "${STENCIL[@]}" "${SHOW[@]}"
 check mpirun3-ppr1 "0:bl1 1:bl2 2:bl3" lu3 salloc -N3 -n3 "${MPIRUN_IN[@]}" --map-by ppr:1:node \
     -n 3 "$APP" "${LU[@]}" --grid 3x1 "${SHOW[@]}"
-check mpirun3-ppr2 "0:bl1 1:bl1 2:bl2 3:bl2 4:bl3 5:bl3" st6 salloc -N3 -n6 "${MPIRUN_IN[@]}" \
-    --map-by ppr:2:node -n 6 "$APP" "${STENCIL[@]}" "${SHOW[@]}"
+check mpirun3-ppr$K "$(numbered "$(block_hosts "$K" 3)")" st$N3 salloc -N3 -n$N3 "${MPIRUN_IN[@]}" \
+    --map-by ppr:$K:node -n $N3 "$APP" "${STENCIL[@]}" "${SHOW[@]}"
 
 [ "$fails" = 0 ] || fail "$fails checks failed"
 echo "all cluster launch checks passed"

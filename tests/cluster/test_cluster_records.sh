@@ -10,7 +10,7 @@
 #     the west/east neighbour is ly*R doubles, to the south/north lx*R;
 #     ppr:1:node puts every halo between nodes, block by 2 cores puts only
 #     the middle one between nodes (3 ranks) or the north/south ones (4),
-#     cyclic the west/east ones;
+#     cyclic the west/east ones (nodes of one CPU: 2 ranks, one a node);
 #   - LU on 1x2 (one rank per node): every byte between nodes, the panel
 #     broadcasts of the panels a rank owns, 8*jb per block row of the solve
 #     and the final 8-byte pivot check; LU on 2x2 with a process row per
@@ -114,31 +114,50 @@ PYEOF
 
 STENCIL=(--kernel stencil --iters 3 --warmup 1 --radius 2)
 LU=(--kernel lu --n 203 --nb 16 --seed 11 --iters 2 --warmup 1)
+# K ranks per node where a layout puts several (2; 1 on nodes of one CPU,
+# cluster_common.sh): block of 2K, and of 2K-1 ranks (3: the middle halo
+# between nodes; 1 CPU per node: 2 ranks, one a node); LU with a process
+# row per node on 2x2 (K=2), else one rank per node under mpirun as well.
+K=$CLUSTER_PER_NODE
+N2=$((2 * K)) NB=$((K == 2 ? 3 : 2))
+BLOCK_NB=$(block_hosts "$K" 1)" bl2"
+BLOCK2=$(block_hosts "$K" 2)
+CYCLIC2=$(cyclic_hosts "$N2" 2)
+# the app's traffic line for the block of NB: 3 ranks 256x255, radius 2:
+# the 0-1 halo inside bl1, the 1-2 one between; 2 ranks: one halo between
+declare -A BLOCK_TRAFFIC=([3]="8192 B inside nodes, 8192 B between nodes"
+    [2]="0 B inside nodes, 8192 B between nodes")
 ref st2 2 "${STENCIL[@]}" --grid 256x255
-ref st3 3 "${STENCIL[@]}" --grid 256x255
-ref st4 4 "${STENCIL[@]}" --grid 256x128
+ref stb $NB "${STENCIL[@]}" --grid 256x255
+ref stq $N2 "${STENCIL[@]}" --grid 256x128
 ref lu2 2 "${LU[@]}" --grid 1x2
-ref lu4 4 "${LU[@]}" --grid 2x2
+[ "$K" = 2 ] && ref lu4 4 "${LU[@]}" --grid 2x2
 
 start_cluster 2
 
 # srun: one rank per node, block (2 cores of bl1 first), cyclic
 run st-ppr1 st2 "${SRUN[@]}" -N2 -n2 "$APP" "${STENCIL[@]}" --grid 256x255 &&
     { check_records st-ppr1 "bl1 bl2" stencil 256 255 2 || bad "st-ppr1 records"; }
-run st-block3 st3 "${SRUN[@]}" -N2 -n3 --distribution=block "$APP" "${STENCIL[@]}" --grid 256x255 &&
-    { check_records st-block3 "bl1 bl1 bl2" stencil 256 255 2 || bad "st-block3 records"; }
-run st-block4 st4 "${SRUN[@]}" -N2 -n4 --distribution=block "$APP" "${STENCIL[@]}" --grid 256x128 &&
-    { check_records st-block4 "bl1 bl1 bl2 bl2" stencil 256 128 2 || bad "st-block4 records"; }
-run st-cyclic4 st4 "${SRUN[@]}" -N2 -n4 --distribution=cyclic "$APP" "${STENCIL[@]}" --grid 256x128 &&
-    { check_records st-cyclic4 "bl1 bl2 bl1 bl2" stencil 256 128 2 || bad "st-cyclic4 records"; }
-grep -q "^traffic per step on 2 nodes: 8192 B inside nodes, 8192 B between nodes$" "$WORK/st-block3.out" ||
-    bad "st-block3: the app's traffic line: $(grep '^traffic' "$WORK/st-block3.out")"
+run st-block$NB stb "${SRUN[@]}" -N2 -n$NB --distribution=block "$APP" "${STENCIL[@]}" --grid 256x255 &&
+    { check_records st-block$NB "$BLOCK_NB" stencil 256 255 2 || bad "st-block$NB records"; }
+run st-block$N2 stq "${SRUN[@]}" -N2 -n$N2 --distribution=block "$APP" "${STENCIL[@]}" --grid 256x128 &&
+    { check_records st-block$N2 "$BLOCK2" stencil 256 128 2 || bad "st-block$N2 records"; }
+run st-cyclic$N2 stq "${SRUN[@]}" -N2 -n$N2 --distribution=cyclic "$APP" "${STENCIL[@]}" --grid 256x128 &&
+    { check_records st-cyclic$N2 "$CYCLIC2" stencil 256 128 2 || bad "st-cyclic$N2 records"; }
+grep -q "^traffic per step on 2 nodes: ${BLOCK_TRAFFIC[$NB]}$" "$WORK/st-block$NB.out" ||
+    bad "st-block$NB: the app's traffic line: $(grep '^traffic' "$WORK/st-block$NB.out")"
 run lu-ppr1 lu2 "${SRUN[@]}" -N2 -n2 "$APP" "${LU[@]}" --grid 1x2 &&
     { check_records lu-ppr1 "bl1 bl2" lu1x2 203 16 || bad "lu-ppr1 records"; }
 # mpirun inside the allocation (its daemons started through Slurm)
-run lu-ppr2 lu4 salloc -N2 -n4 mpirun --allow-run-as-root --bind-to core --map-by ppr:2:node -n 4 \
-    "$APP" "${LU[@]}" --grid 2x2 &&
-    { check_records lu-ppr2 "bl1 bl1 bl2 bl2" lu2x2 203 16 || bad "lu-ppr2 records"; }
+if [ "$K" = 2 ]; then
+    run lu-ppr2 lu4 salloc -N2 -n4 mpirun --allow-run-as-root --bind-to core --map-by ppr:2:node -n 4 \
+        "$APP" "${LU[@]}" --grid 2x2 &&
+        { check_records lu-ppr2 "bl1 bl1 bl2 bl2" lu2x2 203 16 || bad "lu-ppr2 records"; }
+else
+    run lu-mpirun-ppr1 lu2 salloc -N2 -n2 mpirun --allow-run-as-root --bind-to core --map-by ppr:1:node \
+        -n 2 "$APP" "${LU[@]}" --grid 1x2 &&
+        { check_records lu-mpirun-ppr1 "bl1 bl2" lu1x2 203 16 || bad "lu-mpirun-ppr1 records"; }
+fi
 
 # The harness: a one-node sweep here, a two-node sweep in the cluster,
 # merged in that order: bl1 and bl2 become nodes 1 and 2.

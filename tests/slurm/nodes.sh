@@ -89,7 +89,7 @@ make_node() {
 }
 
 write_conf() {
-    local dir=$1 n=$2 k names=""
+    local dir=$1 n=$2 k names="" cpus
     {
         printf '127.0.0.1 localhost\n%s blhead\n' "$HEAD_ADDR"
         for k in $(seq 1 "$n"); do printf '%s.%d bl%d\n' "$SUBNET" "$k" "$k"; done
@@ -115,7 +115,8 @@ SlurmdTimeout=10
 MessageTimeout=5
 KillWait=3
 EOF
-        for k in $(seq 1 "$n"); do node_line "bl$k" "$SUBNET.$k"; done
+        cpus=$(node_cpus)
+        for k in $(seq 1 "$n"); do node_line "bl$k" "$SUBNET.$k" "$cpus"; done
         echo "PartitionName=nodes Nodes=$names Default=YES MaxTime=INFINITE State=UP"
     } >"$dir/slurm.conf"
     # The PMIx plugin's client directories default to /tmp, which these

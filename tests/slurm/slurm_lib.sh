@@ -32,11 +32,33 @@ InactiveLimit=0
 EOF2
 }
 
-# node_line NAME ADDR: slurmd -C's description of this machine (CPUs,
-# sockets, cores, threads, memory) as node NAME at ADDR.
+# node_line NAME ADDR [CPUS]: slurmd -C's description of this machine (CPUs,
+# sockets, cores, threads, memory) as node NAME at ADDR; with CPUS fewer
+# than slurmd -C's, a node of one socket of CPUS cores instead.
 node_line() {
-    slurmd -C | awk -v name="$1" -v addr="$2" '/^NodeName=/ {
-        sub(/^NodeName=[^ ]*/, "NodeName=" name " NodeAddr=" addr); print }'
+    slurmd -C | awk -v name="$1" -v addr="$2" -v cpus="${3:-0}" '/^NodeName=/ {
+        sub(/^NodeName=[^ ]*/, "NodeName=" name " NodeAddr=" addr)
+        if (match($0, / CPUs=[0-9]+/) && cpus > 0 && cpus < substr($0, RSTART + 6, RLENGTH - 6) + 0) {
+            sub(/ CPUs=[0-9]+/, " CPUs=" cpus); sub(/ Boards=[0-9]+/, " Boards=1")
+            sub(/ SocketsPerBoard=[0-9]+/, " SocketsPerBoard=1")
+            sub(/ CoresPerSocket=[0-9]+/, " CoresPerSocket=" cpus)
+            sub(/ ThreadsPerCore=[0-9]+/, " ThreadsPerCore=1")
+        }
+        print }'
+}
+
+# node_cpus: the CPUs each namespaced node (nodes.sh) declares: slurmd -C's
+# count for this machine, but no more than this process may use (taskset,
+# a cpuset: the nodes' jobs inherit that set, and a node declaring CPUs its
+# jobs cannot use binds tasks where they cannot run), nor more than
+# BL_NODE_CPUS when set (to run the cluster tests with smaller nodes).
+node_cpus() {
+    local n allowed
+    n=$(slurmd -C | sed -n 's/^NodeName=.* CPUs=\([0-9]*\) .*/\1/p')
+    allowed=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc) # nproc obeys those
+    [ "$allowed" -lt "$n" ] && n=$allowed
+    [ -n "${BL_NODE_CPUS:-}" ] && [ "$BL_NODE_CPUS" -lt "$n" ] && n=$BL_NODE_CPUS
+    echo "$n"
 }
 
 # start_munge DIR [PREFIX...]: munged with a key of its own (the cluster
