@@ -4,6 +4,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define VENDOR_NVIDIA 0x10de
+#define VENDOR_AMD 0x1002
+#define VENDOR_INTEL 0x8086
+
+int bl_pci_is_gpu(unsigned class_id, unsigned vendor)
+{
+    return class_id == 0x0302 || class_id == 0x0380 || class_id == 0x1200 ||
+           (class_id == 0x0300 && vendor == VENDOR_NVIDIA);
+}
+
+int bl_pci_is_nic(unsigned class_id)
+{
+    return (class_id >> 8) == 0x02 || class_id == 0x0c06;
+}
+
+const char *bl_gpu_visible_var(unsigned vendor)
+{
+    return vendor == VENDOR_NVIDIA ? "CUDA_VISIBLE_DEVICES"
+           : vendor == VENDOR_AMD  ? "ROCR_VISIBLE_DEVICES"
+           : vendor == VENDOR_INTEL ? "ZE_AFFINITY_MASK"
+                                    : NULL;
+}
+
 int bl_gpu_bind_parse(const char *text, bl_gpu_bind *out, bl_err *err)
 {
     if (!strcmp(text, "none"))

@@ -36,6 +36,20 @@ typedef enum bl_gpu_bind {
     BL_GPU_BIND_ROUND_ROBIN
 } bl_gpu_bind;
 
+/* What a PCI function is, from its class (0x0302: class 03, subclass 02)
+ * and vendor: a GPU is a 3D controller (0302), other display controller
+ * (0380) or processing accelerator (1200), or an NVIDIA VGA controller
+ * (0300) -- not the onboard VGA of a management controller; a NIC is a
+ * network controller (02xx) or an older InfiniBand card's serial bus
+ * (0c06). The same rule for hwloc's PCI objects and sysfs. */
+int bl_pci_is_gpu(unsigned class_id, unsigned vendor);
+int bl_pci_is_nic(unsigned class_id);
+
+/* The variable that selects vendor's GPUs for a rank: NVIDIA
+ * CUDA_VISIBLE_DEVICES, AMD ROCR_VISIBLE_DEVICES, Intel ZE_AFFINITY_MASK;
+ * NULL for another vendor. */
+const char *bl_gpu_visible_var(unsigned vendor);
+
 /* "none", "closest", "round-robin" (also "round_robin"); -1 with err. */
 int bl_gpu_bind_parse(const char *text, bl_gpu_bind *out, bl_err *err);
 

@@ -6,16 +6,6 @@
 
 #include "grow.h"
 
-#define VENDOR_NVIDIA 0x10de
-/* older InfiniBand cards (Mellanox ConnectX-3) say "serial bus" */
-#define CLASS_INFINIBAND_SERIAL 0x0c06
-
-static int is_gpu_class(unsigned class_id, unsigned vendor)
-{
-    return class_id == 0x0302 || class_id == 0x0380 || class_id == 0x1200 ||
-           (class_id == 0x0300 && vendor == VENDOR_NVIDIA);
-}
-
 /* The OS devices under a PCI function, comma separated. */
 static void os_names(hwloc_obj_t pci, char *buf, size_t len)
 {
@@ -96,8 +86,8 @@ int bl_plan_devices_find(hwloc_topology_t topo, bl_plan_devices *out,
     for (hwloc_obj_t pci = hwloc_get_next_pcidev(topo, NULL); pci;
          pci = hwloc_get_next_pcidev(topo, pci)) {
         unsigned cls = pci->attr->pcidev.class_id;
-        int gpu = is_gpu_class(cls, pci->attr->pcidev.vendor_id);
-        if (!gpu && (cls >> 8) != 0x02 && cls != CLASS_INFINIBAND_SERIAL)
+        int gpu = bl_pci_is_gpu(cls, pci->attr->pcidev.vendor_id);
+        if (!gpu && !bl_pci_is_nic(cls))
             continue;
         if (add_device(topo, pci, gpu ? BL_DEVICE_GPU : BL_DEVICE_NIC, out,
                        &cap) < 0) {

@@ -3,12 +3,8 @@
  * topology must be loaded with I/O objects (bl_plan_topology_load keeps
  * hwloc's important ones); a topology without them has no devices.
  *
- * A GPU is a PCI function of class 3D controller (0302), other display
- * controller (0380) or processing accelerator (1200), or an NVIDIA VGA
- * controller (0300): the onboard VGA of a server's management controller
- * is not one. A NIC is a PCI function of class network (02xx: Ethernet,
- * InfiniBand, ...) or InfiniBand serial bus (0c06, older Mellanox
- * cards). A device's locality is its first non-I/O ancestor
+ * GPUs and NICs are told by PCI class (bl_pci_is_gpu, bl_pci_is_nic). A
+ * device's locality is its first non-I/O ancestor
  * (hwloc_get_non_io_ancestor_obj): its cpuset and NUMA nodes. */
 #ifndef BL_PLAN_DEVICES_H
 #define BL_PLAN_DEVICES_H

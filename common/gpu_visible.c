@@ -1,0 +1,90 @@
+/* The visible-device variables of one rank (gpu_visible.h). */
+#include "gpu_visible.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int bl_gpu_local_rank(const char **from, bl_err *err)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK",
+                                       "MPI_LOCALRANKID", "SLURM_LOCALID",
+                                       "PMI_LOCAL_RANK"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        char *end;
+        long lr;
+        if (!v || !*v)
+            continue;
+        lr = strtol(v, &end, 10);
+        if (*end || lr < 0 || lr > 1000000)
+            return bl_err_set(err, "%s='%s': not a local rank", vars[i], v);
+        *from = vars[i];
+        return (int)lr;
+    }
+    return bl_err_set(err, "no local rank in the environment (none of "
+                      "OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, "
+                      "SLURM_LOCALID, PMI_LOCAL_RANK is set): run under "
+                      "mpirun or srun");
+}
+
+static void append(char *buf, size_t len, const char *s)
+{
+    size_t used = strlen(buf);
+    if (used < len)
+        snprintf(buf + used, len - used, "%s%s", used ? "," : "", s);
+}
+
+/* Slot of vendor's variable in out, added (empty) when new. */
+static int vendor_slot(bl_gpu_visible *out, const char *var)
+{
+    for (int i = 0; i < out->n; i++)
+        if (!strcmp(out->name[i], var))
+            return i;
+    if (out->n >= BL_GPU_VISIBLE_MAX - 1)
+        return -1;
+    snprintf(out->name[out->n], sizeof out->name[0], "%s", var);
+    out->value[out->n][0] = '\0';
+    return out->n++;
+}
+
+void bl_gpu_visible_make(bl_gpu_bind how, int per_rank, int lr,
+                         hwloc_const_bitmap_t cpus, const bl_pci_list *gpus,
+                         bl_gpu_visible *out)
+{
+    int ng = gpus->n, *given, got;
+    hwloc_const_bitmap_t *dev, *ranks;
+    char bus[512] = "", num[16];
+
+    memset(out, 0, sizeof *out);
+    if (how == BL_GPU_BIND_NONE || ng == 0 || lr < 0)
+        return;
+    given = calloc((size_t)ng, sizeof *given);
+    dev = calloc((size_t)ng, sizeof *dev);
+    ranks = calloc((size_t)lr + 1, sizeof *ranks);
+    if (given && dev && ranks) {
+        for (int g = 0; g < ng; g++)
+            dev[g] = gpus->fn[g].local_cpus;
+        ranks[lr] = cpus;       /* the ranks before: unknown (NULL) */
+        got = bl_gpu_assign(how, per_rank, lr, ranks, ng, dev, given);
+        for (int g = 0; g < ng; g++)    /* every vendor present: hidden */
+            if (bl_gpu_visible_var(gpus->fn[g].vendor))
+                vendor_slot(out, bl_gpu_visible_var(gpus->fn[g].vendor));
+        for (int j = 0; j < got; j++) {
+            const bl_pci_fn *f = &gpus->fn[given[j]];
+            const char *var = bl_gpu_visible_var(f->vendor);
+            int index = 0, slot;
+            for (int g = 0; g < given[j]; g++)
+                index += gpus->fn[g].vendor == f->vendor;
+            if (var && (slot = vendor_slot(out, var)) >= 0) {
+                snprintf(num, sizeof num, "%d", index);
+                append(out->value[slot], sizeof out->value[0], num);
+            }
+            append(bus, sizeof bus, f->busid);
+        }
+        snprintf(out->name[out->n], sizeof out->name[0], "BINDLAB_GPUS");
+        snprintf(out->value[out->n++], sizeof out->value[0], "%s", bus);
+    }
+    free(given);
+    free(dev);
+    free(ranks);
+}
