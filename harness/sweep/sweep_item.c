@@ -89,6 +89,7 @@ static int item_command(const bl_sweep_ctx *c, const bl_sweep_item *it,
     app_path(c, it, out, sizeof out);
     o.launcher = c->program;
     o.app = c->app;
+    o.gpu_wrap = c->gpu_wrap;
     o.out_file = out;
     o.is_root = c->is_root;
     o.oversubscribe = c->o->oversubscribe;

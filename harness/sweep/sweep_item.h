@@ -42,6 +42,8 @@ typedef struct bl_sweep_ctx {
                                    (common/allowed.h); NULL: all of it */
     char job_cpus[512];         /* that set and its sources, in words */
     char results[PATH_MAX], dir[PATH_MAX], out[PATH_MAX], app[PATH_MAX];
+    char gpu_wrap[PATH_MAX];    /* bindlab-gpu-wrap, beside bindlab or in
+                                   PATH (layouts with gpu_bind) */
     int is_root;
     bl_sweep_item *items;        /* in the order they run */
     char **reasons;              /* per layout: why it cannot run, or NULL */
