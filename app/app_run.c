@@ -11,6 +11,7 @@
 #include "app_check.h"
 #include "app_cpus.h"
 #include "app_machine.h"
+#include "app_gpus.h"
 #include "app_isa.h"
 #include "app_mempolicy.h"
 #include "app_rank_text.h"
@@ -434,6 +435,7 @@ static int report(app_run *a, int argc, char **argv, int status)
         if (bl_app_isa_gather(a->comm, a->o, &run) < 0)
             rc = bl_err_set(&a->err, "recording the ISA level: out of "
                             "memory");
+        bl_app_gpus_gather(a->comm, &run);
         if (a->o->check &&
             bl_app_check_gather(a->comm, &a->findings, &run.findings,
                                 &run.nfindings, &a->err) < 0)

@@ -1,6 +1,7 @@
 /* The visible-device variables of one rank (gpu_visible.h). */
 #include "gpu_visible.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,4 +88,92 @@ void bl_gpu_visible_make(bl_gpu_bind how, int per_rank, int lr,
     free(given);
     free(dev);
     free(ranks);
+}
+
+/* 1 when list (a visible-device variable) names number index; -1 when it
+ * holds an entry that is not a number. */
+static int names_index(const char *list, int index)
+{
+    const char *p = list;
+    int found = 0;
+    while (*p) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p)
+            return -1;
+        found |= v == index;
+        while (*end == '.' || (*end >= '0' && *end <= '9'))
+            end++;      /* ZE's ".sub-device" */
+        if (*end && *end != ',')
+            return -1;
+        p = *end ? end + 1 : end;
+    }
+    return found;
+}
+
+void bl_gpu_visible_filter(bl_pci_list *gpus,
+                           const char *(*get)(const char *name),
+                           int *hidden)
+{
+    int kept = 0, seen[3] = {0, 0, 0};  /* GPUs so far per variable */
+    static const char *const vars[3] = {"CUDA_VISIBLE_DEVICES",
+                                        "ROCR_VISIBLE_DEVICES",
+                                        "ZE_AFFINITY_MASK"};
+    *hidden = 0;
+    for (int g = 0; g < gpus->n; g++) {
+        bl_pci_fn f = gpus->fn[g];
+        const char *var = bl_gpu_visible_var(f.vendor);
+        const char *list = var ? get(var) : NULL;
+        int keep = 1;
+        for (int v = 0; var && v < 3; v++)
+            if (!strcmp(var, vars[v])) {
+                keep = !list || names_index(list, seen[v]) != 0;
+                seen[v]++;
+            }
+        if (keep) {
+            gpus->fn[kept++] = f;
+        } else {
+            hwloc_bitmap_free(f.local_cpus);
+            (*hidden)++;
+        }
+    }
+    gpus->n = kept;
+}
+
+hwloc_bitmap_t bl_gpu_own_cpus(void)
+{
+    cpu_set_t set;
+    hwloc_bitmap_t b;
+    if (sched_getaffinity(0, sizeof set, &set) < 0 ||
+        !(b = hwloc_bitmap_alloc()))
+        return NULL;
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &set))
+            hwloc_bitmap_set(b, (unsigned)c);
+    return b;
+}
+
+static const char *env_of(const char *name)
+{
+    return getenv(name);
+}
+
+int bl_gpu_seen_text(hwloc_const_bitmap_t cpus, char *seen, size_t seen_len,
+                     char *far, size_t far_len, bl_err *err)
+{
+    bl_pci_list gpus;
+    int hidden;
+    seen[0] = far[0] = '\0';
+    if (bl_pci_gpus_read(bl_sysfs_root(), &gpus, err) < 0)
+        return -1;
+    bl_gpu_visible_filter(&gpus, env_of, &hidden);
+    for (int g = 0; g < gpus.n; g++) {
+        const bl_pci_fn *f = &gpus.fn[g];
+        append(seen, seen_len, f->busid);
+        if (cpus && !hwloc_bitmap_iszero(f->local_cpus) &&
+            !hwloc_bitmap_intersects(f->local_cpus, cpus))
+            append(far, far_len, f->busid);
+    }
+    bl_pci_list_free(&gpus);
+    return 0;
 }

@@ -37,4 +37,26 @@ void bl_gpu_visible_make(bl_gpu_bind how, int per_rank, int lr,
                          hwloc_const_bitmap_t cpus, const bl_pci_list *gpus,
                          bl_gpu_visible *out);
 
+/* Keeps in gpus only those this process may see: by vendor,
+ * CUDA_VISIBLE_DEVICES (NVIDIA), ROCR_VISIBLE_DEVICES (AMD),
+ * ZE_AFFINITY_MASK (Intel; "1.0" names device 1), each a list of numbers
+ * among that vendor's GPUs in bus order; unset: all of that vendor. A list
+ * holding anything but numbers (a UUID such as "GPU-8f2c...") cannot be
+ * resolved without the GPU runtime: that vendor's GPUs are all kept.
+ * get: getenv, or a test's stand-in. Sets *hidden to the GPUs dropped. */
+void bl_gpu_visible_filter(bl_pci_list *gpus,
+                           const char *(*get)(const char *name),
+                           int *hidden);
+
+/* This process's own affinity as an hwloc bitmap (OS indexes), NULL when
+ * it cannot be read (hwloc_bitmap_free it). */
+hwloc_bitmap_t bl_gpu_own_cpus(void);
+
+/* The node's GPUs this process may see (sysfs under bl_sysfs_root(), cut
+ * by its visible-device variables): their bus ids into seen, and those
+ * whose local CPUs hold none of cpus into far (comma separated, "" for
+ * none). -1 with err when out of memory. */
+int bl_gpu_seen_text(hwloc_const_bitmap_t cpus, char *seen, size_t seen_len,
+                     char *far, size_t far_len, bl_err *err);
+
 #endif

@@ -45,6 +45,7 @@ void bl_pcheck_state_free(bl_pcheck_state *s)
             hwloc_bitmap_free(s->node_cpus[n]);
     free(s->node_cpus);
     free(s->core_of);
+    bl_pci_list_free(&s->gpus);
     memset(s, 0, sizeof *s);
 }
 
@@ -431,6 +432,24 @@ static void check_kernel(const bl_pcheck_state *s, bl_pcheck_findings *f)
             "4 KiB placement");
 }
 
+/* A GPU this process may see whose locality holds none of its CPUs. */
+static void check_gpus(const bl_pcheck_state *s, bl_pcheck_findings *f)
+{
+    for (int g = 0; g < s->gpus.n; g++) {
+        const bl_pci_fn *d = &s->gpus.fn[g];
+        if (hwloc_bitmap_iszero(d->local_cpus) || hwloc_bitmap_iszero(s->cpus) ||
+            hwloc_bitmap_intersects(d->local_cpus, s->cpus))
+            continue;
+        add(f, "gpu-not-local", BL_PCHECK_WARNING,
+            "GPU %s (NUMA node %d, local CPUs %s) is not local to this "
+            "process's CPUs %s: every transfer to it crosses to another "
+            "NUMA node or package (give each rank a GPU near its cores: "
+            "bindlab sweep's gpu_bind: closest)",
+            d->busid, d->numa_node, lt(d->local_cpus).s, lt(s->cpus).s);
+        return;     /* one finding names the first; the others alike */
+    }
+}
+
 void bl_pcheck_eval(const bl_pcheck_state *s, bl_pcheck_findings *f)
 {
     memset(f, 0, sizeof *f);
@@ -438,4 +457,5 @@ void bl_pcheck_eval(const bl_pcheck_state *s, bl_pcheck_findings *f)
     check_openmp(s, f);
     check_launchers(s, f);
     check_kernel(s, f);
+    check_gpus(s, f);
 }

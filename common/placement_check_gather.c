@@ -14,6 +14,7 @@
 
 #include "allowed.h"
 #include "cpuset.h"
+#include "gpu_visible.h"
 #include "sys_util.h"
 
 /* Node masks get_mempolicy may return: Linux allows at most 1024 nodes
@@ -208,6 +209,21 @@ static const char *env_or_null(const char *name)
     return getenv(name);
 }
 
+static const char *getenv_const(const char *name)
+{
+    return getenv(name);
+}
+
+/* The node's GPUs this process may see (no GPU runtime: sysfs and the
+ * visible-device variables). */
+static int gather_gpus(bl_pcheck_state *s, bl_err *err)
+{
+    if (bl_pci_gpus_read(bl_sysfs_root(), &s->gpus, err) < 0)
+        return -1;
+    bl_gpu_visible_filter(&s->gpus, getenv_const, &s->gpus_hidden);
+    return 0;
+}
+
 int bl_pcheck_gather(bl_pcheck_state *s, bl_err *err)
 {
     char v[BL_PCHECK_TEXT * 8];
@@ -236,6 +252,7 @@ int bl_pcheck_gather(bl_pcheck_state *s, bl_err *err)
         s->omp_places = env_or_null("OMP_PLACES");
         s->omp_proc_bind = env_or_null("OMP_PROC_BIND");
         s->slurm_cpu_bind = env_or_null("SLURM_CPU_BIND");
+        rc = gather_gpus(s, err);
         s->rank = bl_pcheck_launcher_rank();
         s->pid = (long)getpid();
         if (gethostname(s->host, sizeof s->host) != 0)

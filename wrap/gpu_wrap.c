@@ -10,7 +10,6 @@
  *                    [--gpus-per-rank N] [--] PROGRAM [ARGS...]
  *
  * Exit status 127 when it cannot start the program (as env(1)). */
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,20 +19,6 @@
 
 #define NAME "bindlab-gpu-wrap"
 #define EXIT_CANNOT 127
-
-/* Its own affinity as an hwloc bitmap (OS indexes); NULL on failure. */
-static hwloc_bitmap_t own_cpus(void)
-{
-    cpu_set_t set;
-    hwloc_bitmap_t b;
-    if (sched_getaffinity(0, sizeof set, &set) < 0 ||
-        !(b = hwloc_bitmap_alloc()))
-        return NULL;
-    for (int c = 0; c < CPU_SETSIZE; c++)
-        if (CPU_ISSET(c, &set))
-            hwloc_bitmap_set(b, (unsigned)c);
-    return b;
-}
 
 static int usage(const char *why)
 {
@@ -60,7 +45,7 @@ static int set_visible(bl_gpu_bind how, int per_rank)
         fprintf(stderr, NAME ": %s\n", err.msg);
         return -1;
     }
-    if (!(cpus = own_cpus())) {
+    if (!(cpus = bl_gpu_own_cpus())) {
         fprintf(stderr, NAME ": cannot read this process's affinity\n");
         bl_pci_list_free(&gpus);
         return -1;

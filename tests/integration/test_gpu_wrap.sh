@@ -1,7 +1,8 @@
 #!/bin/bash
 # bindlab-gpu-wrap, the per-rank GPU wrapper, on a fake sysfs tree
 # (BINDLAB_SYSFS_ROOT): the variables each local rank gets under every
-# gpu-bind form, for GPUs local to its CPU, remote, and of two vendors. The
+# gpu-bind form, for GPUs local to its CPU, remote, and of two vendors; and
+# bindlab check run through it, flagging a visible GPU far from its CPUs. The
 # wrapper's CPU is the first this process may use (taskset); "remote" GPUs
 # are local to CPU 1000, which no CPU list here holds. No GPU is needed.
 source "$(dirname "$0")/common.sh"
@@ -72,6 +73,24 @@ rm -rf "$WORK/sys"
 gpu 0000:81:00.0 0x10de 0x030200 1 1000
 gpu 0000:82:00.0 0x10de 0x030200 1 1000
 expect "CUDA=1 ROCR=- ZE=- GPUS=0000:82:00.0 ORDER=PCI_BUS_ID" 1
+
+# bindlab check through the wrapper: the GPU it was given is local (no
+# finding) or, dealt round robin, far away (gpu-not-local)
+: "${BINDLAB:?}"
+rm -rf "$WORK/sys"
+gpu 0000:01:00.0 0x10de 0x030200 0 "$CPU"
+gpu 0000:81:00.0 0x10de 0x030200 1 1000
+out=$(OMPI_COMM_WORLD_LOCAL_RANK=0 taskset -c "$CPU" "$WRAP" --gpu-bind closest -- "$BINDLAB" check)
+echo "$out" | grep -q "gpu-not-local" && fail "closest: $out"
+out=$(OMPI_COMM_WORLD_LOCAL_RANK=1 taskset -c "$CPU" "$WRAP" --gpu-bind round-robin -- "$BINDLAB" check)
+echo "$out" | grep -q "warning gpu-not-local: GPU 0000:81:00.0 (NUMA node 1, local CPUs 1000) is not local to this process's CPUs $CPU:" ||
+    fail "round-robin: no gpu-not-local: $out"
+# no variable at all: every GPU is visible, the far one too
+out=$(env -u CUDA_VISIBLE_DEVICES taskset -c "$CPU" "$BINDLAB" check)
+echo "$out" | grep -q "gpu-not-local: GPU 0000:81:00.0" || fail "all visible: $out"
+# a UUID cannot be resolved without the runtime: no finding claimed
+out=$(CUDA_VISIBLE_DEVICES=GPU-8f2c taskset -c "$CPU" "$BINDLAB" check)
+echo "$out" | grep -q "gpu-not-local: GPU 0000:81:00.0" || fail "uuid keeps all: $out"
 
 # refusals: no local rank, a bad value, a program that cannot run
 out=$(env -u OMPI_COMM_WORLD_LOCAL_RANK -u MPI_LOCALRANKID -u SLURM_LOCALID \

@@ -24,7 +24,7 @@ YAML
 line() { grep -A1 "^# $1 " out | tail -n 1; }
 [ "$(grep -c '^# r' out)" = 6 ] || fail "6 layouts expected: $(cat out)"
 line r0000 | grep -q "bindlab-gpu-wrap" && fail "gpu_bind none wraps: $(line r0000)"
-line r0000 | grep -q " bindlab-app --kernel triad" || fail "r0000: $(line r0000)"
+line r0000 | grep -qE " ([^ ]*\/)?bindlab-app --kernel triad" || fail "r0000: $(line r0000)"
 check() {
     local run=$1 form=$2 n=$3
     grep -q "^# $run .* gpus=$form:$n\$" out || fail "$run: label: $(grep "^# $run " out)"

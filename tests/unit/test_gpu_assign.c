@@ -14,6 +14,7 @@
 
 #include "cpuset.h"
 #include "gpu_assign.h"
+#include "gpu_visible.h"
 #include "plan/plan_devices.h"
 #include "plan/plan_ranks.h"
 
@@ -202,6 +203,63 @@ static void devices_of_real_topologies(void **state)
     free(s);
 }
 
+/* The visible-device variables a test sets. */
+static const char *cuda_value, *rocr_value, *ze_value;
+
+static const char *fake_env(const char *name)
+{
+    return !strcmp(name, "CUDA_VISIBLE_DEVICES")   ? cuda_value
+           : !strcmp(name, "ROCR_VISIBLE_DEVICES") ? rocr_value
+           : !strcmp(name, "ZE_AFFINITY_MASK")     ? ze_value
+                                                   : NULL;
+}
+
+/* Bus ids of the GPUs kept from 3 NVIDIA, 2 AMD and 2 Intel ones. */
+static const char *kept(const char *cuda, const char *rocr, const char *ze,
+                        int *hidden)
+{
+    static const struct { const char *bus; unsigned vendor; } all[] = {
+        {"0000:01:00.0", 0x10de}, {"0000:02:00.0", 0x10de},
+        {"0000:03:00.0", 0x1002}, {"0000:04:00.0", 0x10de},
+        {"0000:05:00.0", 0x1002}, {"0000:06:00.0", 0x8086},
+        {"0000:07:00.0", 0x8086}};
+    static char buf[128];
+    bl_pci_list l = {calloc(7, sizeof(bl_pci_fn)), 7};
+    for (int i = 0; i < 7; i++) {
+        snprintf(l.fn[i].busid, sizeof l.fn[i].busid, "%s", all[i].bus);
+        l.fn[i].vendor = all[i].vendor;
+        l.fn[i].local_cpus = hwloc_bitmap_alloc();
+    }
+    cuda_value = cuda, rocr_value = rocr, ze_value = ze;
+    bl_gpu_visible_filter(&l, fake_env, hidden);
+    buf[0] = '\0';
+    for (int i = 0; i < l.n; i++)
+        snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%c",
+                 l.fn[i].busid + 5, i + 1 < l.n ? ' ' : '\0');
+    bl_pci_list_free(&l);
+    return buf;
+}
+
+static void visible_variables_pick_per_vendor(void **state)
+{
+    int hidden;
+    (void)state;
+    assert_string_equal(kept(NULL, NULL, NULL, &hidden),
+                        "01:00.0 02:00.0 03:00.0 04:00.0 05:00.0 06:00.0 "
+                        "07:00.0");
+    assert_int_equal(hidden, 0);
+    /* NVIDIA's third is 04:00.0; AMD's second 05:00.0 */
+    assert_string_equal(kept("2", "1", NULL, &hidden),
+                        "04:00.0 05:00.0 06:00.0 07:00.0");
+    assert_int_equal(hidden, 3);
+    /* empty hides every one of that vendor; ZE's "1.0" is device 1 */
+    assert_string_equal(kept("", "0,1", "1.0", &hidden),
+                        "03:00.0 05:00.0 07:00.0");
+    /* a UUID cannot be resolved: that vendor's are all kept */
+    assert_string_equal(kept("GPU-8f2c,1", "", "", &hidden),
+                        "01:00.0 02:00.0 04:00.0");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -209,6 +267,7 @@ int main(void)
         cmocka_unit_test(round_robin_ignores_locality_and_none_gives_nothing),
         cmocka_unit_test(bind_names_parse_both_ways),
         cmocka_unit_test(devices_of_real_topologies),
+        cmocka_unit_test(visible_variables_pick_per_vendor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
