@@ -18,14 +18,7 @@
 #include "plan/plan_devices.h"
 #include "plan/plan_ranks.h"
 
-static hwloc_bitmap_t set_of(const char *list)
-{
-    hwloc_bitmap_t s = hwloc_bitmap_alloc();
-    bl_err err;
-    if (bl_cpuset_parse_list(list, s, &err) < 0)
-        fail_msg("%s: %s", list, err.msg);
-    return s;
-}
+#include "bl_test_cpus.h"
 
 /* Four GPUs: 0-1 local to PUs 0-7 (package 0), 2-3 to PUs 8-15. */
 typedef struct node4 {
@@ -35,7 +28,7 @@ typedef struct node4 {
 static void node4_make(node4 *n)
 {
     for (int d = 0; d < 4; d++)
-        n->dev[d] = set_of(d < 2 ? "0-7" : "8-15");
+        n->dev[d] = bl_test_set_of(d < 2 ? "0-7" : "8-15");
 }
 
 static void node4_free(node4 *n)
@@ -54,8 +47,8 @@ static const char *dealt_after(node4 *n, bl_gpu_bind how, int per_rank,
     hwloc_bitmap_t sets[8] = {0};
     int out[4], got;
     for (int i = 0; i < lr; i++)
-        sets[i] = before && before[i][0] ? set_of(before[i]) : NULL;
-    sets[lr] = set_of(pus);
+        sets[i] = before && before[i][0] ? bl_test_set_of(before[i]) : NULL;
+    sets[lr] = bl_test_set_of(pus);
     got = bl_gpu_assign(how, per_rank, lr, (hwloc_const_bitmap_t *)sets, 4,
                         (hwloc_const_bitmap_t *)n->dev, out);
     for (int i = 0; i <= lr; i++)
