@@ -127,6 +127,14 @@ grep -q "GPU" "$T/n96.err" && fail "n96: GPU warning without GPUs"
 grep -qE '^  gpu 2 +000a:01:00.0  10de  cuda2,opencl0d2,nvml2 +numa 1 package 1  near ranks 1,3  given to 1$' "$T/p8.txt" ||
     fail "p8 text: no line for GPU 000a: $(cat "$T/p8.txt")"
 
+# A sweep file's gpu_bind keys: each layout dealt its own way.
+printf 'kernels: [triad]\ndefaults: {np: 4, map_by: package}\nsweep:\n  gpu_bind: [none, closest, round-robin]\n' >"$T/g.yaml"
+"$BINDLAB" plan "$T/g.yaml" --topology "$P8" --format tsv >"$T/g.tsv" 2>"$T/g.err" ||
+    fail "sweep plan: $(cat "$T/g.err")"
+got=$(awk -F'\t' 'NR > 1 { printf "%s%s.%s=%s", n++ ? " " : "", $1, $2, $9 }' "$T/g.tsv")
+[ "$got" = "r0000.0=- r0000.1=- r0000.2=- r0000.3=- r0001.0=0002:01:00.0 r0001.1=000a:01:00.0 r0001.2=0003:01:00.0 r0001.3=000b:01:00.0 r0002.0=0002:01:00.0 r0002.1=0003:01:00.0 r0002.2=000a:01:00.0 r0002.3=000b:01:00.0" ] ||
+    fail "sweep plan: $got"
+
 one_line_exit2 bad-gpu-bind "closest, round-robin, none" --topology "$P8" \
     -np 2 --gpu-bind nearest
 one_line_exit2 bad-gpus-per-rank "1 to 1024" --topology "$P8" -np 2 \
