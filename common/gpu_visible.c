@@ -111,11 +111,11 @@ static int names_index(const char *list, int index)
     return found;
 }
 
-void bl_gpu_visible_filter(bl_pci_list *gpus,
-                           const char *(*get)(const char *name),
-                           int *hidden)
+int bl_gpu_visible_filter(bl_pci_list *gpus,
+                          const char *(*get)(const char *name), int *hidden)
 {
     int kept = 0, seen[3] = {0, 0, 0};  /* GPUs so far per variable */
+    int given = 1;
     static const char *const vars[3] = {"CUDA_VISIBLE_DEVICES",
                                         "ROCR_VISIBLE_DEVICES",
                                         "ZE_AFFINITY_MASK"};
@@ -124,13 +124,15 @@ void bl_gpu_visible_filter(bl_pci_list *gpus,
         bl_pci_fn f = gpus->fn[g];
         const char *var = bl_gpu_visible_var(f.vendor);
         const char *list = var ? get(var) : NULL;
-        int keep = 1;
+        int keep = 1, named = 0;
         for (int v = 0; var && v < 3; v++)
             if (!strcmp(var, vars[v])) {
-                keep = !list || names_index(list, seen[v]) != 0;
+                named = list ? names_index(list, seen[v]) : -1;
+                keep = named != 0;
                 seen[v]++;
             }
         if (keep) {
+            given &= named == 1;
             gpus->fn[kept++] = f;
         } else {
             hwloc_bitmap_free(f.local_cpus);
@@ -138,6 +140,7 @@ void bl_gpu_visible_filter(bl_pci_list *gpus,
         }
     }
     gpus->n = kept;
+    return given;
 }
 
 hwloc_bitmap_t bl_gpu_own_cpus(void)

@@ -43,10 +43,12 @@ void bl_gpu_visible_make(bl_gpu_bind how, int per_rank, int lr,
  * among that vendor's GPUs in bus order; unset: all of that vendor. A list
  * holding anything but numbers (a UUID such as "GPU-8f2c...") cannot be
  * resolved without the GPU runtime: that vendor's GPUs are all kept.
- * get: getenv, or a test's stand-in. Sets *hidden to the GPUs dropped. */
-void bl_gpu_visible_filter(bl_pci_list *gpus,
-                           const char *(*get)(const char *name),
-                           int *hidden);
+ * get: getenv, or a test's stand-in. Sets *hidden to the GPUs dropped.
+ * Returns 1 when every GPU kept was named by a resolved list (the process
+ * was given its GPUs), 0 when some are kept only because nothing chose
+ * among them. */
+int bl_gpu_visible_filter(bl_pci_list *gpus,
+                          const char *(*get)(const char *name), int *hidden);
 
 /* This process's own affinity as an hwloc bitmap (OS indexes), NULL when
  * it cannot be read (hwloc_bitmap_free it). */

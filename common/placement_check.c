@@ -432,10 +432,12 @@ static void check_kernel(const bl_pcheck_state *s, bl_pcheck_findings *f)
             "4 KiB placement");
 }
 
-/* A GPU this process may see whose locality holds none of its CPUs. */
+/* A GPU this process was given (by CUDA_VISIBLE_DEVICES and the like)
+ * whose locality holds none of its CPUs. A process that sees every GPU
+ * was given none: which it uses is its own choice, not judged here. */
 static void check_gpus(const bl_pcheck_state *s, bl_pcheck_findings *f)
 {
-    for (int g = 0; g < s->gpus.n; g++) {
+    for (int g = 0; s->gpus_given && g < s->gpus.n; g++) {
         const bl_pci_fn *d = &s->gpus.fn[g];
         if (hwloc_bitmap_iszero(d->local_cpus) || hwloc_bitmap_iszero(s->cpus) ||
             hwloc_bitmap_intersects(d->local_cpus, s->cpus))

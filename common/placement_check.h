@@ -67,6 +67,9 @@ typedef struct bl_pcheck_state {
      * and the like); gpus_hidden: those the variables hide. */
     bl_pci_list gpus;
     int gpus_hidden;
+    int gpus_given;   /* 1: each GPU kept was named by a variable (the
+                       * process was given them), 0: some only because
+                       * nothing chose (no variable, or UUIDs) */
     int rank;                     /* from the launcher's env, -1 if none */
     long pid;
     char host[64];

@@ -220,7 +220,8 @@ static int gather_gpus(bl_pcheck_state *s, bl_err *err)
 {
     if (bl_pci_gpus_read(bl_sysfs_root(), &s->gpus, err) < 0)
         return -1;
-    bl_gpu_visible_filter(&s->gpus, getenv_const, &s->gpus_hidden);
+    s->gpus_given = bl_gpu_visible_filter(&s->gpus, getenv_const,
+                                          &s->gpus_hidden);
     return 0;
 }
 

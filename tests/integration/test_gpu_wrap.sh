@@ -85,12 +85,15 @@ echo "$out" | grep -q "gpu-not-local" && fail "closest: $out"
 out=$(OMPI_COMM_WORLD_LOCAL_RANK=1 taskset -c "$CPU" "$WRAP" --gpu-bind round-robin -- "$BINDLAB" check)
 echo "$out" | grep -q "warning gpu-not-local: GPU 0000:81:00.0 (NUMA node 1, local CPUs 1000) is not local to this process's CPUs $CPU:" ||
     fail "round-robin: no gpu-not-local: $out"
-# no variable at all: every GPU is visible, the far one too
+# the far GPU named by hand is flagged too
+out=$(CUDA_VISIBLE_DEVICES=1 taskset -c "$CPU" "$BINDLAB" check)
+echo "$out" | grep -q "gpu-not-local: GPU 0000:81:00.0" || fail "named far: $out"
+# no variable (every GPU visible, none given) or a UUID (not resolvable
+# without the runtime): no finding claimed
 out=$(env -u CUDA_VISIBLE_DEVICES taskset -c "$CPU" "$BINDLAB" check)
-echo "$out" | grep -q "gpu-not-local: GPU 0000:81:00.0" || fail "all visible: $out"
-# a UUID cannot be resolved without the runtime: no finding claimed
-out=$(CUDA_VISIBLE_DEVICES=GPU-8f2c taskset -c "$CPU" "$BINDLAB" check)
-echo "$out" | grep -q "gpu-not-local: GPU 0000:81:00.0" || fail "uuid keeps all: $out"
+echo "$out" | grep -q "gpu-not-local" && fail "nothing given: $out"
+out=$(CUDA_VISIBLE_DEVICES=GPU-8f2c,1 taskset -c "$CPU" "$BINDLAB" check)
+echo "$out" | grep -q "gpu-not-local" && fail "uuid: $out"
 
 # refusals: no local rank, a bad value, a program that cannot run
 out=$(env -u OMPI_COMM_WORLD_LOCAL_RANK -u MPI_LOCALRANKID -u SLURM_LOCALID \

@@ -196,8 +196,9 @@ static void devices_of_real_topologies(void **state)
     free(s);
 }
 
-/* The visible-device variables a test sets. */
+/* The visible-device variables a test sets; what the filter returned. */
 static const char *cuda_value, *rocr_value, *ze_value;
+static int last_given;
 
 static const char *fake_env(const char *name)
 {
@@ -224,7 +225,7 @@ static const char *kept(const char *cuda, const char *rocr, const char *ze,
         l.fn[i].local_cpus = hwloc_bitmap_alloc();
     }
     cuda_value = cuda, rocr_value = rocr, ze_value = ze;
-    bl_gpu_visible_filter(&l, fake_env, hidden);
+    last_given = bl_gpu_visible_filter(&l, fake_env, hidden);
     buf[0] = '\0';
     for (int i = 0; i < l.n; i++)
         snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%c",
@@ -241,16 +242,20 @@ static void visible_variables_pick_per_vendor(void **state)
                         "01:00.0 02:00.0 03:00.0 04:00.0 05:00.0 06:00.0 "
                         "07:00.0");
     assert_int_equal(hidden, 0);
+    assert_int_equal(last_given, 0);    /* nothing chose among them */
     /* NVIDIA's third is 04:00.0; AMD's second 05:00.0 */
     assert_string_equal(kept("2", "1", NULL, &hidden),
                         "04:00.0 05:00.0 06:00.0 07:00.0");
     assert_int_equal(hidden, 3);
+    assert_int_equal(last_given, 0);    /* Intel's: no variable */
     /* empty hides every one of that vendor; ZE's "1.0" is device 1 */
     assert_string_equal(kept("", "0,1", "1.0", &hidden),
                         "03:00.0 05:00.0 07:00.0");
+    assert_int_equal(last_given, 1);
     /* a UUID cannot be resolved: that vendor's are all kept */
     assert_string_equal(kept("GPU-8f2c,1", "", "", &hidden),
                         "01:00.0 02:00.0 04:00.0");
+    assert_int_equal(last_given, 0);
 }
 
 int main(void)
