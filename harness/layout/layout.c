@@ -262,6 +262,24 @@ static int set_rank_by(bl_layout *l, const char *t, bl_err *err)
     return copy_text(l->rank_by, sizeof l->rank_by, t, "rank_by", err);
 }
 
+/* gpu_bind (kept as written, canonical) or gpus_per_rank. */
+static int set_gpus(bl_layout *l, bl_field f, const char *t, bl_err *err)
+{
+    bl_gpu_bind how;
+    long v;
+    if (f == BL_F_GPUS_PER_RANK) {
+        if (parse_int(t, 1, 1024, &v) < 0)
+            return bl_err_set(err, "gpus_per_rank '%s': accepted: 1 to "
+                                   "1024", t);
+        l->gpus_per_rank = (int)v;
+        return 0;
+    }
+    if (bl_gpu_bind_parse(t, &how, err) < 0)
+        return -1;
+    return copy_text(l->gpu_bind, sizeof l->gpu_bind, bl_gpu_bind_name(how),
+                     "gpu_bind", err);
+}
+
 /* One case per field, each a few lines: long as a whole, simple in parts. */
 int bl_layout_set(bl_layout *l, bl_field f, const char *t, bl_err *err)
 {
@@ -336,19 +354,9 @@ int bl_layout_set(bl_layout *l, bl_field f, const char *t, bl_err *err)
                                    "starts", t, BL_RETRY_MAX);
         l->retry = (int)v;
         return 0;
-    case BL_F_GPU_BIND: {
-        bl_gpu_bind how;
-        if (bl_gpu_bind_parse(t, &how, err) < 0)
-            return -1;
-        return copy_text(l->gpu_bind, sizeof l->gpu_bind,
-                         bl_gpu_bind_name(how), "gpu_bind", err);
-    }
+    case BL_F_GPU_BIND:
     case BL_F_GPUS_PER_RANK:
-        if (parse_int(t, 1, 1024, &v) < 0)
-            return bl_err_set(err, "gpus_per_rank '%s': accepted: 1 to "
-                                   "1024", t);
-        l->gpus_per_rank = (int)v;
-        return 0;
+        return set_gpus(l, f, t, err);
     case BL_F_MEM_POLICY: {
         /* The app's own parser: the sweep refuses what the app would. */
         bl_mempol p;
