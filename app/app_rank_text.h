@@ -1,5 +1,5 @@
-/* A short text per rank (its memory policy, its ISA level) gathered into
- * rank 0's rank rows. */
+/* A short text per rank (its memory policy, its ISA level, its GPUs)
+ * gathered into rank 0's rank rows. */
 #ifndef BL_APP_RANK_TEXT_H
 #define BL_APP_RANK_TEXT_H
 
@@ -9,7 +9,7 @@
 
 #include "h5/h5schema.h"
 
-#define BL_RANK_TEXT_MAX 64
+#define BL_RANK_TEXT_MAX 256   /* 19 GPU bus ids */
 
 /* Collective: every rank's text (cut to BL_RANK_TEXT_MAX - 1 bytes) to
  * rank 0, which sets the char * at byte offset `member` of rows[i] (e.g.

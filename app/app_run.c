@@ -12,6 +12,7 @@
 #include "app_check.h"
 #include "app_cpus.h"
 #include "app_machine.h"
+#include "app_gpus.h"
 #include "app_isa.h"
 #include "measure/omp_record.h"
 #include "app_mempolicy.h"
@@ -450,6 +451,7 @@ static int report(app_run *a, int argc, char **argv, int status)
         if (a->rank == 0 && bl_omp_record(&run) < 0)
             rc = bl_err_set(&a->err, "recording the OpenMP runtime: out "
                             "of memory");
+        bl_app_gpus_gather(a->comm, &run);
         if (a->o->check &&
             bl_app_check_gather(a->comm, &a->findings, &run.findings,
                                 &run.nfindings, &a->err) < 0)

@@ -1,5 +1,5 @@
 # Install rules: a relocatable tree
-#   PREFIX/bin/bindlab, bin/bindlab-app
+#   PREFIX/bin/bindlab, bin/bindlab-app, bin/bindlab-gpu-wrap
 #   PREFIX/lib/bindlab/libbindlab_preload.so
 #   PREFIX/share/bindlab/{sweeps,topologies}
 #   PREFIX/share/doc/bindlab/, share/man/man{1,5}/
@@ -51,8 +51,8 @@ endif()
 # --- binaries ----------------------------------------------------------------
 # Libraries outside the system paths (Spack, EasyBuild, a module's MPI) stay
 # found after install.
-set_target_properties(bindlab bindlab-app PROPERTIES INSTALL_RPATH_USE_LINK_PATH TRUE)
-install(TARGETS bindlab bindlab-app RUNTIME DESTINATION bin)
+set_target_properties(bindlab bindlab-app bindlab-gpu-wrap PROPERTIES INSTALL_RPATH_USE_LINK_PATH TRUE)
+install(TARGETS bindlab bindlab-app bindlab-gpu-wrap RUNTIME DESTINATION bin)
 install(TARGETS bindlab-affinity-preload LIBRARY DESTINATION lib/bindlab)
 install(TARGETS bindlab-probe LIBRARY DESTINATION lib/bindlab)
 

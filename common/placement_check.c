@@ -44,6 +44,7 @@ void bl_pcheck_state_free(bl_pcheck_state *s)
             hwloc_bitmap_free(s->node_cpus[n]);
     free(s->node_cpus);
     free(s->core_of);
+    bl_pci_list_free(&s->gpus);
     memset(s, 0, sizeof *s);
 }
 
@@ -292,6 +293,26 @@ static void check_kernel(const bl_pcheck_state *s, bl_pcheck_findings *f)
             "4 KiB placement");
 }
 
+/* A GPU this process was given (by CUDA_VISIBLE_DEVICES and the like)
+ * whose locality holds none of its CPUs. A process that sees every GPU
+ * was given none: which it uses is its own choice, not judged here. */
+static void check_gpus(const bl_pcheck_state *s, bl_pcheck_findings *f)
+{
+    for (int g = 0; s->gpus_given && g < s->gpus.n; g++) {
+        const bl_pci_fn *d = &s->gpus.fn[g];
+        if (hwloc_bitmap_iszero(d->local_cpus) || hwloc_bitmap_iszero(s->cpus) ||
+            hwloc_bitmap_intersects(d->local_cpus, s->cpus))
+            continue;
+        add(f, "gpu-not-local", BL_PCHECK_WARNING,
+            "GPU %s (NUMA node %d, local CPUs %s) is not local to this "
+            "process's CPUs %s: every transfer to it crosses to another "
+            "NUMA node or package (give each rank a GPU near its cores: "
+            "bindlab sweep's gpu_bind: closest)",
+            d->busid, d->numa_node, lt(d->local_cpus).s, lt(s->cpus).s);
+        return;     /* one finding names the first; the others alike */
+    }
+}
+
 void bl_pcheck_eval(const bl_pcheck_state *s, bl_pcheck_findings *f)
 {
     memset(f, 0, sizeof *f);
@@ -299,4 +320,5 @@ void bl_pcheck_eval(const bl_pcheck_state *s, bl_pcheck_findings *f)
     bl_pcheck_openmp(s, f);
     check_launchers(s, f);
     check_kernel(s, f);
+    check_gpus(s, f);
 }

@@ -17,6 +17,7 @@
 #include <hwloc.h>
 
 #include "err.h"
+#include "sysfs_pci.h"
 
 #define BL_PCHECK_TEXT 256
 #define BL_PCHECK_MAX_FINDINGS 24
@@ -78,6 +79,14 @@ typedef struct bl_pcheck_state {
     /* The mpirun binding seen in the environment, e.g.
      * "OMPI_MCA_hwloc_base_binding_policy=core"; "" when none. */
     char mpirun_binding[BL_PCHECK_TEXT];
+    /* The GPUs this process may see (gpu_visible.h: the node's GPUs in
+     * sysfs, BINDLAB_SYSFS_ROOT for tests, cut by CUDA_VISIBLE_DEVICES
+     * and the like); gpus_hidden: those the variables hide. */
+    bl_pci_list gpus;
+    int gpus_hidden;
+    int gpus_given;   /* 1: each GPU kept was named by a variable (the
+                       * process was given them), 0: some only because
+                       * nothing chose (no variable, or UUIDs) */
     int rank;                     /* from the launcher's env, -1 if none */
     long pid;
     char host[64];

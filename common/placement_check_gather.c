@@ -15,6 +15,7 @@
 
 #include "allowed.h"
 #include "cpuset.h"
+#include "gpu_visible.h"
 #include "sys_util.h"
 #include "topo.h"
 
@@ -228,6 +229,22 @@ static const char *env_or_null(const char *name)
     return getenv(name);
 }
 
+static const char *getenv_const(const char *name)
+{
+    return getenv(name);
+}
+
+/* The node's GPUs this process may see (no GPU runtime: sysfs and the
+ * visible-device variables). */
+static int gather_gpus(bl_pcheck_state *s, bl_err *err)
+{
+    if (bl_pci_gpus_read(bl_sysfs_root(), &s->gpus, err) < 0)
+        return -1;
+    s->gpus_given = bl_gpu_visible_filter(&s->gpus, getenv_const,
+                                          &s->gpus_hidden);
+    return 0;
+}
+
 static void gather_env(bl_pcheck_state *s, const bl_pcheck_opts *o)
 {
     s->omp_num_threads = env_or_null("OMP_NUM_THREADS");
@@ -264,12 +281,14 @@ int bl_pcheck_gather(bl_pcheck_state *s, const bl_pcheck_opts *o, bl_err *err)
         gather_mempolicy(s);
         gather_kernel(s);
         gather_mpirun(s);
+        rc = gather_gpus(s, err);
         s->rank = bl_pcheck_launcher_rank();
         s->pid = (long)getpid();
         if (gethostname(s->host, sizeof s->host) != 0)
             strcpy(s->host, "?");
         s->host[sizeof s->host - 1] = '\0';
-        rc = gather_cores(s, o ? o->topology : NULL, err);
+        if (rc == 0)
+            rc = gather_cores(s, o ? o->topology : NULL, err);
     }
     hwloc_bitmap_free(online);
     return rc;

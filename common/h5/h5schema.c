@@ -87,6 +87,8 @@ static const bl_h5_field rank_fields[] = {
     F(bl_h5_rank, pages_total, BL_H5_I64),
     F(bl_h5_rank, mem_policy, BL_H5_STR),
     F(bl_h5_rank, isa, BL_H5_STR),
+    F(bl_h5_rank, gpus, BL_H5_STR),
+    F(bl_h5_rank, gpus_far, BL_H5_STR),
 };
 static const bl_h5_field metric_fields[] = {
     F(bl_h5_metric, rank, BL_H5_I32),

@@ -86,6 +86,11 @@ typedef struct bl_h5_rank {
     char *isa;                 /* the kernels' ISA level in this rank
                                 * (kernels/isa.h); NULL in files written
                                 * before it */
+    char *gpus;                /* the GPUs the rank could see (PCI bus ids,
+                                * comma separated; "" none): sysfs cut by
+                                * its visible-device variables
+                                * (gpu_visible.h); NULL in older files */
+    char *gpus_far;            /* those not local to the rank's CPUs */
 } bl_h5_rank;
 
 typedef struct bl_h5_metric {

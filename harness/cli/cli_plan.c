@@ -119,6 +119,19 @@ static const char help_allocation[] =
     "                        bindlab check prints them)\n"
     "\n";
 
+static const char help_gpus[] =
+    "GPUs (docs/devices.md):\n"
+    "  --gpus-per-rank N     GPUs each rank is given (default 1 with\n"
+    "                        --gpu-bind)\n"
+    "  --gpu-bind B          closest (default with --gpus-per-rank): the\n"
+    "                        GPUs local to the rank's binding, dealt by\n"
+    "                        local rank; round-robin: local rank r gets\n"
+    "                        GPU r mod n; none: every rank sees every GPU\n"
+    "The text output lists the GPUs and network cards with the ranks near\n"
+    "each and the ranks given each; TSV adds columns gpus, near_gpus and\n"
+    "near_nics (PCI bus ids) when the node has devices.\n"
+    "\n";
+
 static const char help_output[] =
     "Output:\n"
     "  --format text         (default) the table, the node map, warnings\n"
@@ -224,6 +237,27 @@ static int set_width(void *opts, const char *v, bl_err *err)
     return 0;
 }
 
+static int set_gpu_bind(void *opts, const char *v, bl_err *err)
+{
+    bl_plan_cli *o = opts;
+    if (bl_gpu_bind_parse(v, &o->gpu_bind, err) < 0)
+        return -1;
+    o->gpu_bind_given = 1;
+    return 0;
+}
+
+static int set_gpus_per_rank(void *opts, const char *v, bl_err *err)
+{
+    bl_plan_cli *o = opts;
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (!*v || *end || n < 1 || n > 1024)
+        return bl_err_set(err, "--gpus-per-rank '%s': accepted: 1 to 1024",
+                          v);
+    o->gpus_per_rank = (int)n;
+    return 0;
+}
+
 #define SLOT(field) offsetof(bl_plan_cli, field)
 #define NONE BL_OPT_NO_SLOT
 static const bl_cli_opt plan_options[] = {
@@ -254,6 +288,10 @@ static const bl_cli_opt plan_options[] = {
      NONE, set_kmp_affinity, NULL},
     {"--nodes", BL_OPT_VALUE, "N", "spread the ranks over N nodes", NONE,
      set_nodes, NULL},
+    {"--gpus-per-rank", BL_OPT_VALUE, "N", "GPUs each rank is given", NONE,
+     set_gpus_per_rank, NULL},
+    {"--gpu-bind", BL_OPT_VALUE, "closest|round-robin|none",
+     "how GPUs are dealt to ranks", NONE, set_gpu_bind, NULL},
     {"--format", BL_OPT_VALUE, "text|tsv", "the table, map and warnings, or "
      "TSV", NONE, set_format, NULL},
     {"--width", BL_OPT_VALUE, "COLUMNS", "width of the node map", NONE,
@@ -268,8 +306,8 @@ static const bl_cli_opt plan_options[] = {
      SLOT(allocation), NULL, NULL},
 };
 
-static const char *const help_parts[] = {help, help_runtime,
-                                         help_allocation, help_output, NULL};
+static const char *const help_parts[] = {help, help_runtime, help_allocation,
+                                         help_gpus, help_output, NULL};
 
 static const bl_cli_spec spec = {
     .verb = VERB, .help = help_parts, .opts = plan_options,
@@ -299,6 +337,11 @@ static int parse_args(int argc, char **argv, bl_plan_cli *o)
         return bl_cli_usage_error(VERB, "--cpuset/--allocation and "
                                   "--node-topologies: the allowed set is "
                                   "one node's; give one");
+    /* either GPU option alone implies the other's usual value */
+    if (o->gpus_per_rank && !o->gpu_bind_given)
+        o->gpu_bind = BL_GPU_BIND_CLOSEST;
+    if (o->gpu_bind != BL_GPU_BIND_NONE && !o->gpus_per_rank)
+        o->gpus_per_rank = 1;
     if (o->picture && !bl_plan_picture_format(o->picture))
         return bl_cli_usage_error(VERB, "--picture '%.200s': the name must "
                                   "end in .png, .svg or .pdf", o->picture);

@@ -171,6 +171,17 @@ void bl_plan_cli_print_node(const bl_plan_cli *o, hwloc_topology_t topo)
     }
 }
 
+/* A sweep layout's gpu_bind and gpus_per_rank, unless the command line
+ * gave --gpu-bind or --gpus-per-rank (which win for every layout). */
+static void with_layout_gpus(bl_plan_cli *o, const bl_layout *l)
+{
+    bl_err ignored;
+    if (o->gpu_bind_given || o->gpus_per_rank || !bl_layout_gpu_bind(l)[0])
+        return;
+    if (bl_gpu_bind_parse(bl_layout_gpu_bind(l), &o->gpu_bind, &ignored) == 0)
+        o->gpus_per_rank = bl_layout_gpus_per_rank(l);
+}
+
 int bl_plan_cli_show_layout(const bl_plan_cli *o, hwloc_topology_t topo,
                             const bl_layout *l, const char *run_id, int first)
 {
@@ -226,9 +237,12 @@ int bl_plan_cli_show_layout(const bl_plan_cli *o, hwloc_topology_t topo,
                plan.nnodes > 1 ? " (every node of this topology)" : "",
                plan.runtime[0] ? plan.runtime : "libgomp");
     bl_plan_cli_part one = {0, NULL, first, 0};
+    bl_plan_cli shown = *o;
+    with_layout_gpus(&shown, l);
     rc = plan.nnodes > 1 && plan.rank_node
-             ? bl_plan_cli_show_nodes(o, topo, &plan, run_id, what, first)
-             : bl_plan_cli_show_part(o, topo, &plan, run_id, what, &one);
+             ? bl_plan_cli_show_nodes(&shown, topo, &plan, run_id, what,
+                                      first)
+             : bl_plan_cli_show_part(&shown, topo, &plan, run_id, what, &one);
     bl_plan_free(&plan);
     return rc;
 }

@@ -9,6 +9,7 @@
 
 #include <limits.h>
 
+#include "gpu_assign.h"
 #include "launcher/launcher_choice.h"
 #include "layout/layout.h"
 #include "plan/plan.h"
@@ -51,6 +52,11 @@ typedef struct bl_plan_cli {
     char allowed_xml[PATH_MAX];
     const char *topology_given; /* --topology as given (topology is then
                                    allowed_xml) */
+    bl_gpu_bind gpu_bind;   /* --gpu-bind (closest when only
+                               --gpus-per-rank is given) */
+    int gpu_bind_given;
+    int gpus_per_rank;      /* --gpus-per-rank (1 when only --gpu-bind is
+                               given) */
 } bl_plan_cli;
 
 /* --cpuset / --allocation: *topo cut to the allowed CPUs (the node as a

@@ -37,12 +37,13 @@ int bl_plan_cli_choose_launcher(bl_plan_cli *o, const bl_sweep *s)
 
 /* --- sweep files ------------------------------------------------------ */
 
-/* The fields that decide a placement, as one key. */
+/* The fields that decide a placement (GPUs dealt included), as one key. */
 static void placement_key(const bl_layout *l, char *buf, size_t len)
 {
-    snprintf(buf, len, "%d|%s|%s|%s|%s|%s|%d|%d", l->np, l->map_by,
+    snprintf(buf, len, "%d|%s|%s|%s|%s|%s|%d|%d|%s|%d", l->np, l->map_by,
              l->bind_to, l->rank_by, l->omp_places, l->omp_proc_bind,
-             l->threads, l->nodes);
+             l->threads, l->nodes, bl_layout_gpu_bind(l),
+             bl_layout_gpus_per_rank(l));
 }
 
 

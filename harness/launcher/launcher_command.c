@@ -33,6 +33,15 @@ static int check_opts(const bl_layout *l, const bl_layout_argv_opts *o,
 static void app_args(bl_cmd *c, const bl_layout *l, const bl_kernel_spec *k,
                      const bl_layout_argv_opts *o)
 {
+    /* the rank's wrapper sets its visible GPUs, then execs the program */
+    if (bl_layout_gpu_bind(l)[0]) {
+        bl_cmd_add(c, o->gpu_wrap ? o->gpu_wrap : "bindlab-gpu-wrap");
+        bl_cmd_add(c, "--gpu-bind");
+        bl_cmd_add(c, bl_layout_gpu_bind(l));
+        bl_cmd_add(c, "--gpus-per-rank");
+        bl_cmd_addf(c, "%d", bl_layout_gpus_per_rank(l));
+        bl_cmd_add(c, "--");
+    }
     if (o->program) {
         for (char *const *w = o->program; *w; w++)
             bl_cmd_add(c, *w);

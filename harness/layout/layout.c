@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "gpu_assign.h"
 #include "mempol.h"
 #include "omp_runtime.h"
 #include "sweep/noisy.h"
@@ -14,7 +15,8 @@
 static const char *const field_keys[BL_F_COUNT] = {
     "kernel", "np", "map_by", "bind_to", "rank_by", "omp_places",
     "omp_proc_bind", "threads", "init", "repetitions", "timeout",
-    "mem_policy", "nodes", "noisy", "retry", "omp_runtime",
+    "mem_policy", "nodes", "noisy", "retry", "omp_runtime", "gpu_bind",
+    "gpus_per_rank",
 };
 
 const char *bl_field_key(bl_field f)
@@ -26,7 +28,7 @@ const char *bl_field_keys(void)
 {
     return "kernel, np, map_by, bind_to, rank_by, omp_places, "
            "omp_proc_bind, threads, init, repetitions, timeout, mem_policy, "
-           "nodes, noisy, retry, omp_runtime";
+           "nodes, noisy, retry, omp_runtime, gpu_bind, gpus_per_rank";
 }
 
 /* --- resources ---------------------------------------------------------- */
@@ -262,6 +264,24 @@ static int set_rank_by(bl_layout *l, const char *t, bl_err *err)
     return copy_text(l->rank_by, sizeof l->rank_by, t, "rank_by", err);
 }
 
+/* gpu_bind (kept as written, canonical) or gpus_per_rank. */
+static int set_gpus(bl_layout *l, bl_field f, const char *t, bl_err *err)
+{
+    bl_gpu_bind how;
+    long v;
+    if (f == BL_F_GPUS_PER_RANK) {
+        if (parse_int(t, 1, 1024, &v) < 0)
+            return bl_err_set(err, "gpus_per_rank '%s': accepted: 1 to "
+                                   "1024", t);
+        l->gpus_per_rank = (int)v;
+        return 0;
+    }
+    if (bl_gpu_bind_parse(t, &how, err) < 0)
+        return -1;
+    return copy_text(l->gpu_bind, sizeof l->gpu_bind, bl_gpu_bind_name(how),
+                     "gpu_bind", err);
+}
+
 /* One case per field, each a few lines: long as a whole, simple in parts. */
 int bl_layout_set(bl_layout *l, bl_field f, const char *t, bl_err *err)
 {
@@ -336,6 +356,9 @@ int bl_layout_set(bl_layout *l, bl_field f, const char *t, bl_err *err)
                                    "starts", t, BL_RETRY_MAX);
         l->retry = (int)v;
         return 0;
+    case BL_F_GPU_BIND:
+    case BL_F_GPUS_PER_RANK:
+        return set_gpus(l, f, t, err);
     case BL_F_MEM_POLICY: {
         /* The app's own parser: the sweep refuses what the app would. */
         bl_mempol p;
@@ -406,6 +429,16 @@ void bl_layout_field_text(const bl_layout *l, bl_field f, char *buf, size_t len)
     case BL_F_REPETITIONS: snprintf(buf, len, "%d", l->repetitions); break;
     case BL_F_TIMEOUT: snprintf(buf, len, "%g", l->timeout_s); break;
     case BL_F_RETRY: snprintf(buf, len, "%d", l->retry); break;
+    case BL_F_GPU_BIND:
+        snprintf(buf, len, "%s", bl_layout_gpu_bind(l)[0]
+                                     ? bl_layout_gpu_bind(l) : "none");
+        break;
+    case BL_F_GPUS_PER_RANK:   /* as given: "" when not */
+        if (l->gpus_per_rank > 0)
+            snprintf(buf, len, "%d", l->gpus_per_rank);
+        else
+            buf[0] = '\0';
+        break;
     case BL_F_MEM_POLICY:
         snprintf(buf, len, "%s", l->mem_policy[0] ? l->mem_policy : "firsttouch");
         break;
@@ -419,17 +452,35 @@ void bl_layout_field_text(const bl_layout *l, bl_field f, char *buf, size_t len)
     }
 }
 
+const char *bl_layout_gpu_bind(const bl_layout *l)
+{
+    if (!l->gpu_bind[0])
+        return l->gpus_per_rank > 0 ? "closest" : "";
+    return strcmp(l->gpu_bind, "none") ? l->gpu_bind : "";
+}
+
+int bl_layout_gpus_per_rank(const bl_layout *l)
+{
+    if (!bl_layout_gpu_bind(l)[0])
+        return 0;
+    return l->gpus_per_rank > 0 ? l->gpus_per_rank : 1;
+}
+
 void bl_layout_make_label(bl_layout *l, const char *kernel_label)
 {
-    char t[16], nodes[24] = "";
+    char t[16], nodes[24] = "", gpus[48] = "";
     bl_layout_field_text(l, BL_F_THREADS, t, sizeof t);
     /* Only a layout that names its nodes says so: labels of one-node
      * sweeps stay as they were (--resume matches runs by label). */
     if (l->nodes > 0)
         snprintf(nodes, sizeof nodes, " nodes=%d", l->nodes);
+    /* likewise GPUs: only a layout that deals them */
+    if (bl_layout_gpu_bind(l)[0])
+        snprintf(gpus, sizeof gpus, " gpus=%s:%d", bl_layout_gpu_bind(l),
+                 bl_layout_gpus_per_rank(l));
     snprintf(l->label, sizeof l->label,
              "%s np%d%s map=%s bind=%s%s%s places=%s proc_bind=%s t=%s "
-             "init=%s%s%s%s%s%s%s",
+             "init=%s%s%s%s%s%s%s%s",
              kernel_label, l->np, nodes, l->map_by, l->bind_to,
              l->rank_by[0] ? " rank=" : "", l->rank_by,
              l->omp_places[0] ? l->omp_places : "unset",
@@ -437,5 +488,5 @@ void bl_layout_make_label(bl_layout *l, const char *kernel_label)
              l->serial_init ? "serial" : "parallel",
              l->mem_policy[0] ? " mem=" : "", l->mem_policy,
              l->noisy[0] ? " noisy=" : "", l->noisy,
-             l->omp_runtime[0] ? " omp=" : "", l->omp_runtime);
+             l->omp_runtime[0] ? " omp=" : "", l->omp_runtime, gpus);
 }

@@ -35,6 +35,8 @@ typedef enum bl_field {
     BL_F_NOISY,
     BL_F_RETRY,
     BL_F_OMP_RUNTIME,
+    BL_F_GPU_BIND,
+    BL_F_GPUS_PER_RANK,
     BL_F_COUNT
 } bl_field;
 
@@ -111,6 +113,13 @@ typedef struct bl_layout {
                                    the app starts (sweep_retry.h); 0 none */
     char omp_runtime[16];       /* libgomp, libomp or intel (sweep_omp.h);
                                    "" = the app as it is linked */
+    char gpu_bind[16];          /* each rank's GPUs dealt by the wrapper
+                                   (gpu_assign.h): "closest",
+                                   "round-robin", "none"; "" = not given
+                                   (closest when gpus_per_rank is, else
+                                   none: every rank sees every GPU) */
+    int gpus_per_rank;          /* GPUs each rank is given; 0 = not given
+                                   (1 when gpu_bind is) */
     char map_by_launcher[64];
     char bind_to_launcher[32];
     char rank_by_launcher[32];
@@ -173,6 +182,14 @@ int bl_layout_expand(const bl_sweep_spec *spec, bl_layout **out, int *n,
 /* The canonical text of one field ("fill", "parallel", "" when unset). */
 void bl_layout_field_text(const bl_layout *l, bl_field f, char *buf,
                           size_t len);
+
+/* How l deals GPUs: "closest" or "round-robin", or "" when it deals none
+ * (the defaults of gpu_bind and gpus_per_rank applied). */
+const char *bl_layout_gpu_bind(const bl_layout *l);
+
+/* GPUs each rank of l is given: 0 when l deals none, else gpus_per_rank
+ * (1 when not given). */
+int bl_layout_gpus_per_rank(const bl_layout *l);
 
 /* Recomputes l->label from the fields (kernel_label names the kernel). */
 void bl_layout_make_label(bl_layout *l, const char *kernel_label);
@@ -268,6 +285,9 @@ typedef struct bl_layout_argv_opts {
     char *const *program;   /* the ranks' program and its arguments
                                (NULL-terminated) instead of bindlab-app
                                (`bindlab run`); NULL: bindlab-app */
+    const char *gpu_wrap;   /* bindlab-gpu-wrap's path, put before the
+                               program when the layout deals GPUs; NULL:
+                               the name (found in PATH) */
     char *const *rank_env;  /* more "NAME=VALUE" for every rank, passed
                                with the launcher's export words after the
                                OpenMP ones (NULL-terminated, or NULL) */

@@ -53,7 +53,15 @@ typedef enum bl_plan_warning_kind {
     BL_PLAN_W_SPANS_PACKAGE,    /* ... 2+ packages */
     BL_PLAN_W_UNEVEN_PACKAGES,  /* packages hold different rank counts */
     BL_PLAN_W_UNEVEN_NUMA,      /* NUMA nodes hold different rank counts */
-    BL_PLAN_W_L3_SHARED         /* an L3 domain serves 2+ ranks */
+    BL_PLAN_W_L3_SHARED,        /* an L3 domain serves 2+ ranks */
+    /* devices (plan_devices.h): */
+    BL_PLAN_W_NO_LOCAL_GPU,     /* a rank whose cores have no GPU local
+                                 * while the node has GPUs */
+    BL_PLAN_W_NO_LOCAL_NIC,     /* ... no NIC local */
+    BL_PLAN_W_GPU_REMOTE,       /* a rank given a GPU not local to its
+                                 * cores (another NUMA node or package) */
+    BL_PLAN_W_GPU_SHARED        /* two ranks given one GPU while another
+                                 * GPU is given to none */
 } bl_plan_warning_kind;
 
 typedef struct bl_plan_warning {

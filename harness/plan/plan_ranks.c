@@ -65,6 +65,10 @@ int bl_plan_topology_load(const char *spec, hwloc_topology_t *out,
      * tells mpirun's hwloc. */
     if (rc == 0)
         rc = hwloc_topology_set_flags(t, HWLOC_TOPOLOGY_FLAG_IS_THISSYSTEM);
+    /* GPUs and network cards with their PCI locality (plan_devices.h) */
+    if (rc == 0)
+        rc = hwloc_topology_set_io_types_filter(
+            t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
     if (rc == 0)
         rc = hwloc_topology_load(t);
     if (rc < 0) {

@@ -32,14 +32,14 @@ extern char **environ;
  * its supervisor (launch.c: at most 10 s of SIGKILLs). */
 #define LOCK_WAIT_S 30.0
 
-/* bindlab-app beside the running bindlab (the build tree, or an install
- * prefix), else whatever PATH finds. */
-static void default_app(char *buf, size_t len)
+/* bindlab-app (or bindlab-gpu-wrap) beside the running bindlab (the
+ * build tree, or an install prefix), else whatever PATH finds. */
+static void default_program(const char *name, char *buf, size_t len)
 {
-    if (bl_beside_self("bindlab-app", buf, len, NULL) == 0 &&
+    if (bl_beside_self(name, buf, len, NULL) == 0 &&
         access(buf, X_OK) == 0)
         return;
-    bl_textf(buf, len, "bindlab-app");
+    bl_textf(buf, len, "%s", name);
 }
 
 /* The harness's own OpenMP variables must not reach the ranks: Open MPI
@@ -387,7 +387,8 @@ static int setup(bl_sweep_ctx *c, const bl_sweep_opts *o, bl_err *err)
                           "long (over %d characters)", PATH_MAX - 64);
     }
     if (!o->app)
-        default_app(c->app, sizeof c->app);
+        default_program("bindlab-app", c->app, sizeof c->app);
+    default_program("bindlab-gpu-wrap", c->gpu_wrap, sizeof c->gpu_wrap);
     if (bl_sweep_omp_setup(c, o->app_libomp, o->libiomp5, err) < 0)
         return -1;
     c->is_root = bl_launcher_is_root();

@@ -83,6 +83,7 @@ int bl_sweep_app_command(const bl_sweep_ctx *c, const bl_sweep_item *it,
     rl->argv.pus_per_rank = it->check.pus_per_rank;
     rl->argv.hosts = hosts;
     rl->argv.program = a->program;
+    rl->argv.gpu_wrap = c->gpu_wrap;
     rl->argv.rank_env = a->env;
     rl->probe = a->probe;
     rl->probe_dir = a->probe_dir;

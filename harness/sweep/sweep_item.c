@@ -102,6 +102,7 @@ static int item_command(const bl_sweep_ctx *c, const bl_sweep_item *it,
     o.launcher = c->program;
     o.app = bl_sweep_omp_app(c, l);
     o.rank_env = bl_sweep_omp_env(c, l, &omp_words);
+    o.gpu_wrap = c->gpu_wrap;
     o.out_file = out;
     o.is_root = c->is_root;
     o.oversubscribe = c->o->oversubscribe;

@@ -47,6 +47,8 @@ typedef struct bl_sweep_ctx {
     char libiomp5[PATH_MAX];    /* omp_runtime intel's preload */
     int dirfd, appfd;           /* dir and dir/app held open (sweep_dir.h);
                                    -1 before the sweep holds them */
+    char gpu_wrap[PATH_MAX];    /* bindlab-gpu-wrap, beside bindlab or in
+                                   PATH (layouts with gpu_bind) */
     int is_root;
     bl_sweep_item *items;        /* in the order they run */
     char **reasons;              /* per layout: why it cannot run, or NULL */

@@ -25,7 +25,8 @@ mkdir -p "$WORK/shared/apps" "$WORK/elsewhere" "$WORK/home"
 mv "$WORK/first" "$WORK/shared/apps/bindlab"
 P="$WORK/shared/apps/bindlab"
 P=$(cd "$P" && pwd -P)
-for f in bin/bindlab bin/bindlab-app lib/bindlab/libbindlab_preload.so \
+for f in bin/bindlab bin/bindlab-app bin/bindlab-gpu-wrap \
+         lib/bindlab/libbindlab_preload.so \
          lib/bindlab/libbindlab-probe.so \
          share/bindlab/sweeps/default.yaml share/bindlab/topologies/qemu-2s.xml \
          share/doc/bindlab/README.md share/man/man1/bindlab.1 \

@@ -15,16 +15,8 @@
 #include "plan/plan_picture.h"
 #include "topo.h"
 
+#include "bl_test_cpus.h"
 #include "bl_test_files.h"
-
-static hwloc_bitmap_t set_of(const char *list)
-{
-    hwloc_bitmap_t s = hwloc_bitmap_alloc();
-    bl_err err;
-    if (bl_cpuset_parse_list(list, s, &err) < 0)
-        fail_msg("%s: %s", list, err.msg);
-    return s;
-}
 
 /* A plan of nranks ranks bound to rank_pus[r] (NULL: unbound, all of
  * node), each running threads_per_rank threads; thread t of rank r gets
@@ -43,7 +35,7 @@ static void plan_make(bl_plan *p, hwloc_topology_t topo, int nranks,
     for (int r = 0; r < nranks; r++) {
         p->rank_bound[r] = rank_pus[r] != NULL;
         p->rank_pus[r] = rank_pus[r]
-            ? set_of(rank_pus[r])
+            ? bl_test_set_of(rank_pus[r])
             : hwloc_bitmap_dup(hwloc_topology_get_topology_cpuset(topo));
         for (int t = 0; t < threads_per_rank; t++) {
             bl_plan_thread *th = &p->threads[r * threads_per_rank + t];
@@ -51,7 +43,7 @@ static void plan_make(bl_plan *p, hwloc_topology_t topo, int nranks,
             th->rank = r;
             th->thread = t;
             th->place = s ? t : -1;
-            th->pus = s ? set_of(s) : hwloc_bitmap_dup(p->rank_pus[r]);
+            th->pus = s ? bl_test_set_of(s) : hwloc_bitmap_dup(p->rank_pus[r]);
         }
     }
     snprintf(p->launcher, sizeof p->launcher, "hand-made");

@@ -178,7 +178,7 @@ static void config_rejects_unknown_keys_listing_accepted(void **state)
              "layouts: unknown key 'map-by'; accepted: kernel, np, map_by, "
              "bind_to, rank_by, omp_places, omp_proc_bind, threads, init, "
              "repetitions, timeout, mem_policy, nodes, noisy, retry, "
-             "omp_runtime, name", fixtures());
+             "omp_runtime, gpu_bind, gpus_per_rank, name", fixtures());
     assert_string_equal(err.msg, want);
     expect_error("kernels: [triad]\nsweeps: {np: 1}\n",
                  "t.yaml:2:1: sweep file: unknown key 'sweeps'; accepted: "
@@ -345,13 +345,15 @@ static void config_rejects_keys_in_the_wrong_section(void **state)
                  "t.yaml:4:6: exclude: 'name' cannot be given here; accepted: "
                  "kernel, np, map_by, bind_to, rank_by, omp_places, "
                  "omp_proc_bind, threads, init, repetitions, timeout, "
-                 "mem_policy, nodes, noisy, retry, omp_runtime");
+                 "mem_policy, nodes, noisy, retry, omp_runtime, gpu_bind, "
+                 "gpus_per_rank");
     expect_error("kernels: [triad]\ndefaults: {kernel: triad}\n"
                  "layouts: [{np: 1}]\n",
                  "t.yaml:2:12: defaults: 'kernel' cannot be given here; "
                  "accepted: kernel, np, map_by, bind_to, rank_by, omp_places, "
                  "omp_proc_bind, threads, init, repetitions, timeout, "
-                 "mem_policy, nodes, noisy, retry, omp_runtime");
+                 "mem_policy, nodes, noisy, retry, omp_runtime, gpu_bind, "
+                 "gpus_per_rank");
 }
 
 static void config_rejects_sweeps_that_expand_wrong(void **state)

@@ -1,0 +1,182 @@
+/* The visible-device variables of one rank (gpu_visible.h). */
+#include "gpu_visible.h"
+
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+int bl_gpu_local_rank(const char **from, bl_err *err)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK",
+                                       "MPI_LOCALRANKID", "SLURM_LOCALID",
+                                       "PMI_LOCAL_RANK"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        char *end;
+        long lr;
+        if (!v || !*v)
+            continue;
+        lr = strtol(v, &end, 10);
+        if (*end || lr < 0 || lr > 1000000)
+            return bl_err_set(err, "%s='%s': not a local rank", vars[i], v);
+        *from = vars[i];
+        return (int)lr;
+    }
+    return bl_err_set(err, "no local rank in the environment (none of "
+                      "OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, "
+                      "SLURM_LOCALID, PMI_LOCAL_RANK is set): run under "
+                      "mpirun or srun");
+}
+
+static void append(char *buf, size_t len, const char *s)
+{
+    size_t used = strlen(buf);
+    if (used < len)
+        snprintf(buf + used, len - used, "%s%s", used ? "," : "", s);
+}
+
+/* Slot of vendor's variable in out, added (empty) when new. */
+static int vendor_slot(bl_gpu_visible *out, const char *var)
+{
+    for (int i = 0; i < out->n; i++)
+        if (!strcmp(out->name[i], var))
+            return i;
+    if (out->n >= BL_GPU_VISIBLE_MAX - 1)
+        return -1;
+    snprintf(out->name[out->n], sizeof out->name[0], "%s", var);
+    out->value[out->n][0] = '\0';
+    return out->n++;
+}
+
+void bl_gpu_visible_make(bl_gpu_bind how, int per_rank, int lr,
+                         hwloc_const_bitmap_t cpus, const bl_pci_list *gpus,
+                         bl_gpu_visible *out)
+{
+    int ng = gpus->n, *given, got;
+    hwloc_const_bitmap_t *dev, *ranks;
+    char bus[512] = "", num[16];
+
+    memset(out, 0, sizeof *out);
+    if (how == BL_GPU_BIND_NONE || ng == 0 || lr < 0)
+        return;
+    given = calloc((size_t)ng, sizeof *given);
+    dev = calloc((size_t)ng, sizeof *dev);
+    ranks = calloc((size_t)lr + 1, sizeof *ranks);
+    if (given && dev && ranks) {
+        for (int g = 0; g < ng; g++)
+            dev[g] = gpus->fn[g].local_cpus;
+        ranks[lr] = cpus;       /* the ranks before: unknown (NULL) */
+        got = bl_gpu_assign(how, per_rank, lr, ranks, ng, dev, given);
+        for (int g = 0; g < ng; g++)    /* every vendor present: hidden */
+            if (bl_gpu_visible_var(gpus->fn[g].vendor))
+                vendor_slot(out, bl_gpu_visible_var(gpus->fn[g].vendor));
+        for (int j = 0; j < got; j++) {
+            const bl_pci_fn *f = &gpus->fn[given[j]];
+            const char *var = bl_gpu_visible_var(f->vendor);
+            int index = 0, slot;
+            for (int g = 0; g < given[j]; g++)
+                index += gpus->fn[g].vendor == f->vendor;
+            if (var && (slot = vendor_slot(out, var)) >= 0) {
+                snprintf(num, sizeof num, "%d", index);
+                append(out->value[slot], sizeof out->value[0], num);
+            }
+            append(bus, sizeof bus, f->busid);
+        }
+        snprintf(out->name[out->n], sizeof out->name[0], "BINDLAB_GPUS");
+        snprintf(out->value[out->n++], sizeof out->value[0], "%s", bus);
+    }
+    free(given);
+    free(dev);
+    free(ranks);
+}
+
+/* 1 when list (a visible-device variable) names number index; -1 when it
+ * holds an entry that is not a number. */
+static int names_index(const char *list, int index)
+{
+    const char *p = list;
+    int found = 0;
+    while (*p) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p)
+            return -1;
+        found |= v == index;
+        while (*end == '.' || (*end >= '0' && *end <= '9'))
+            end++;      /* ZE's ".sub-device" */
+        if (*end && *end != ',')
+            return -1;
+        p = *end ? end + 1 : end;
+    }
+    return found;
+}
+
+int bl_gpu_visible_filter(bl_pci_list *gpus,
+                          const char *(*get)(const char *name), int *hidden)
+{
+    int kept = 0, seen[3] = {0, 0, 0};  /* GPUs so far per variable */
+    int given = 1;
+    static const char *const vars[3] = {"CUDA_VISIBLE_DEVICES",
+                                        "ROCR_VISIBLE_DEVICES",
+                                        "ZE_AFFINITY_MASK"};
+    *hidden = 0;
+    for (int g = 0; g < gpus->n; g++) {
+        bl_pci_fn f = gpus->fn[g];
+        const char *var = bl_gpu_visible_var(f.vendor);
+        const char *list = var ? get(var) : NULL;
+        int keep = 1, named = 0;
+        for (int v = 0; var && v < 3; v++)
+            if (!strcmp(var, vars[v])) {
+                named = list ? names_index(list, seen[v]) : -1;
+                keep = named != 0;
+                seen[v]++;
+            }
+        if (keep) {
+            given &= named == 1;
+            gpus->fn[kept++] = f;
+        } else {
+            hwloc_bitmap_free(f.local_cpus);
+            (*hidden)++;
+        }
+    }
+    gpus->n = kept;
+    return given;
+}
+
+hwloc_bitmap_t bl_gpu_own_cpus(void)
+{
+    cpu_set_t set;
+    hwloc_bitmap_t b;
+    if (sched_getaffinity(0, sizeof set, &set) < 0 ||
+        !(b = hwloc_bitmap_alloc()))
+        return NULL;
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &set))
+            hwloc_bitmap_set(b, (unsigned)c);
+    return b;
+}
+
+static const char *env_of(const char *name)
+{
+    return getenv(name);
+}
+
+int bl_gpu_seen_text(hwloc_const_bitmap_t cpus, char *seen, size_t seen_len,
+                     char *far, size_t far_len, bl_err *err)
+{
+    bl_pci_list gpus;
+    int hidden;
+    seen[0] = far[0] = '\0';
+    if (bl_pci_gpus_read(bl_sysfs_root(), &gpus, err) < 0)
+        return -1;
+    bl_gpu_visible_filter(&gpus, env_of, &hidden);
+    for (int g = 0; g < gpus.n; g++) {
+        const bl_pci_fn *f = &gpus.fn[g];
+        append(seen, seen_len, f->busid);
+        if (cpus && !hwloc_bitmap_iszero(f->local_cpus) &&
+            !hwloc_bitmap_intersects(f->local_cpus, cpus))
+            append(far, far_len, f->busid);
+    }
+    bl_pci_list_free(&gpus);
+    return 0;
+}
