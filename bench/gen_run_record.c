@@ -12,6 +12,7 @@
  * nodes or more): on node 1 thread 0 of its first rank ran outside its
  * rank's CPUs, on node NODES/2 the first rank's pages are on another NUMA
  * node (remote); a report must not fold them with the others. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,7 +184,7 @@ static int write_record(const char *out, const shape *s, const char *xml,
         .repetition = 1, .np = (int)nranks, .threads = s->threads,
         .layout_nodes = s->nodes, .kernel = "triad", .map_by = "ppr",
         .bind_to = "core", .launcher = "mpirun", .attempts = 1};
-    rc = bl_h5_write_sweep_run(out, "bindlab-gen-record", m,
+    rc = bl_h5_write_sweep_run(AT_FDCWD, out, "bindlab-gen-record", m,
                                (size_t)s->nodes, &app, &h, &err);
     if (rc < 0)
         fprintf(stderr, "bindlab-gen-record: %s\n", err.msg);

@@ -303,7 +303,7 @@ static void check_gpus(const bl_pcheck_state *s, bl_pcheck_findings *f)
         if (hwloc_bitmap_iszero(d->local_cpus) || hwloc_bitmap_iszero(s->cpus) ||
             hwloc_bitmap_intersects(d->local_cpus, s->cpus))
             continue;
-        add(f, "gpu-not-local", BL_PCHECK_WARNING,
+        bl_pcheck_add(f, "gpu-not-local", BL_PCHECK_WARNING,
             "GPU %s (NUMA node %d, local CPUs %s) is not local to this "
             "process's CPUs %s: every transfer to it crosses to another "
             "NUMA node or package (give each rank a GPU near its cores: "
