@@ -11,16 +11,10 @@ set +e +o pipefail
 command -v mpirun >/dev/null || { echo "SKIP: no mpirun"; exit 77; }
 cd "$WORK" || fail "no work dir"
 allowed_cpus
-gpu() {
-    local d=$WORK/sys/bus/pci/devices/$1
-    mkdir -p "$d"
-    echo 0x10de >"$d/vendor"; echo 0x030200 >"$d/class"
-    echo "$2" >"$d/numa_node"; echo "$3" >"$d/local_cpulist"
-}
 A=0000:01:00.0 B=0000:02:00.0 C=0000:81:00.0
-gpu $A 0 "$ALLOWED"
-gpu $B 0 "$ALLOWED"
-gpu $C 1 1000
+fake_gpu $A 0 "$ALLOWED"
+fake_gpu $B 0 "$ALLOWED"
+fake_gpu $C 1 1000
 export BINDLAB_SYSFS_ROOT=$WORK/sys
 APP=(--kernel triad --size 1MiB --iters 1 --warmup 0)
 

@@ -13,14 +13,8 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 command -v mpirun >/dev/null || { echo "SKIP: no mpirun"; exit 77; }
 cd "$WORK" || fail "no work dir"
 allowed_cpus
-gpu() {
-    local d=$WORK/sys/bus/pci/devices/$1
-    mkdir -p "$d"
-    echo 0x10de >"$d/vendor"; echo 0x030200 >"$d/class"
-    echo "$2" >"$d/numa_node"; echo "$3" >"$d/local_cpulist"
-}
-gpu 0000:01:00.0 0 "$ALLOWED"
-gpu 0000:81:00.0 1 1000
+fake_gpu 0000:01:00.0 0 "$ALLOWED"
+fake_gpu 0000:81:00.0 1 1000
 export BINDLAB_SYSFS_ROOT=$WORK/sys
 cat >g.yaml <<'YAML'
 kernels:
