@@ -451,11 +451,12 @@ static int report(app_run *a, int argc, char **argv, int status)
         if (a->rank == 0 && bl_omp_record(&run) < 0)
             rc = bl_err_set(&a->err, "recording the OpenMP runtime: out "
                             "of memory");
-        bl_app_gpus_gather(a->comm, &run);
         if (a->o->check &&
             bl_app_check_gather(a->comm, &a->findings, &run.findings,
                                 &run.nfindings, &a->err) < 0)
             fprintf(stderr, "bindlab-app: %s\n", a->err.msg);
+        /* after --check's findings: it appends to them */
+        bl_app_gpus_gather(a->comm, a->hosts.node_of, &run);
         if (rc == 0 && status == 0 &&
             bl_time_split_gather(a->comm, a->k, &a->ctx, &run, &a->err) < 0)
             rc = -1;

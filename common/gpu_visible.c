@@ -161,21 +161,23 @@ static const char *env_of(const char *name)
     return getenv(name);
 }
 
-int bl_gpu_seen_text(hwloc_const_bitmap_t cpus, char *seen, size_t seen_len,
-                     char *far, size_t far_len, bl_err *err)
+int bl_gpu_seen_read(hwloc_const_bitmap_t cpus, bl_gpu_seen *out,
+                     bl_err *err)
 {
     bl_pci_list gpus;
     int hidden;
-    seen[0] = far[0] = '\0';
+    memset(out, 0, sizeof *out);
     if (bl_pci_gpus_read(bl_sysfs_root(), &gpus, err) < 0)
         return -1;
-    bl_gpu_visible_filter(&gpus, env_of, &hidden);
+    for (int g = 0; g < gpus.n; g++)
+        append(out->node, sizeof out->node, gpus.fn[g].busid);
+    out->given = gpus.n > 0 && bl_gpu_visible_filter(&gpus, env_of, &hidden);
     for (int g = 0; g < gpus.n; g++) {
         const bl_pci_fn *f = &gpus.fn[g];
-        append(seen, seen_len, f->busid);
+        append(out->seen, sizeof out->seen, f->busid);
         if (cpus && !hwloc_bitmap_iszero(f->local_cpus) &&
             !hwloc_bitmap_intersects(f->local_cpus, cpus))
-            append(far, far_len, f->busid);
+            append(out->far, sizeof out->far, f->busid);
     }
     bl_pci_list_free(&gpus);
     return 0;

@@ -54,11 +54,22 @@ int bl_gpu_visible_filter(bl_pci_list *gpus,
  * it cannot be read (hwloc_bitmap_free it). */
 hwloc_bitmap_t bl_gpu_own_cpus(void);
 
-/* The node's GPUs this process may see (sysfs under bl_sysfs_root(), cut
- * by its visible-device variables): their bus ids into seen, and those
- * whose local CPUs hold none of cpus into far (comma separated, "" for
- * none). -1 with err when out of memory. */
-int bl_gpu_seen_text(hwloc_const_bitmap_t cpus, char *seen, size_t seen_len,
-                     char *far, size_t far_len, bl_err *err);
+#define BL_GPU_SEEN_TEXT 256   /* 19 GPU bus ids */
+
+/* The GPUs of this process's node as it sees them (comma-separated PCI bus
+ * ids, "" for none). */
+typedef struct bl_gpu_seen {
+    char seen[BL_GPU_SEEN_TEXT];  /* visible: cut by its variables */
+    char far[BL_GPU_SEEN_TEXT];   /* the visible ones whose local CPUs hold
+                                   * none of its CPUs */
+    char node[BL_GPU_SEEN_TEXT];  /* every GPU of the node */
+    int given;                    /* 1: a variable chose every one seen */
+} bl_gpu_seen;
+
+/* This process's view of the node's GPUs (sysfs under bl_sysfs_root(),
+ * cut by its visible-device variables, far from cpus). -1 with err when
+ * they cannot be read (out of memory). */
+int bl_gpu_seen_read(hwloc_const_bitmap_t cpus, bl_gpu_seen *out,
+                     bl_err *err);
 
 #endif

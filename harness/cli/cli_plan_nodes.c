@@ -7,6 +7,7 @@
 
 #include "cli/cli_plan_priv.h"
 #include "cli/cli_util.h"
+#include "plan/plan_devices.h"
 #include "plan/plan_nodes.h"
 #include "plan/plan_output.h"
 #include "plan/plan_tsv.h"
@@ -155,17 +156,34 @@ static int show_block(const bl_plan_cli *o, hwloc_topology_t t,
     return rc;
 }
 
-/* The TSV rows of every node, after the header when first. */
-static int write_rows(hwloc_topology_t topo,
+/* 1 when topo has a GPU or a NIC. */
+static int has_devices(hwloc_topology_t topo)
+{
+    bl_plan_devices d;
+    bl_err err;
+    int n = bl_plan_devices_find(topo, &d, &err) == 0 ? d.n : 0;
+    bl_plan_devices_free(&d);
+    return n > 0;
+}
+
+/* The TSV rows of every node, after the header when first; the device
+ * columns when some node has devices or GPU options were given, as for
+ * one node. */
+static int write_rows(const bl_plan_cli *o, hwloc_topology_t topo,
                       const hwloc_topology_t *node_topo, const bl_plan *p,
                       const bl_plan_nodes *ix, const char *run_id, int first)
 {
+    bl_plan_tsv_gpus gpus = {o->gpu_bind, o->gpus_per_rank};
+    int shown = o->gpu_bind != BL_GPU_BIND_NONE || has_devices(topo);
     bl_err err;
+    for (int k = 0; !shown && node_topo && k < ix->nnodes; k++)
+        shown = has_devices(node_topo[k]);
     if (first)
-        printf("%snode\trank\tthread\tpus\tcore\tl3\tnuma\tpackage\n",
-               run_id ? "run_id\t" : "");
+        printf("%snode\trank\tthread\tpus\tcore\tl3\tnuma\tpackage%s\n",
+               run_id ? "run_id\t" : "",
+               shown ? "\tgpus\tnear_gpus\tnear_nics" : "");
     if (bl_plan_write_tsv_nodes(stdout, topo, node_topo, p, ix, run_id,
-                                &err) < 0) {
+                                shown ? &gpus : NULL, &err) < 0) {
         fprintf(stderr, "bindlab plan: %s\n", err.msg);
         return BL_EXIT_FAILED;
     }
@@ -190,7 +208,7 @@ int bl_plan_cli_show_nodes(const bl_plan_cli *o, hwloc_topology_t topo,
     for (int k = 0; split && node_topo && k < ix.nnodes; k++)
         node_topo[k] = o->nodes[k].topo;
     if (rc == BL_EXIT_OK && o->tsv)
-        rc = write_rows(topo, node_topo, plan, &ix, run_id, first);
+        rc = write_rows(o, topo, node_topo, plan, &ix, run_id, first);
     for (int k = 0; rc != BL_EXIT_FAILED && k < ix.nnodes; k++) {
         int folded = !o->all_nodes && ix.count[ix.share[k]] > 1;
         if (folded && ix.share[k] != k)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/plan_devices.h"
 #include "plan/plan_output.h"
 
 /* One share's rows as bl_plan_write_tsv writes them, header and rank
@@ -22,8 +23,51 @@ static void share_rows_free(share_rows *s)
     memset(s, 0, sizeof *s);
 }
 
+/* Writes part's TSV to f: bl_plan_write_tsv's lines, each row followed by
+ * its rank's device cells when gpus (as bl_plan_write_tsv_nodes's). */
+static int write_part(FILE *f, hwloc_topology_t topo, const bl_plan *part,
+                      const bl_plan_tsv_gpus *gpus, bl_err *err)
+{
+    bl_plan_devices d = {0};
+    bl_plan_rank_devices rd = {0};
+    char *text = NULL, *line, *save = NULL, cell[1024];
+    size_t len = 0;
+    FILE *m;
+    long row = -1;
+    int rc;
+
+    if (!gpus)
+        return bl_plan_write_tsv(f, topo, part);
+    if (!(m = open_memstream(&text, &len)))
+        return bl_err_set(err, "out of memory for a node's rows");
+    rc = bl_plan_write_tsv(m, topo, part);
+    rc = fclose(m) != 0 ? -1 : rc;
+    if (rc == 0 && (bl_plan_devices_find(topo, &d, err) < 0 ||
+                    bl_plan_rank_devices_make(topo, part, &d, gpus->bind,
+                                              gpus->per_rank, &rd, err) < 0))
+        rc = -1;
+    for (line = rc == 0 ? strtok_r(text, "\n", &save) : NULL; line;
+         line = strtok_r(NULL, "\n", &save), row++) {
+        fputs(line, f);
+        int r = row < 0 ? -1 : part->nthreads ? part->threads[row].rank
+                                              : (int)row;
+        for (int c = 0; r >= 0 && c < 3; c++) {
+            bl_plan_rank_devices_text(&d, &rd, r, c == 2 ? BL_DEVICE_NIC
+                                                         : BL_DEVICE_GPU,
+                                      c == 0, cell, sizeof cell);
+            fprintf(f, "\t%s", cell);
+        }
+        fputc('\n', f);
+    }
+    bl_plan_rank_devices_free(&rd);
+    bl_plan_devices_free(&d);
+    free(text);
+    return rc;
+}
+
 static int share_rows_make(hwloc_topology_t topo, const bl_plan *p,
-                           const bl_plan_nodes *ix, int k, share_rows *s,
+                           const bl_plan_nodes *ix, int k,
+                           const bl_plan_tsv_gpus *gpus, share_rows *s,
                            bl_err *err)
 {
     bl_plan part;
@@ -38,7 +82,7 @@ static int share_rows_make(hwloc_topology_t topo, const bl_plan *p,
         bl_plan_free(&part);
         return bl_err_set(err, "out of memory for node %d's rows", k + 1);
     }
-    rc = bl_plan_write_tsv(f, topo, &part);
+    rc = write_part(f, topo, &part, gpus, err);
     rc = fclose(f) != 0 ? -1 : rc;
     s->tail = rc == 0 ? calloc(part.nthreads + 1, sizeof *s->tail) : NULL;
     bl_plan_free(&part);
@@ -78,7 +122,8 @@ static int put_node(FILE *f, const bl_plan *p, const bl_plan_nodes *ix,
 int bl_plan_write_tsv_nodes(FILE *f, hwloc_topology_t topo,
                             const hwloc_topology_t *node_topo,
                             const bl_plan *p, const bl_plan_nodes *ix,
-                            const char *run_id, bl_err *err)
+                            const char *run_id, const bl_plan_tsv_gpus *gpus,
+                            bl_err *err)
 {
     share_rows *rows = calloc((size_t)ix->nnodes, sizeof *rows);
     int rc = rows ? 0 : bl_err_set(err, "out of memory for %d nodes",
@@ -88,7 +133,7 @@ int bl_plan_write_tsv_nodes(FILE *f, hwloc_topology_t topo,
         int s = ix->share[k];
         if (s == k)
             rc = share_rows_make(node_topo ? node_topo[k] : topo, p, ix, k,
-                                 &rows[k], err);
+                                 gpus, &rows[k], err);
         if (rc == 0 && put_node(f, p, ix, k, &rows[s], run_id) < 0)
             rc = bl_err_set(err, "writing node %d's rows failed", k + 1);
         /* the share's text is needed no further than its last node */

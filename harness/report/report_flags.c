@@ -45,6 +45,10 @@ static const struct {
     {"omp-runtime-mismatch", "The layout asked for one OpenMP runtime "
                              "(omp_runtime) and the app recorded another "
                              "serving its calls: the run is failed."},
+    {"gpu-shared", "One GPU was given to two ranks of a node while another "
+                   "GPU of that node was given to none (the run's findings "
+                   "name them): deal GPUs with gpu_bind closest or "
+                   "round-robin and gpus_per_rank (docs/devices.md)."},
 };
 
 const char *bl_report_flag_why(const char *flag)

@@ -18,6 +18,7 @@
 #include "results/results_file.h"
 #include "proc/shellquote.h"
 #include "topo.h"
+#include "strbuf.h"
 #include "sys_util.h"
 #include "sweep/sweep_app_run.h"
 #include "sweep/sweep_nodes.h"
@@ -382,6 +383,19 @@ static int record_not_run(bl_sweep_ctx *c, const char *record,
                                  NULL, h, err);
 }
 
+/* The app's gpu-shared warning (a GPU given to two ranks while another
+ * idles, app/app_gpus.h) as the run's flag. */
+static void flag_shared_gpus(const bl_h5_run *ap, char *flags, size_t len)
+{
+    static const char flag[] = "gpu-shared";
+    for (size_t i = 0; ap && i < ap->nfindings; i++) {
+        size_t used = strlen(flags);
+        if (ap->findings[i].id && strcmp(ap->findings[i].id, flag) == 0 &&
+            !bl_list_has(flags, ",", flag, strlen(flag)))
+            snprintf(flags + used, len - used, "%s%s", used ? "," : "", flag);
+    }
+}
+
 /* What the launch left: the app's run file (when it wrote one), the
  * status, the launcher's binding report and its cross-check, then the
  * record. The app's file is removed once the record holds it. */
@@ -424,6 +438,7 @@ static int record_outcome(bl_sweep_ctx *c, const bl_layout *l,
     bl_crosscheck(&rep, ap, mp ? mp->numa_balancing : -1, &allowed,
                   &h->checks, &h->nchecks, flags, sizeof flags);
     bl_sweep_omp_judge(l, ap, h, flags, sizeof flags);
+    flag_shared_gpus(ap, flags, sizeof flags);
     h->flags = strdup(flags);
     h->app_s = timed_seconds(ap);
     if (ap && strcmp(h->status, "ok") == 0) {

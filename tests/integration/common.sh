@@ -39,6 +39,15 @@ allowed_cpus() {
     read -r -a ALLOWED_CORE_IDS <<<"$(hwloc-calc --pi --intersect core "${parts[@]}" | tr , ' ')"
 }
 
+# fake_gpu BUS NUMA CPULIST: an NVIDIA GPU (a 3D controller) in the fake
+# sysfs tree $WORK/sys, for BINDLAB_SYSFS_ROOT=$WORK/sys.
+fake_gpu() {
+    local d=$WORK/sys/bus/pci/devices/$1
+    mkdir -p "$d"
+    echo 0x10de >"$d/vendor"; echo 0x030200 >"$d/class"
+    echo "$2" >"$d/numa_node"; echo "$3" >"$d/local_cpulist"
+}
+
 # need_allowed_cores N WHY: skip (77) unless this process may use N cores
 # (ranks bound one per core need that many), saying so in the words
 # tests/skip-allow.txt matches: "needs N allowed CPUs (this process may

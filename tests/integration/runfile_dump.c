@@ -4,6 +4,7 @@
  *   ranks N / threads T / verified 0|1 / local_page_fraction F / status S
  *   rank R cpus LIST          (the rank's binding as the rank saw it)
  *   gpus R seen BUSES far BUSES (the GPUs it could see; "-" none)
+ *   finding R SEVERITY ID TEXT (the findings table)
  *   thread R.T cpus LIST cpu C (each thread's binding and last CPU)
  *   migrations R.T M           (each thread's se.nr_migrations, -1 unknown)
  *   counter NAME available A   (thread 0 of rank 0)
@@ -52,6 +53,9 @@ int main(int argc, char **argv)
                    ? r.rank_rows[i].gpus : "-",
                r.rank_rows[i].gpus_far && *r.rank_rows[i].gpus_far
                    ? r.rank_rows[i].gpus_far : "-");
+    for (size_t i = 0; i < r.nfindings; i++)
+        printf("finding %d %s %s %s\n", r.findings[i].rank,
+               r.findings[i].severity, r.findings[i].id, r.findings[i].text);
     for (size_t i = 0; i < r.nplacement; i++)
         printf("thread %d.%d cpus %s cpu %d\n", r.placement[i].rank,
                r.placement[i].thread, r.placement[i].cpuset,

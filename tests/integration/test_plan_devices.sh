@@ -135,6 +135,20 @@ got=$(awk -F'\t' 'NR > 1 { printf "%s%s.%s=%s", n++ ? " " : "", $1, $2, $9 }' "$
 [ "$got" = "r0000.0=- r0000.1=- r0000.2=- r0000.3=- r0001.0=0002:01:00.0 r0001.1=000a:01:00.0 r0001.2=0003:01:00.0 r0001.3=000b:01:00.0 r0002.0=0002:01:00.0 r0002.1=0003:01:00.0 r0002.2=000a:01:00.0 r0002.3=000b:01:00.0" ] ||
     fail "sweep plan: $got"
 
+# Two nodes: the same device columns after the node column, each node's
+# ranks dealt its own GPUs by their rank on that node (round-robin: rank 4
+# is node 2's local rank 0, so GPU 0 again).
+"$BINDLAB" plan --topology "$P8" --nodes 2 -np 8 --map-by ppr:2:package \
+    --gpu-bind round-robin --format tsv >"$T/n2.tsv" 2>"$T/n2.err" ||
+    fail "two nodes: $(cat "$T/n2.err")"
+[ "$(head -n 1 "$T/n2.tsv")" = "$(printf 'node\trank\tthread\tpus\tcore\tl3\tnuma\tpackage\tgpus\tnear_gpus\tnear_nics')" ] ||
+    fail "two nodes: header $(head -n 1 "$T/n2.tsv")"
+got=$(awk -F'\t' 'NR > 1 { printf "%s%s.%s=%s", n++ ? " " : "", $1, $2, $9 }' "$T/n2.tsv")
+[ "$got" = "1.0=0002:01:00.0 1.1=0003:01:00.0 1.2=000a:01:00.0 1.3=000b:01:00.0 2.4=0002:01:00.0 2.5=0003:01:00.0 2.6=000a:01:00.0 2.7=000b:01:00.0" ] ||
+    fail "two nodes: $got"
+[ "$(awk -F'\t' 'NR > 1 && $8 == 1 { print $10 }' "$T/n2.tsv" | sort -u)" = "000a:01:00.0,000b:01:00.0" ] ||
+    fail "two nodes: package 1's near GPUs: $(cat "$T/n2.tsv")"
+
 one_line_exit2 bad-gpu-bind "closest, round-robin, none" --topology "$P8" \
     -np 2 --gpu-bind nearest
 one_line_exit2 bad-gpus-per-rank "1 to 1024" --topology "$P8" -np 2 \
