@@ -34,7 +34,7 @@ has interleave '^note interleave-remote: .*1 of every 2 pages'; rc_is interleave
 has interleave-remote '^warning cpu-mem-nodes: memory interleave over node 1'; rc_is interleave-remote 1
 has cross '^warning cpus-cross-nodes'; rc_is cross 1
 [ "$(tr '\n' ' ' <"$share/siblings.txt")" = "0-1 0-1 2-3 2-3 " ] || fail "node 0's SMT siblings: $(cat "$share/siblings.txt")"
-has smt '^warning smt-siblings: .* CPUs 0-1, SMT siblings of 1 core, while 1 of the process.s 2 cores stay idle'
+has smt '^warning smt-siblings: OMP_PLACES=threads with OMP_PROC_BIND=close puts the 2 threads on CPUs 0-1, two or more sharing core 0 .*, while core 2 of the process stays idle'
 rc_is smt 1
 hasnt smt-spread '^warning'; rc_is smt-spread 0
 has balancing '^kernel numa_balancing 1,'
