@@ -87,7 +87,7 @@ static int plan_layout(const bl_plan_cli *o, hwloc_topology_t topo,
         return BL_EXIT_USAGE;
     bl_omp_memo *memo = bl_omp_memo_new();
     bl_omp_env env = {(bl_omp_runtime)o->omp_runtime, l->omp_places,
-                      l->omp_proc_bind, o->kmp_affinity};
+                      l->omp_proc_bind, o->kmp_affinity, o->kmp_hw_subset};
     int rc = BL_EXIT_OK;
     for (int r = 0; rc == BL_EXIT_OK && r < plan->nranks; r++) {
         int t = l->threads == BL_THREADS_FILL
@@ -139,6 +139,9 @@ static void describe(const bl_plan_cli *o, const bl_layout *l, int nodes,
     if (o->kmp_affinity && o->kmp_affinity[0])
         snprintf(buf + strlen(buf), len - strlen(buf), " KMP_AFFINITY=%s",
                  o->kmp_affinity);
+    if (o->kmp_hw_subset && o->kmp_hw_subset[0])
+        snprintf(buf + strlen(buf), len - strlen(buf), " KMP_HW_SUBSET=%s",
+                 o->kmp_hw_subset);
 }
 
 static void print_counts(const char *what, hwloc_topology_t topo)
