@@ -16,9 +16,12 @@
 
 #include <cmocka.h>
 
+#include "bindreport/bindreport.h"
 #include "cpuset.h"
 #include "plan/plan_kmp.h"
 #include "plan/plan_omp.h"
+
+#include "bl_test_files.h"
 
 #define SMT_NODE "pack:2 core:4 pu:2"
 
@@ -173,6 +176,59 @@ static void placement_inside_the_subset(void **state)
                            "error: KMP_HW_SUBSET '1c' with KMP_AFFINITY disabled"));
 }
 
+/* The captures of tests/fixtures/omp/ (the development VM: one package,
+ * two cores of one PU) against the model of the same settings: each
+ * thread's CPUs as the runtime reported them, in its order. */
+static void fixtures_match_the_model(void **state)
+{
+    static const struct {
+        const char *file, *rank, *subset, *kmp;
+    } cases[] = {
+        {"hw-subset.txt", "0-1", "1c", "compact"},
+        {"hw-subset-offset.txt", "0-1", "1c@1", "compact"},
+        {"hw-subset-sct.txt", "0-1", "1s,2c,1t", "compact"},
+        {"hw-subset-too-many.txt", "0-1", "3c", "compact"},
+        {"hw-subset-none-left.txt", "0-1", "1s@1", "compact"},
+        {"hw-subset-unbound.txt", "0-1", "1c@1", NULL},
+        {"hw-subset-taskset.txt", "1", "1c", "compact"},
+    };
+    static const char *const rts[] = {"libomp", "intel"};
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (size_t k = 0; k < 2; k++) {
+            char name[128], real[128] = "", model[128] = "", set[32];
+            hwloc_topology_t t = bl_test_topology("pack:1 core:2 pu:1");
+            hwloc_bitmap_t rank = hwloc_bitmap_alloc();
+            bl_omp_env env = {BL_OMP_RT_LIBOMP, NULL, NULL, cases[i].kmp,
+                              cases[i].subset};
+            bl_binding_report r;
+            bl_plan p;
+            bl_err err;
+            snprintf(name, sizeof name, "kmp-%s-%s", rts[k], cases[i].file);
+            char *text = bl_test_fixture("omp", name);
+            assert_int_equal(bl_bindreport_parse(text, BL_REPORT_AUTO, t, &r, &err), 0);
+            for (size_t j = 0; j < r.count; j++) {
+                bl_cpuset_format_list(r.items[j].cpus, set, sizeof set);
+                snprintf(real + strlen(real), sizeof real - strlen(real), "%s%s", j ? " " : "", set);
+            }
+            assert_int_equal(bl_omp_runtime_parse(rts[k], &env.runtime, &err), 0);
+            assert_int_equal(bl_cpuset_parse_list(cases[i].rank, rank, &err), 0);
+            memset(&p, 0, sizeof p);
+            assert_int_equal(bl_omp_assign_env(t, 0, rank, &env, 2, &p, &err), 0);
+            for (size_t j = 0; j < p.nthreads; j++) {
+                bl_cpuset_format_list(p.threads[j].pus, set, sizeof set);
+                snprintf(model + strlen(model), sizeof model - strlen(model), "%s%s", j ? " " : "", set);
+            }
+            if (strcmp(real, model))
+                fail_msg("%s: the runtime printed '%s', the model gives '%s'", name, real, model);
+            bl_plan_free(&p);
+            bl_bindreport_free(&r);
+            free(text);
+            hwloc_bitmap_free(rank);
+            hwloc_topology_destroy(t);
+        }
+}
+
 static void parse(void **state)
 {
     bl_kmp_hw_subset h;
@@ -223,6 +279,7 @@ int main(void)
         cmocka_unit_test(subset_inside_the_rank),
         cmocka_unit_test(subset_not_modelled),
         cmocka_unit_test(placement_inside_the_subset),
+        cmocka_unit_test(fixtures_match_the_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
