@@ -25,22 +25,13 @@
 
 #define SMT_NODE "pack:2 core:4 pu:2"
 
-static hwloc_topology_t synthetic(const char *desc)
-{
-    hwloc_topology_t t;
-    assert_int_equal(hwloc_topology_init(&t), 0);
-    assert_int_equal(hwloc_topology_set_synthetic(t, desc), 0);
-    assert_int_equal(hwloc_topology_load(t), 0);
-    return t;
-}
-
 /* The PUs runtime rt keeps of rank's PUs (a list), as a list; or "error:
  * MESSAGE". */
 static const char *kept(const char *topo, const char *rt, const char *rank,
                         const char *value)
 {
     static char out[1100];
-    hwloc_topology_t t = synthetic(topo);
+    hwloc_topology_t t = bl_test_topology(topo);
     hwloc_bitmap_t pus = hwloc_bitmap_alloc(), k = hwloc_bitmap_alloc();
     bl_omp_runtime r;
     bl_err err;
@@ -84,32 +75,35 @@ static void subset_both_runtimes(void **state)
     }
 }
 
-static void subset_where_runtimes_differ(void **state)
+/* Where libomp and Intel's part, and units numbered among the rank's PUs
+ * (as each runtime numbers the machine its process may use: taskset -c 1
+ * with 1c kept CPU 1). */
+static void subset_by_runtime_and_rank(void **state)
 {
+    static const struct {
+        const char *rt, *rank, *value, *pus;
+    } cases[] = {
+        /* 5 cores asked of 4: libomp ignores the whole value ("too many
+         * requested"), Intel's keeps the 4 and applies the rest */
+        {"libomp", "0-15", "5c,1t", "0-15"},
+        {"intel", "0-15", "5c,1t", "0,2,4,6,8,10,12,14"},
+        {"libomp", "0-15", "3c@2", "0-15"},
+        {"intel", "0-15", "3c@2", "4-7,12-15"},
+        {"libomp", "0-15", "3t", "0-15"},
+        {"intel", "0-15", "3t", "0-15"},
+        /* PUs 4-11: cores 2, 3 of package 0 and cores 0, 1 of package 1 */
+        {"libomp", "4-11", "1c", "4-5,8-9"},
+        {"libomp", "4-11", "1s", "4-7"},
+        {"libomp", "4-11", "1c@1", "6-7,10-11"},
+        /* one PU of core 0, both of core 1: the first thread of each */
+        {"intel", "1-3", "1t", "1-2"},
+        /* 2 cores of the rank's package: offset 2 is too many for libomp */
+        {"libomp", "2-5", "1c@2", "2-5"},
+    };
     (void)state;
-    /* 5 cores asked of 4: libomp ignores the whole value ("too many
-     * requested"), Intel's keeps the 4 and applies the rest */
-    assert_string_equal(kept(SMT_NODE, "libomp", "0-15", "5c,1t"), "0-15");
-    assert_string_equal(kept(SMT_NODE, "intel", "0-15", "5c,1t"), "0,2,4,6,8,10,12,14");
-    assert_string_equal(kept(SMT_NODE, "libomp", "0-15", "3c@2"), "0-15");
-    assert_string_equal(kept(SMT_NODE, "intel", "0-15", "3c@2"), "4-7,12-15");
-    assert_string_equal(kept(SMT_NODE, "libomp", "0-15", "3t"), "0-15");
-    assert_string_equal(kept(SMT_NODE, "intel", "0-15", "3t"), "0-15");
-}
-
-/* Units are numbered among the rank's PUs, as each runtime numbers the
- * machine its process may use (taskset -c 1 with 1c kept CPU 1). */
-static void subset_inside_the_rank(void **state)
-{
-    (void)state;
-    /* PUs 4-11: cores 2, 3 of package 0 and cores 0, 1 of package 1 */
-    assert_string_equal(kept(SMT_NODE, "libomp", "4-11", "1c"), "4-5,8-9");
-    assert_string_equal(kept(SMT_NODE, "libomp", "4-11", "1s"), "4-7");
-    assert_string_equal(kept(SMT_NODE, "libomp", "4-11", "1c@1"), "6-7,10-11");
-    /* one PU of core 0, both of core 1: the first thread of each */
-    assert_string_equal(kept(SMT_NODE, "intel", "1-3", "1t"), "1-2");
-    /* 2 cores of the rank's package: offset 2 is too many for libomp */
-    assert_string_equal(kept(SMT_NODE, "libomp", "2-5", "1c@2"), "2-5");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        assert_string_equal(kept(SMT_NODE, cases[i].rt, cases[i].rank, cases[i].value),
+                            cases[i].pus);
 }
 
 static void subset_not_modelled(void **state)
@@ -134,7 +128,7 @@ static const char *threads(const char *rt, const char *bind, const char *kmp,
                            const char *subset, int T)
 {
     static char out[1100];
-    hwloc_topology_t t = synthetic(SMT_NODE);
+    hwloc_topology_t t = bl_test_topology(SMT_NODE);
     hwloc_bitmap_t all = hwloc_bitmap_alloc();
     bl_omp_env env = {BL_OMP_RT_LIBGOMP, NULL, bind, kmp, subset};
     bl_plan p;
@@ -275,8 +269,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(parse),
         cmocka_unit_test(subset_both_runtimes),
-        cmocka_unit_test(subset_where_runtimes_differ),
-        cmocka_unit_test(subset_inside_the_rank),
+        cmocka_unit_test(subset_by_runtime_and_rank),
         cmocka_unit_test(subset_not_modelled),
         cmocka_unit_test(placement_inside_the_subset),
         cmocka_unit_test(fixtures_match_the_model),
