@@ -4,7 +4,8 @@
  * is the value. Checks what each promises: a value parsed once parses
  * again to the same items, each with a known unit and no negative count
  * or offset; the subset kept is never empty and never leaves the rank
- * (all of it under libgomp); a plan inside it keeps every thread there. */
+ * (all of it under libgomp, or when a note says the runtime ignores the
+ * value); a plan inside it keeps every thread there. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,9 +87,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         hwloc_bitmap_set_range(rank, 1, 6);
     else
         hwloc_bitmap_copy(rank, hwloc_topology_get_topology_cpuset(topo));
-    if (bl_omp_hw_subset(topo, rank, rt, text, kept, &err) == 0) {
+    char note[96];
+    if (bl_omp_hw_subset(topo, rank, rt, text, kept, note, sizeof note, &err) == 0) {
+        /* a note means nothing was kept out */
         if (hwloc_bitmap_iszero(kept) || !hwloc_bitmap_isincluded(kept, rank) ||
-            (rt == BL_OMP_RT_LIBGOMP && !hwloc_bitmap_isequal(kept, rank)))
+            (rt == BL_OMP_RT_LIBGOMP && !hwloc_bitmap_isequal(kept, rank)) ||
+            (note[0] && !hwloc_bitmap_isequal(kept, rank)) ||
+            strlen(note) >= sizeof note)
             abort();
         check_plan(topo, rank, kept, rt, text);
     }

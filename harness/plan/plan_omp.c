@@ -249,7 +249,8 @@ static int hw_subset(hwloc_topology_t topo, hwloc_const_bitmap_t rank_pus,
                               env->kmp_hw_subset);
         rt = BL_OMP_RT_LIBGOMP; /* read by neither */
     }
-    return bl_omp_hw_subset(topo, rank_pus, rt, env->kmp_hw_subset, seen, err);
+    return bl_omp_hw_subset(topo, rank_pus, rt, env->kmp_hw_subset, seen,
+                            NULL, 0, err);
 }
 
 int bl_omp_assign_env(hwloc_topology_t topo, int rank,

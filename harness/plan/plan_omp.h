@@ -113,10 +113,12 @@ int bl_omp_kmp_masks(hwloc_topology_t topo, hwloc_const_bitmap_t rank_pus,
  * units than there are; both when nothing would be left. -1 with err on
  * bad syntax or what is not modelled (units other than s, c, t; cores
  * counted inside NUMA nodes, dies or L3 caches smaller than a package).
- * plan_omp_kmp.c. */
+ * note (NULL, or note_len bytes) gets why the runtime ignores the value,
+ * "" when it does not. plan_omp_kmp.c. */
 int bl_omp_hw_subset(hwloc_topology_t topo, hwloc_const_bitmap_t rank_pus,
                      bl_omp_runtime rt, const char *kmp_hw_subset,
-                     hwloc_bitmap_t kept, bl_err *err);
+                     hwloc_bitmap_t kept, char *note, size_t note_len,
+                     bl_err *err);
 
 /* Ranks already placed, by topology, PUs and thread count: a rank bound
  * like an earlier one gets a copy of its thread rows instead of the

@@ -315,14 +315,23 @@ static int sub_id(const pu_addr *p, bl_kmp_unit u)
 
 int bl_omp_hw_subset(hwloc_topology_t topo, hwloc_const_bitmap_t rank_pus,
                      bl_omp_runtime rt, const char *kmp_hw_subset,
-                     hwloc_bitmap_t kept, bl_err *err)
+                     hwloc_bitmap_t kept, char *note, size_t note_len,
+                     bl_err *err)
 {
     bl_kmp_hw_subset h;
     pu_addr *a = NULL;
     int n = 0, max[BL_KMP_UNIT_THREAD + 1] = {0};
+    char unused[1];
+    if (!note || !note_len) { /* no note wanted */
+        note = unused;
+        note_len = sizeof unused;
+    }
+    note[0] = '\0';
     if (bl_kmp_hw_subset_parse(kmp_hw_subset, &h, err) < 0 ||
         hwloc_bitmap_copy(kept, rank_pus) < 0)
         return -1;
+    if (rt == BL_OMP_RT_LIBGOMP && h.n > 0)
+        (void)bl_textf(note, note_len, "libgomp ignores KMP_HW_SUBSET=%s", kmp_hw_subset);
     if (rt == BL_OMP_RT_LIBGOMP || h.n == 0)
         return 0;
     if (subset_modelled(topo, rank_pus, kmp_hw_subset, &h, err) < 0 ||
@@ -339,6 +348,12 @@ int bl_omp_hw_subset(hwloc_topology_t topo, hwloc_const_bitmap_t rank_pus,
      * than there are ("too many requested"); Intel's keeps what there is */
     for (int j = 0; rt == BL_OMP_RT_LIBOMP && j < h.n; j++)
         if (h.item[j].count && h.item[j].count + h.item[j].offset > max[h.item[j].unit]) {
+            (void)bl_textf(note, note_len, "libomp ignores KMP_HW_SUBSET=%s (\"too "
+                           "many requested\"): %ss per %s: at most %d here",
+                           kmp_hw_subset, bl_kmp_unit_name(h.item[j].unit),
+                           h.item[j].unit == BL_KMP_UNIT_SOCKET ? "machine"
+                           : h.item[j].unit == BL_KMP_UNIT_CORE ? "socket" : "core",
+                           max[h.item[j].unit]);
             free(a);
             return 0;
         }
@@ -355,7 +370,10 @@ int bl_omp_hw_subset(hwloc_topology_t topo, hwloc_const_bitmap_t rank_pus,
     }
     free(a);
     /* both ignore a subset that keeps nothing */
-    if (hwloc_bitmap_iszero(kept))
+    if (hwloc_bitmap_iszero(kept)) {
+        (void)bl_textf(note, note_len, "KMP_HW_SUBSET=%s keeps none of the CPUs: the "
+            "runtime ignores it", kmp_hw_subset);
         hwloc_bitmap_copy(kept, rank_pus);
+    }
     return 0;
 }

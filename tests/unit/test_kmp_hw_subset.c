@@ -37,7 +37,7 @@ static const char *kept(const char *topo, const char *rt, const char *rank,
     bl_err err;
     assert_int_equal(bl_omp_runtime_parse(rt, &r, &err), 0);
     assert_int_equal(bl_cpuset_parse_list(rank, pus, &err), 0);
-    if (bl_omp_hw_subset(t, pus, r, value, k, &err) < 0)
+    if (bl_omp_hw_subset(t, pus, r, value, k, NULL, 0, &err) < 0)
         snprintf(out, sizeof out, "error: %s", err.msg);
     else
         bl_cpuset_format_list(k, out, sizeof out);
@@ -104,6 +104,29 @@ static void subset_by_runtime_and_rank(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         assert_string_equal(kept(SMT_NODE, cases[i].rt, cases[i].rank, cases[i].value),
                             cases[i].pus);
+}
+
+/* Why a value changes nothing, for bindlab plan's note. */
+static void subset_notes(void **state)
+{
+    hwloc_topology_t t = bl_test_topology(SMT_NODE);
+    hwloc_bitmap_t pus = hwloc_bitmap_alloc(), k = hwloc_bitmap_alloc();
+    char note[256];
+    bl_err err;
+    (void)state;
+    hwloc_bitmap_set_range(pus, 0, 15);
+    assert_int_equal(bl_omp_hw_subset(t, pus, BL_OMP_RT_LIBOMP, "5c,1t", k, note, sizeof note, &err), 0);
+    assert_string_equal(note, "libomp ignores KMP_HW_SUBSET=5c,1t (\"too many requested\"): "
+                              "cores per socket: at most 4 here");
+    assert_int_equal(bl_omp_hw_subset(t, pus, BL_OMP_RT_INTEL, "1s@2", k, note, sizeof note, &err), 0);
+    assert_string_equal(note, "KMP_HW_SUBSET=1s@2 keeps none of the CPUs: the runtime ignores it");
+    assert_int_equal(bl_omp_hw_subset(t, pus, BL_OMP_RT_LIBGOMP, "1c", k, note, sizeof note, &err), 0);
+    assert_string_equal(note, "libgomp ignores KMP_HW_SUBSET=1c");
+    assert_int_equal(bl_omp_hw_subset(t, pus, BL_OMP_RT_INTEL, "5c,1t", k, note, sizeof note, &err), 0);
+    assert_string_equal(note, "");
+    hwloc_bitmap_free(pus);
+    hwloc_bitmap_free(k);
+    hwloc_topology_destroy(t);
 }
 
 static void subset_not_modelled(void **state)
@@ -270,6 +293,7 @@ int main(void)
         cmocka_unit_test(parse),
         cmocka_unit_test(subset_both_runtimes),
         cmocka_unit_test(subset_by_runtime_and_rank),
+        cmocka_unit_test(subset_notes),
         cmocka_unit_test(subset_not_modelled),
         cmocka_unit_test(placement_inside_the_subset),
         cmocka_unit_test(fixtures_match_the_model),
