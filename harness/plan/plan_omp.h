@@ -112,7 +112,7 @@ int bl_omp_kmp_masks(hwloc_topology_t topo, hwloc_const_bitmap_t rank_pus,
  * runtime ignores the value: libgomp; libomp when an item asks for more
  * units than there are; both when nothing would be left. -1 with err on
  * bad syntax or what is not modelled (units other than s, c, t; cores
- * counted inside NUMA nodes, dies or L3 caches smaller than a package).
+ * where NUMA nodes, dies or L3 caches split the rank's part of a package).
  * note (NULL, or note_len bytes) gets why the runtime ignores the value,
  * "" when it does not. plan_omp_kmp.c. */
 int bl_omp_hw_subset(hwloc_topology_t topo, hwloc_const_bitmap_t rank_pus,

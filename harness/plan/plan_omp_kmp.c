@@ -255,28 +255,33 @@ int bl_omp_kmp_masks(hwloc_topology_t topo, hwloc_const_bitmap_t rank_pus,
 
 /* Cores counted per package by the model; the runtimes count them inside
  * any layer they detect between package and core (NUMA domain, die, L3 of
- * Intel's detection). Refused where that makes a difference. */
+ * Intel's detection). Refused where such a layer splits the part of a
+ * package the rank holds (a rank inside one NUMA node of a package sees
+ * that layer as the package itself; a memory-only NUMA node splits
+ * nothing). */
 static int cores_numbered_in_packages(hwloc_topology_t topo,
                                       hwloc_const_bitmap_t rank_pus)
 {
     static const hwloc_obj_type_t inner[] = {HWLOC_OBJ_NUMANODE, HWLOC_OBJ_DIE,
                                              HWLOC_OBJ_L3CACHE};
-    int npkg = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);
-    for (int i = 0; i < npkg || (npkg == 0 && i == 0); i++) {
+    int npkg = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE), split = 0;
+    hwloc_bitmap_t part = hwloc_bitmap_alloc(), in = hwloc_bitmap_alloc();
+    for (int i = 0; part && in && !split && (i < npkg || (npkg == 0 && i == 0)); i++) {
         hwloc_obj_t pkg = npkg ? hwloc_get_obj_by_type(topo, HWLOC_OBJ_PACKAGE, (unsigned)i)
                                : hwloc_get_root_obj(topo);
-        for (size_t t = 0; t < sizeof inner / sizeof inner[0]; t++) {
-            int n = 0, nobj = hwloc_get_nbobjs_by_type(topo, inner[t]);
-            for (int j = 0; j < nobj; j++) {
+        hwloc_bitmap_and(part, pkg->cpuset, rank_pus);
+        for (size_t t = 0; !split && t < sizeof inner / sizeof inner[0]; t++) {
+            int nobj = hwloc_get_nbobjs_by_type(topo, inner[t]);
+            for (int j = 0; !split && j < nobj; j++) {
                 hwloc_obj_t o = hwloc_get_obj_by_type(topo, inner[t], (unsigned)j);
-                n += hwloc_bitmap_intersects(o->cpuset, rank_pus) &&
-                     hwloc_bitmap_isincluded(o->cpuset, pkg->cpuset);
+                hwloc_bitmap_and(in, o->cpuset, part);
+                split = !hwloc_bitmap_iszero(in) && !hwloc_bitmap_isequal(in, part);
             }
-            if (n > 1)
-                return 0;
         }
     }
-    return 1;
+    hwloc_bitmap_free(part);
+    hwloc_bitmap_free(in);
+    return !split;
 }
 
 /* The items bindlab can model: sockets, cores, threads, each once, an
@@ -300,10 +305,12 @@ static int subset_modelled(hwloc_topology_t topo, hwloc_const_bitmap_t rank_pus,
             return bl_err_set(err, "KMP_HW_SUBSET '%s': core attributes on a "
                               "hybrid CPU are not modelled", text);
         if (it->unit == BL_KMP_UNIT_CORE && !cores_numbered_in_packages(topo, rank_pus))
-            return bl_err_set(err, "KMP_HW_SUBSET '%s': cores per socket on a "
-                              "node whose packages hold several NUMA nodes, "
-                              "dies or L3 caches are not modelled (the "
-                              "runtimes count cores inside those)", text);
+            return bl_err_set(err, "KMP_HW_SUBSET '%s': cores per socket where "
+                              "NUMA nodes, dies or L3 caches split the rank's "
+                              "part of a package are not modelled (the "
+                              "runtimes count cores inside those; bind the "
+                              "rank to one of them, or use s and t only)",
+                              text);
     }
     return 0;
 }

@@ -144,6 +144,11 @@ static void subset_not_modelled(void **state)
                            "not modelled"));
     assert_string_equal(kept("pack:1 numa:2 core:2 pu:2", "intel", "0-7", "1t"), "0,2,4,6");
     assert_string_equal(kept("pack:1 numa:2 core:2 pu:2", "intel", "0-3", "1c"), "0-1");
+    /* a rank across a NUMA boundary: refused; inside one: cores per NUMA
+     * node are cores per socket as the runtime sees it */
+    assert_non_null(strstr(kept("pack:1 numa:2 core:2 pu:2", "intel", "2-5", "1c"),
+                           "not modelled"));
+    assert_string_equal(kept("pack:1 numa:2 core:2 pu:2", "libomp", "4-7", "1c@1"), "6-7");
 }
 
 /* Each thread's PUs under runtime rt on SMT_NODE's PUs 0-15. */
