@@ -24,7 +24,10 @@ intel_v="Intel libiomp5 $(KMP_VERSION=1 OMP_NUM_THREADS=1 LD_PRELOAD="$iomp5" \
     sed -n 's/^Intel(R) OMP version: //p')"
 
 # cap FILE "RUNTIME" VAR=VALUE... -- PROGRAM...: stores '# captured on
-# this machine, RUNTIME: VARS PROGRAM' and the program's output.
+# this machine, RUNTIME: VARS PROGRAM' and the program's output. The app
+# names the runtime it loaded by its resolved path: that path is written
+# as IOMP5_SO was given, so no fixture names the capturing machine's tree.
+iomp5_real=$(readlink -f "$iomp5")
 cap() {
     local file=$1 rt=$2 envs=()
     shift 2
@@ -32,7 +35,8 @@ cap() {
     shift
     { printf '# captured on the development VM (%s CPUs), %s: %s %s\n' \
         "$(nproc)" "$rt" "${envs[*]}" "$*"
-      env "${envs[@]}" timeout 60 "$@" 2>&1 || true; } >"$out/$file"
+      env "${envs[@]}" timeout 60 "$@" 2>&1 || true; } |
+        sed "s|$iomp5_real|$iomp5|g" >"$out/$file"
 }
 gomp=("$build/bindlab-app" "${app_args[@]}")
 llvm=("$libomp_app" "${app_args[@]}")
