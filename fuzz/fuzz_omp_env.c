@@ -63,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         *bind++ = '\0';
     check_kmp(text);
 
-    bl_omp_env env = {(bl_omp_runtime)(data[0] % 3), places, bind, text};
+    bl_omp_env env = {(bl_omp_runtime)(data[0] % 3), places, bind, text, NULL};
     int nthreads = 1 + (data[0] >> 2) % 14;
     /* a rank on PUs 1..8: cores cut in two, both packages */
     hwloc_bitmap_set_range(rank, 1, 8);

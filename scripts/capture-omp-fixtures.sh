@@ -24,7 +24,10 @@ intel_v="Intel libiomp5 $(KMP_VERSION=1 OMP_NUM_THREADS=1 LD_PRELOAD="$iomp5" \
     sed -n 's/^Intel(R) OMP version: //p')"
 
 # cap FILE "RUNTIME" VAR=VALUE... -- PROGRAM...: stores '# captured on
-# this machine, RUNTIME: VARS PROGRAM' and the program's output.
+# this machine, RUNTIME: VARS PROGRAM' and the program's output. The app
+# names the runtime it loaded by its resolved path: that path is written
+# as IOMP5_SO was given, so no fixture names the capturing machine's tree.
+iomp5_real=$(readlink -f "$iomp5")
 cap() {
     local file=$1 rt=$2 envs=()
     shift 2
@@ -32,7 +35,8 @@ cap() {
     shift
     { printf '# captured on the development VM (%s CPUs), %s: %s %s\n' \
         "$(nproc)" "$rt" "${envs[*]}" "$*"
-      env "${envs[@]}" timeout 60 "$@" 2>&1 || true; } >"$out/$file"
+      env "${envs[@]}" timeout 60 "$@" 2>&1 || true; } |
+        sed "s|$iomp5_real|$iomp5|g" >"$out/$file"
 }
 gomp=("$build/bindlab-app" "${app_args[@]}")
 llvm=("$libomp_app" "${app_args[@]}")
@@ -62,6 +66,25 @@ for rt in libomp intel; do
         KMP_AFFINITY=verbose,granularity=core,balanced -- "${cmd[@]}"
     cap kmp-$rt-hw-subset.txt "$v" OMP_NUM_THREADS=2 KMP_HW_SUBSET=1c \
         KMP_AFFINITY=verbose,compact -- "${cmd[@]}"
+    # KMP_HW_SUBSET forms (bindlab plan --kmp-hw-subset): an offset, the
+    # socket/core/thread form, more cores than exist (libomp: "ignored:
+    # too many requested"; Intel's keeps them all), nothing left, a bad
+    # value, no binding (the threads float over the subset), and a
+    # process limited by taskset (units counted among its CPUs)
+    cap kmp-$rt-hw-subset-offset.txt "$v" OMP_NUM_THREADS=2 \
+        KMP_HW_SUBSET=1c@1 KMP_AFFINITY=verbose,compact -- "${cmd[@]}"
+    cap kmp-$rt-hw-subset-sct.txt "$v" OMP_NUM_THREADS=2 \
+        KMP_HW_SUBSET=1s,2c,1t KMP_AFFINITY=verbose,compact -- "${cmd[@]}"
+    cap kmp-$rt-hw-subset-too-many.txt "$v" OMP_NUM_THREADS=2 \
+        KMP_HW_SUBSET=3c KMP_AFFINITY=verbose,compact -- "${cmd[@]}"
+    cap kmp-$rt-hw-subset-none-left.txt "$v" OMP_NUM_THREADS=2 \
+        KMP_HW_SUBSET=1s@1 KMP_AFFINITY=verbose,compact -- "${cmd[@]}"
+    cap kmp-$rt-hw-subset-invalid.txt "$v" OMP_NUM_THREADS=2 \
+        KMP_HW_SUBSET=0c KMP_AFFINITY=verbose,compact -- "${cmd[@]}"
+    cap kmp-$rt-hw-subset-unbound.txt "$v" OMP_NUM_THREADS=2 \
+        KMP_HW_SUBSET=1c@1 OMP_DISPLAY_AFFINITY=true -- "${cmd[@]}"
+    cap kmp-$rt-hw-subset-taskset.txt "$v" OMP_NUM_THREADS=2 \
+        KMP_HW_SUBSET=1c KMP_AFFINITY=verbose,compact -- taskset -c 1 "${cmd[@]}"
     cap kmp-$rt-explicit-invalid.txt "$v" OMP_NUM_THREADS=3 \
         "KMP_AFFINITY=verbose,granularity=fine,explicit,proclist=[1,0,7]" \
         -- "${cmd[@]}"

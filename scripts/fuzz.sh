@@ -40,6 +40,7 @@ for t in "${targets[@]}"; do
     fuzz_values) seeds=("$PWD/fuzz/seeds/values") ;;
     fuzz_slurm_hosts) seeds=("$PWD/fuzz/seeds/slurm_hosts") ;;
     fuzz_plan_nodes) seeds=("$PWD/fuzz/seeds/plan_nodes") ;;
+    fuzz_kmp_hw_subset) seeds=("$PWD/fuzz/seeds/kmp_hw_subset") ;;
     fuzz_fail_reason) seeds=("$fx/failures") ;;
     fuzz_probe_file) seeds=("$fx/probe") ;;
     fuzz_h5_readers) seeds=("$build/fuzz/seeds/h5") ;;

@@ -80,7 +80,8 @@ for variant in build build-asan; do
     # So do the third-party programs (test_apps_run: no bindlab code at all).
     # test_omp_runtimes runs the app under three OpenMP runtimes (65 s under
     # ASan, 5 s optimised); the plan code it checks is sanitized by
-    # unit.test_omp_llvm_model and fuzz_omp_env.
+    # unit.test_omp_llvm_model, unit.test_kmp_hw_subset, fuzz_omp_env and
+    # fuzz_kmp_hw_subset.
     [ "$variant" = build-asan ] &&
         skip=(-LE 'numa|workshop|symbols' -E 'cluster\.test_cluster_(launch|mpis)|integration\.test_(apps_run|omp_runtimes)')
     # CTest counts a skip (exit 77) as passed: each pass's JUnit file goes

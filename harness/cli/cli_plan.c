@@ -25,7 +25,7 @@ static const char help[] =
     "                    [--bind-to B] [--rank-by R] [--threads T|fill]\n"
     "                    [--omp-places P] [--omp-proc-bind B]\n"
     "                    [--omp-runtime libgomp|libomp|intel]\n"
-    "                    [--kmp-affinity K]\n"
+    "                    [--kmp-affinity K] [--kmp-hw-subset S]\n"
     "                    [--format text|tsv] [--width COLUMNS] [--all-nodes]\n"
     "                    [--picture FILE.png|FILE.svg|FILE.pdf]\n"
     "                    [--cpuset LIST | --allocation]\n"
@@ -103,6 +103,11 @@ static const char help_runtime[] =
     "  --kmp-affinity K      KMP_AFFINITY for libomp and intel, e.g.\n"
     "                        compact, scatter,granularity=fine, balanced;\n"
     "                        a type overrides OMP_PLACES and OMP_PROC_BIND\n"
+    "  --kmp-hw-subset S     KMP_HW_SUBSET for libomp and intel: the part of\n"
+    "                        each rank's CPUs the runtime keeps before any\n"
+    "                        binding, e.g. 1c, 2c@1, 1s,2c,1t (sockets, cores\n"
+    "                        per socket, threads per core, counted among the\n"
+    "                        rank's CPUs; @N skips N); libgomp ignores it\n"
     "\n";
 
 static const char help_allocation[] =
@@ -218,6 +223,15 @@ static int set_kmp_affinity(void *opts, const char *v, bl_err *err)
     return 0;
 }
 
+static int set_kmp_hw_subset(void *opts, const char *v, bl_err *err)
+{
+    bl_kmp_hw_subset h;
+    if (bl_kmp_hw_subset_parse(v, &h, err) < 0)
+        return -1;
+    ((bl_plan_cli *)opts)->kmp_hw_subset = v;
+    return 0;
+}
+
 static int set_format(void *opts, const char *v, bl_err *err)
 {
     if (strcmp(v, "text") && strcmp(v, "tsv"))
@@ -286,6 +300,8 @@ static const bl_cli_opt plan_options[] = {
      "places rules", NONE, set_omp_runtime, NULL},
     {"--kmp-affinity", BL_OPT_VALUE, "K", "KMP_AFFINITY (libomp, intel)",
      NONE, set_kmp_affinity, NULL},
+    {"--kmp-hw-subset", BL_OPT_VALUE, "S", "KMP_HW_SUBSET (libomp, intel)",
+     NONE, set_kmp_hw_subset, NULL},
     {"--nodes", BL_OPT_VALUE, "N", "spread the ranks over N nodes", NONE,
      set_nodes, NULL},
     {"--gpus-per-rank", BL_OPT_VALUE, "N", "GPUs each rank is given", NONE,

@@ -87,7 +87,7 @@ static int plan_layout(const bl_plan_cli *o, hwloc_topology_t topo,
         return BL_EXIT_USAGE;
     bl_omp_memo *memo = bl_omp_memo_new();
     bl_omp_env env = {(bl_omp_runtime)o->omp_runtime, l->omp_places,
-                      l->omp_proc_bind, o->kmp_affinity};
+                      l->omp_proc_bind, o->kmp_affinity, o->kmp_hw_subset};
     int rc = BL_EXIT_OK;
     for (int r = 0; rc == BL_EXIT_OK && r < plan->nranks; r++) {
         int t = l->threads == BL_THREADS_FILL
@@ -139,6 +139,9 @@ static void describe(const bl_plan_cli *o, const bl_layout *l, int nodes,
     if (o->kmp_affinity && o->kmp_affinity[0])
         snprintf(buf + strlen(buf), len - strlen(buf), " KMP_AFFINITY=%s",
                  o->kmp_affinity);
+    if (o->kmp_hw_subset && o->kmp_hw_subset[0])
+        snprintf(buf + strlen(buf), len - strlen(buf), " KMP_HW_SUBSET=%s",
+                 o->kmp_hw_subset);
 }
 
 static void print_counts(const char *what, hwloc_topology_t topo)
@@ -180,6 +183,33 @@ static void with_layout_gpus(bl_plan_cli *o, const bl_layout *l)
         return;
     if (bl_gpu_bind_parse(bl_layout_gpu_bind(l), &o->gpu_bind, &ignored) == 0)
         o->gpus_per_rank = bl_layout_gpus_per_rank(l);
+}
+
+/* Why KMP_HW_SUBSET changes nothing for a rank (the first such rank), as
+ * a note under the plan's heading (TSV: on standard error); the model
+ * itself has already applied it. */
+static void subset_note(const bl_plan_cli *o, hwloc_topology_t topo,
+                        const bl_plan *plan, const char *run_id)
+{
+    char note[256] = "";
+    bl_err ignored;
+    hwloc_bitmap_t kept;
+    int r = 0;
+    if (!o->kmp_hw_subset || !o->kmp_hw_subset[0] || !(kept = hwloc_bitmap_alloc()))
+        return;
+    for (; r < plan->nranks && !note[0]; r++)
+        if (bl_omp_hw_subset(topo_of(o, topo, plan, r), plan->rank_pus[r],
+                             (bl_omp_runtime)o->omp_runtime, o->kmp_hw_subset,
+                             kept, note, sizeof note, &ignored) < 0)
+            break;
+    hwloc_bitmap_free(kept);
+    if (!note[0])
+        return;
+    if (o->tsv)
+        fprintf(stderr, "bindlab plan: %s%snote: rank %d: %s\n",
+                run_id ? run_id : "", run_id ? ": " : "", bl_plan_rank_number(plan, r - 1), note);
+    else
+        printf("note: rank %d: %s\n\n", bl_plan_rank_number(plan, r - 1), note);
 }
 
 int bl_plan_cli_show_layout(const bl_plan_cli *o, hwloc_topology_t topo,
@@ -236,6 +266,7 @@ int bl_plan_cli_show_layout(const bl_plan_cli *o, hwloc_topology_t topo,
                "model\n\n", plan.launcher[0] ? plan.launcher : "Open MPI",
                plan.nnodes > 1 ? " (every node of this topology)" : "",
                plan.runtime[0] ? plan.runtime : "libgomp");
+    subset_note(o, topo, &plan, run_id);
     bl_plan_cli_part one = {0, NULL, first, 0};
     bl_plan_cli shown = *o;
     with_layout_gpus(&shown, l);

@@ -34,6 +34,7 @@ typedef struct bl_plan_cli {
     bl_layout layout;       /* the layout of the command line */
     int omp_runtime;        /* bl_omp_runtime of --omp-runtime */
     const char *kmp_affinity; /* --kmp-affinity (libomp, intel) */
+    const char *kmp_hw_subset; /* --kmp-hw-subset (libomp, intel) */
     int have_np;
     int node_column;        /* TSV: a node column (plans of several nodes) */
     int all_nodes;          /* --all-nodes: every node's block, unfolded */

@@ -55,4 +55,44 @@ const char *bl_kmp_type_name(bl_kmp_type t);
 /* "default", "fine", "core", "tile", "die", "socket". */
 const char *bl_kmp_gran_name(bl_kmp_gran g);
 
+/* KMP_HW_SUBSET, which restricts the machine libomp and Intel's runtime see
+ * before any binding: items [COUNT|*]UNIT[@OFFSET][:ATTRIBUTE] separated
+ * by commas, e.g. "1s,2c,1t", "2c@1", "*c". COUNT is per unit of the level
+ * above (cores per socket, threads per core); without one (or with '*')
+ * all units are kept. Parsed by plan_kmp_subset.c, pure, no topology. */
+typedef enum bl_kmp_unit {
+    BL_KMP_UNIT_SOCKET, /* s, socket, package */
+    BL_KMP_UNIT_DIE,    /* d, die */
+    BL_KMP_UNIT_TILE,   /* tile */
+    BL_KMP_UNIT_NUMA,   /* n, numa */
+    BL_KMP_UNIT_L3,
+    BL_KMP_UNIT_L2,
+    BL_KMP_UNIT_L1,
+    BL_KMP_UNIT_CORE,   /* c, core */
+    BL_KMP_UNIT_THREAD  /* t, thread */
+} bl_kmp_unit;
+
+#define BL_KMP_SUBSET_MAX 16
+
+typedef struct bl_kmp_subset_item {
+    bl_kmp_unit unit;
+    int count;          /* units kept per parent unit; 0: all */
+    int offset;         /* units skipped first */
+    char attr[16];      /* "intel_core", "intel_atom", "effN" or "" */
+} bl_kmp_subset_item;
+
+typedef struct bl_kmp_hw_subset {
+    int n;              /* 0: unset */
+    bl_kmp_subset_item item[BL_KMP_SUBSET_MAX];
+} bl_kmp_hw_subset;
+
+/* NULL or blank: n 0. Bad syntax, a count of 0, an unknown unit or
+ * attribute: -1 with a message naming KMP_HW_SUBSET, the value, where it
+ * went wrong and an example that parses. */
+int bl_kmp_hw_subset_parse(const char *text, bl_kmp_hw_subset *out,
+                           bl_err *err);
+
+/* "socket", "core", "thread", ... */
+const char *bl_kmp_unit_name(bl_kmp_unit u);
+
 #endif

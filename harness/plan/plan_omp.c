@@ -233,6 +233,26 @@ static const char *gran_places(const bl_kmp_affinity *k)
            : k->gran == BL_KMP_GRAN_SOCKET ? "sockets" : "cores";
 }
 
+/* KMP_HW_SUBSET: into seen, the PUs the runtime sees. Ignored by libgomp
+ * and, with affinity disabled, by libomp; Intel's runtime (2026.2) stops
+ * on an assertion there. */
+static int hw_subset(hwloc_topology_t topo, hwloc_const_bitmap_t rank_pus,
+                     const bl_omp_env *env, const bl_kmp_affinity *kmp,
+                     hwloc_bitmap_t seen, bl_err *err)
+{
+    bl_omp_runtime rt = env->runtime;
+    if (is_set(env->kmp_hw_subset) && kmp->type == BL_KMP_DISABLED) {
+        if (rt == BL_OMP_RT_INTEL)
+            return bl_err_set(err, "KMP_HW_SUBSET '%s' with KMP_AFFINITY "
+                              "disabled: Intel's runtime stops with an "
+                              "assertion failure (OMP: Error #13)",
+                              env->kmp_hw_subset);
+        rt = BL_OMP_RT_LIBGOMP; /* read by neither */
+    }
+    return bl_omp_hw_subset(topo, rank_pus, rt, env->kmp_hw_subset, seen,
+                            NULL, 0, err);
+}
+
 int bl_omp_assign_env(hwloc_topology_t topo, int rank,
                       hwloc_const_bitmap_t rank_pus, const bl_omp_env *env,
                       int nthreads, bl_plan *plan, bl_err *err)
@@ -250,19 +270,27 @@ int bl_omp_assign_env(hwloc_topology_t topo, int rank,
         return -1;
     if (!rank_pus || hwloc_bitmap_iszero(rank_pus))
         return bl_err_set(err, "rank %d: empty cpuset, no PU to place threads on", rank);
+    hwloc_bitmap_t seen = hwloc_bitmap_alloc();
+    if (!seen)
+        return bl_err_set(err, "out of memory");
+    if (hw_subset(topo, rank_pus, env, &kmp, seen, err) < 0) {
+        hwloc_bitmap_free(seen);
+        return -1;
+    }
+    rank_pus = seen; /* the runtime sees no other PU from here on */
     if (llvm && kmp.type != BL_KMP_UNSET) {
         /* a KMP_AFFINITY type overrides OMP_PROC_BIND and OMP_PLACES
          * ("OMP_PROC_BIND: ignored because KMP_AFFINITY has been
          * defined") */
         hwloc_bitmap_t *masks = NULL;
-        if (bl_omp_kmp_masks(topo, rank_pus, env->kmp_affinity, nthreads,
-                             &masks, err) < 0)
-            return -1;
-        rc = append_masks(plan, rank, nthreads, masks, rank_pus, err);
+        rc = bl_omp_kmp_masks(topo, rank_pus, env->kmp_affinity, nthreads,
+                              &masks, err);
+        if (rc == 0)
+            rc = append_masks(plan, rank, nthreads, masks, rank_pus, err);
         bl_omp_places_free(masks, masks ? nthreads : 0);
-    } else if (choose_places(topo, rank_pus, env, gran_places(&kmp), &bind,
-                             &places, &nplaces, err) < 0) {
-        return -1;
+    } else if ((rc = choose_places(topo, rank_pus, env, gran_places(&kmp),
+                                   &bind, &places, &nplaces, err)) < 0) {
+        /* nothing to add */
     } else if (bind == BL_OMP_BIND_FALSE) {
         rc = append_rows(plan, rank, nthreads, NULL, NULL, rank_pus, err);
     } else if (!(slots = malloc((size_t)nthreads * sizeof *slots))) {
@@ -281,6 +309,7 @@ int bl_omp_assign_env(hwloc_topology_t topo, int rank,
                  llvm ? " (modelled by bindlab)" : "");
     free(slots);
     bl_omp_places_free(places, nplaces);
+    hwloc_bitmap_free(seen);
     return rc;
 }
 
@@ -288,6 +317,6 @@ int bl_omp_assign(hwloc_topology_t topo, int rank, hwloc_const_bitmap_t rank_pus
                   const char *omp_places, const char *omp_proc_bind,
                   int nthreads, bl_plan *plan, bl_err *err)
 {
-    bl_omp_env env = {BL_OMP_RT_LIBGOMP, omp_places, omp_proc_bind, NULL};
+    bl_omp_env env = {BL_OMP_RT_LIBGOMP, omp_places, omp_proc_bind, NULL, NULL};
     return bl_omp_assign_env(topo, rank, rank_pus, &env, nthreads, plan, err);
 }

@@ -45,12 +45,13 @@ int bl_omp_runtime_parse(const char *name, bl_omp_runtime *out, bl_err *err);
 const char *bl_omp_runtime_name(bl_omp_runtime rt);
 
 /* What one rank's OpenMP runtime reads. NULL or "" = unset. kmp_affinity
- * is read by libomp and Intel only. */
+ * and kmp_hw_subset are read by libomp and Intel only. */
 typedef struct bl_omp_env {
     bl_omp_runtime runtime;
     const char *places;
     const char *proc_bind;
     const char *kmp_affinity;
+    const char *kmp_hw_subset;
 } bl_omp_env;
 
 /* One thread of a team: its place and its place partition [off, off+len)
@@ -104,6 +105,20 @@ int bl_omp_assign_env(hwloc_topology_t topo, int rank,
 int bl_omp_kmp_masks(hwloc_topology_t topo, hwloc_const_bitmap_t rank_pus,
                      const char *kmp_affinity, int nthreads,
                      hwloc_bitmap_t **masks, bl_err *err);
+
+/* KMP_HW_SUBSET: into kept, the rank's PUs the runtime keeps (sockets,
+ * cores per socket, threads per core numbered among the rank's PUs, as
+ * the runtimes number the machine they may use). All of rank_pus when the
+ * runtime ignores the value: libgomp; libomp when an item asks for more
+ * units than there are; both when nothing would be left. -1 with err on
+ * bad syntax or what is not modelled (units other than s, c, t; cores
+ * where NUMA nodes, dies or L3 caches split the rank's part of a package).
+ * note (NULL, or note_len bytes) gets why the runtime ignores the value,
+ * "" when it does not. plan_omp_kmp.c. */
+int bl_omp_hw_subset(hwloc_topology_t topo, hwloc_const_bitmap_t rank_pus,
+                     bl_omp_runtime rt, const char *kmp_hw_subset,
+                     hwloc_bitmap_t kept, char *note, size_t note_len,
+                     bl_err *err);
 
 /* Ranks already placed, by topology, PUs and thread count: a rank bound
  * like an earlier one gets a copy of its thread rows instead of the

@@ -5,7 +5,9 @@
  * (i + offset) mod n, widened to its core or package by the granularity
  * (core by default), duplicates kept unless nodups. balanced fills cores
  * in order with T / ncores or one more threads each, consecutive thread
- * numbers together. explicit takes proclist's entries in turn. */
+ * numbers together. explicit takes proclist's entries in turn.
+ * KMP_HW_SUBSET (bl_omp_hw_subset) keeps the PUs whose socket, core and
+ * thread numbers, counted among the rank's, fall in each item's range. */
 #include "plan/plan_omp.h"
 
 #include <stdlib.h>
@@ -246,5 +248,139 @@ int bl_omp_kmp_masks(hwloc_topology_t topo, hwloc_const_bitmap_t rank_pus,
         return rc;
     }
     *masks = m;
+    return 0;
+}
+
+/* ---- KMP_HW_SUBSET ----------------------------------------------------- */
+
+/* Cores counted per package by the model; the runtimes count them inside
+ * any layer they detect between package and core (NUMA domain, die, L3 of
+ * Intel's detection). Refused where such a layer splits the part of a
+ * package the rank holds (a rank inside one NUMA node of a package sees
+ * that layer as the package itself; a memory-only NUMA node splits
+ * nothing). */
+static int cores_numbered_in_packages(hwloc_topology_t topo,
+                                      hwloc_const_bitmap_t rank_pus)
+{
+    static const hwloc_obj_type_t inner[] = {HWLOC_OBJ_NUMANODE, HWLOC_OBJ_DIE,
+                                             HWLOC_OBJ_L3CACHE};
+    int npkg = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE), split = 0;
+    hwloc_bitmap_t part = hwloc_bitmap_alloc(), in = hwloc_bitmap_alloc();
+    for (int i = 0; part && in && !split && (i < npkg || (npkg == 0 && i == 0)); i++) {
+        hwloc_obj_t pkg = npkg ? hwloc_get_obj_by_type(topo, HWLOC_OBJ_PACKAGE, (unsigned)i)
+                               : hwloc_get_root_obj(topo);
+        hwloc_bitmap_and(part, pkg->cpuset, rank_pus);
+        for (size_t t = 0; !split && t < sizeof inner / sizeof inner[0]; t++) {
+            int nobj = hwloc_get_nbobjs_by_type(topo, inner[t]);
+            for (int j = 0; !split && j < nobj; j++) {
+                hwloc_obj_t o = hwloc_get_obj_by_type(topo, inner[t], (unsigned)j);
+                hwloc_bitmap_and(in, o->cpuset, part);
+                split = !hwloc_bitmap_iszero(in) && !hwloc_bitmap_isequal(in, part);
+            }
+        }
+    }
+    hwloc_bitmap_free(part);
+    hwloc_bitmap_free(in);
+    return !split;
+}
+
+/* The items bindlab can model: sockets, cores, threads, each once, an
+ * attribute only where the runtimes ignore it (no hybrid CPU). */
+static int subset_modelled(hwloc_topology_t topo, hwloc_const_bitmap_t rank_pus,
+                           const char *text, const bl_kmp_hw_subset *h,
+                           bl_err *err)
+{
+    int seen[BL_KMP_UNIT_THREAD + 1] = {0};
+    for (int i = 0; i < h->n; i++) {
+        const bl_kmp_subset_item *it = &h->item[i];
+        if (it->unit != BL_KMP_UNIT_SOCKET && it->unit != BL_KMP_UNIT_CORE &&
+            it->unit != BL_KMP_UNIT_THREAD)
+            return bl_err_set(err, "KMP_HW_SUBSET '%s': %s units are not "
+                              "modelled (bindlab models s, c and t, e.g. "
+                              "1s,2c,1t)", text, bl_kmp_unit_name(it->unit));
+        if (seen[it->unit]++)
+            return bl_err_set(err, "KMP_HW_SUBSET '%s': %s named twice is not "
+                              "modelled", text, bl_kmp_unit_name(it->unit));
+        if (it->attr[0] && hwloc_cpukinds_get_nr(topo, 0) > 1)
+            return bl_err_set(err, "KMP_HW_SUBSET '%s': core attributes on a "
+                              "hybrid CPU are not modelled", text);
+        if (it->unit == BL_KMP_UNIT_CORE && !cores_numbered_in_packages(topo, rank_pus))
+            return bl_err_set(err, "KMP_HW_SUBSET '%s': cores per socket where "
+                              "NUMA nodes, dies or L3 caches split the rank's "
+                              "part of a package are not modelled (the "
+                              "runtimes count cores inside those; bind the "
+                              "rank to one of them, or use s and t only)",
+                              text);
+    }
+    return 0;
+}
+
+static int sub_id(const pu_addr *p, bl_kmp_unit u)
+{
+    return u == BL_KMP_UNIT_SOCKET ? p->pkg : u == BL_KMP_UNIT_CORE ? p->core : p->thr;
+}
+
+int bl_omp_hw_subset(hwloc_topology_t topo, hwloc_const_bitmap_t rank_pus,
+                     bl_omp_runtime rt, const char *kmp_hw_subset,
+                     hwloc_bitmap_t kept, char *note, size_t note_len,
+                     bl_err *err)
+{
+    bl_kmp_hw_subset h;
+    pu_addr *a = NULL;
+    int n = 0, max[BL_KMP_UNIT_THREAD + 1] = {0};
+    char unused[1];
+    if (!note || !note_len) { /* no note wanted */
+        note = unused;
+        note_len = sizeof unused;
+    }
+    note[0] = '\0';
+    if (bl_kmp_hw_subset_parse(kmp_hw_subset, &h, err) < 0 ||
+        hwloc_bitmap_copy(kept, rank_pus) < 0)
+        return -1;
+    if (rt == BL_OMP_RT_LIBGOMP && h.n > 0)
+        (void)bl_textf(note, note_len, "libgomp ignores KMP_HW_SUBSET=%s", kmp_hw_subset);
+    if (rt == BL_OMP_RT_LIBGOMP || h.n == 0)
+        return 0;
+    if (subset_modelled(topo, rank_pus, kmp_hw_subset, &h, err) < 0 ||
+        addresses(topo, rank_pus, &a, &n, err) < 0)
+        return -1;
+    /* units per parent unit, at most: what an item may ask for */
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < h.n; j++) {
+            int id = sub_id(&a[i], h.item[j].unit);
+            if (id + 1 > max[h.item[j].unit])
+                max[h.item[j].unit] = id + 1;
+        }
+    /* libomp ignores the whole variable when an item asks for more units
+     * than there are ("too many requested"); Intel's keeps what there is */
+    for (int j = 0; rt == BL_OMP_RT_LIBOMP && j < h.n; j++)
+        if (h.item[j].count && h.item[j].count + h.item[j].offset > max[h.item[j].unit]) {
+            (void)bl_textf(note, note_len, "libomp ignores KMP_HW_SUBSET=%s (\"too "
+                           "many requested\"): %ss per %s: at most %d here",
+                           kmp_hw_subset, bl_kmp_unit_name(h.item[j].unit),
+                           h.item[j].unit == BL_KMP_UNIT_SOCKET ? "machine"
+                           : h.item[j].unit == BL_KMP_UNIT_CORE ? "socket" : "core",
+                           max[h.item[j].unit]);
+            free(a);
+            return 0;
+        }
+    hwloc_bitmap_zero(kept);
+    for (int i = 0; i < n; i++) {
+        int keep = 1;
+        for (int j = 0; j < h.n && keep; j++) {
+            int id = sub_id(&a[i], h.item[j].unit);
+            keep = id >= h.item[j].offset &&
+                   (!h.item[j].count || id < h.item[j].offset + h.item[j].count);
+        }
+        if (keep)
+            hwloc_bitmap_set(kept, (unsigned)a[i].os);
+    }
+    free(a);
+    /* both ignore a subset that keeps nothing */
+    if (hwloc_bitmap_iszero(kept)) {
+        (void)bl_textf(note, note_len, "KMP_HW_SUBSET=%s keeps none of the CPUs: the "
+            "runtime ignores it", kmp_hw_subset);
+        hwloc_bitmap_copy(kept, rank_pus);
+    }
     return 0;
 }

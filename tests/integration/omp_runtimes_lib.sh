@@ -4,8 +4,9 @@
 # LLVM's libomp and Intel's libiomp5 for a table of settings, and bindlab
 # plan --omp-runtime for the same table. Sourced, not run.
 #
-# A table line: PLACES|PROC_BIND|T|KMP_AFFINITY|WHO ("-" unset; WHO "all",
-# "llvm" for libomp and Intel only, "gomp" for libgomp only).
+# A table line: PLACES|PROC_BIND|T|KMP_AFFINITY|WHO[|KMP_HW_SUBSET] ("-" or
+# nothing: unset; WHO "all", "llvm" for libomp and Intel only, "gomp" for
+# libgomp only).
 #
 # One binary for all three: libomp and libiomp5 speak libgomp's ABI, so a
 # directory holding "libgomp.so.1" -> the other runtime on LD_LIBRARY_PATH
@@ -47,9 +48,9 @@ omp_row_runs() { # RUNTIME WHO
 
 # omp_rows RUNTIME TABLE OUT: OUT/rows.RUNTIME, the table rows RUNTIME runs.
 omp_rows() {
-    local row=0 places bind t kmp who
+    local row=0 places bind t kmp who hw
     : >"$3/rows.$1"
-    while IFS='|' read -r places bind t kmp who; do
+    while IFS='|' read -r places bind t kmp who hw; do
         row=$((row + 1))
         ! omp_row_runs "$1" "$who" || echo "$row" >>"$3/rows.$1"
     done <"$2"
@@ -60,11 +61,11 @@ omp_rows() {
 # OUT/real.RUNTIME ("row thread cpus" per thread). 0 or 1.
 omp_run() {
     local rt=$1 table=$2 out=$3 app=$4 ctx=() row=0 libdir
-    local places bind t kmp who
+    local places bind t kmp who hw
     shift 4
     libdir=LIBDIR_$rt
     libdir=${!libdir}
-    while IFS='|' read -r places bind t kmp who; do
+    while IFS='|' read -r places bind t kmp who hw; do
         row=$((row + 1))
         grep -qx "$row" "$out/rows.$rt" || continue
         [ ${#ctx[@]} -eq 0 ] || ctx+=(:)
@@ -73,6 +74,7 @@ omp_run() {
         [ "$places" = - ] || ctx+=(-x OMP_PLACES="$places")
         [ "$bind" = - ] || ctx+=(-x OMP_PROC_BIND="$bind")
         [ "$kmp" = - ] || ctx+=(-x KMP_AFFINITY="$kmp")
+        [ "${hw:--}" = - ] || ctx+=(-x KMP_HW_SUBSET="$hw")
         [ -z "$libdir" ] || ctx+=(-x LD_LIBRARY_PATH="$libdir")
         ctx+=("$app" --kernel triad --size 64KiB --iters 1 --warmup 0 --show-placement)
     done <"$table"
@@ -95,21 +97,24 @@ omp_run() {
 
 # omp_plan RUNTIME TABLE OUT BINDLAB [PLAN ARGS...]: OUT/plan.RUNTIME, bindlab
 # plan's CPU list of every thread of the rows in OUT/rows.RUNTIME; the rows
-# of one KMP_AFFINITY value are one sweep file's layouts, planned by one
-# bindlab plan (one mpirun for their common rank layout). 0 or 1.
+# of one KMP_AFFINITY and KMP_HW_SUBSET pair are one sweep file's layouts,
+# planned by one bindlab plan (one mpirun for their common rank layout).
+# 0 or 1.
 omp_plan() {
-    local rt=$1 table=$2 out=$3 bindlab=$4 kmp_group rows row places bind t kmp who args
+    local rt=$1 table=$2 out=$3 bindlab=$4 group kmp_group hw_group rows row
+    local places bind t kmp who hw args
     shift 4
     : >"$out/plan.$rt"
     local y=$out/rows.$rt.yaml
-    cut -d'|' -f4 "$table" | sort -u >"$out/kmps.$rt"
-    while read -r kmp_group; do
+    awk -F'|' '{ print $4 "|" ($6 == "" ? "-" : $6) }' "$table" | sort -u >"$out/kmps.$rt"
+    while IFS= read -r group; do
+        kmp_group=${group%%|*} hw_group=${group#*|}
         rows=()
         printf 'name: rows\nkernels: [triad]\nlayouts:\n' >"$y"
         row=0
-        while IFS='|' read -r places bind t kmp who; do
+        while IFS='|' read -r places bind t kmp who hw; do
             row=$((row + 1))
-            [ "$kmp" = "$kmp_group" ] && grep -qx "$row" "$out/rows.$rt" || continue
+            [ "$kmp|${hw:--}" = "$group" ] && grep -qx "$row" "$out/rows.$rt" || continue
             rows+=("$row")
             printf '  - {name: r%d, np: 1, bind_to: none, threads: %d' "$row" "$t" >>"$y"
             [ "$places" = - ] || printf ', omp_places: "%s"' "$places" >>"$y"
@@ -119,6 +124,7 @@ omp_plan() {
         [ ${#rows[@]} -gt 0 ] || continue
         args=(plan "$y" --omp-runtime "$rt" --format tsv "$@")
         [ "$kmp_group" = - ] || [ "$rt" = libgomp ] || args+=(--kmp-affinity "$kmp_group")
+        [ "$hw_group" = - ] || [ "$rt" = libgomp ] || args+=(--kmp-hw-subset "$hw_group")
         "$bindlab" "${args[@]}" 2>"$out/plan.$rt.err" >"$out/plan.$rt.tsv" ||
             { cat "$y" "$out/plan.$rt.err" >&2; echo "$rt: bindlab ${args[*]}" >&2; return 1; }
         # run ids r0000, r0001, ... follow the layouts' order

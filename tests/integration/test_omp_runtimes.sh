@@ -1,6 +1,7 @@
 # Every OpenMP runtime against bindlab plan --omp-runtime: bindlab-app runs
 # under libgomp, LLVM's libomp and Intel's libiomp5 for a table of settings
-# (OMP_PLACES x OMP_PROC_BIND x threads, and KMP_AFFINITY forms), and each
+# (OMP_PLACES x OMP_PROC_BIND x threads, KMP_AFFINITY and KMP_HW_SUBSET
+# forms), and each
 # thread's CPU list as the app prints it (--show-placement, its cpuset
 # column) must equal the plan's for that runtime.
 #
@@ -28,8 +29,13 @@ mine=($(echo "$ALLOWED" | tr ',' '\n' |
     awk -F- '{ for (i = $1; i <= ($2 == "" ? $1 : $2); i++) print i }'))
 C0=${mine[0]} C1=${mine[1]:-${mine[0]}}
 
-# The table: PLACES | PROC_BIND | T | KMP_AFFINITY | runtimes ("-" unset;
-# "all" or "llvm": libomp and Intel only, as libgomp ignores KMP_AFFINITY).
+# The table: PLACES | PROC_BIND | T | KMP_AFFINITY | runtimes [| KMP_HW_SUBSET]
+# ("-" unset; "all" or "llvm": libomp and Intel only, as libgomp ignores
+# KMP_*). KMP_HW_SUBSET forms that mean something on a node of one package
+# and cores of one PU: cores kept (with an offset), sockets and threads per
+# core asked for, more cores asked for than exist (libomp ignores the
+# value, Intel's keeps what exists: the same CPUs here). Each distinct
+# KMP_AFFINITY|KMP_HW_SUBSET pair costs one bindlab plan per runtime.
 TABLE="$WORK/table"
 cat >"$TABLE" <<ROWS
 -|-|2|-|all
@@ -62,6 +68,10 @@ sockets|close|2|-|all
 -|close|2|none|llvm
 -|spread|2|granularity=fine|llvm
 -|-|3|verbose,disabled|llvm
+-|-|2|compact|llvm|1c
+{$C0},{$C1}|close|2|-|llvm|1s,1c@1
+-|-|2|granularity=fine,scatter|llvm|3c
+-|-|2|none|llvm|1t,1c
 ROWS
 
 # The plans (bindlab plan, its mpirun asked) while the apps run, inside

@@ -67,7 +67,7 @@ static const char *kmp(const char *runtime, const char *places, const char *bind
     hwloc_bitmap_t all = hwloc_bitmap_alloc();
     bl_plan p;
     bl_err err;
-    bl_omp_env env = {BL_OMP_RT_LIBGOMP, places, bind, kmp_affinity};
+    bl_omp_env env = {BL_OMP_RT_LIBGOMP, places, bind, kmp_affinity, NULL};
     assert_int_equal(bl_omp_runtime_parse(runtime, &env.runtime, &err), 0);
     assert_int_equal(hwloc_topology_init(&t), 0);
     assert_int_equal(hwloc_topology_set_synthetic(t, "pack:2 core:2 pu:2"), 0);
