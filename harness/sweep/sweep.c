@@ -279,6 +279,30 @@ static void count(bl_sweep_totals *t, const char *status)
         t->failed++;
 }
 
+/* 1 with the cause when no launch of it can get past one: the harness's
+ * environment (launch_env.h), or a kernel sweep's ranks' program not there
+ * (a wrong --app, an install without bindlab-app). An app: sweep's program
+ * is checked with each run's command. */
+static int no_run_can_start(const bl_sweep_ctx *c, const bl_sweep_item *it,
+                            char *cause, size_t len)
+{
+    char found[PATH_MAX];
+    const char *prog;
+    if (bl_launch_env_blocked(cause, len))
+        return 1;
+    if (c->sweep.app)
+        return 0;
+    prog = bl_sweep_omp_app(c, it->layout);
+    if (bl_find_program(prog, found, sizeof found) == 0)
+        return 0;
+    bl_textf(cause, len, "the app '%s' is %s (give %s the path of %s)", prog,
+             strchr(prog, '/') ? "not an executable file"
+                               : "not beside bindlab nor in PATH",
+             prog == c->app ? "--app" : "--app-libomp",
+             prog == c->app ? "bindlab-app" : "bindlab-app built with clang");
+    return 1;
+}
+
 static int execute(bl_sweep_ctx *c, bl_sweep_totals *t, bl_err *err)
 {
     double started = bl_now_s();
@@ -291,7 +315,7 @@ static int execute(bl_sweep_ctx *c, bl_sweep_totals *t, bl_err *err)
         double rate = 0.0;
         char unit[32] = "";
         int rc;
-        char cause[300];
+        char cause[PATH_MAX + 128];
         if (bl_sweep_item_done(c, it, err)) {
             t->skipped++;
             continue;
@@ -300,7 +324,7 @@ static int execute(bl_sweep_ctx *c, bl_sweep_totals *t, bl_err *err)
         if (bl_sweep_dir_still(c->dir, c->dirfd, err) < 0)
             return -1;
         /* a cause no run can get past: stop with it, not fail the rest */
-        if (it->valid && bl_launch_env_blocked(cause, sizeof cause))
+        if (it->valid && no_run_can_start(c, it, cause, sizeof cause))
             return bl_err_set(err, "no run can start: %s; stopped before %s "
                               "with %d run%s not started (the recorded ones "
                               "are kept: fix it and --resume)", cause,

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel_names.h"
 #include "units.h"
 
 enum arg_kind { ARG_SIZE, ARG_COUNT, ARG_GRID, ARG_BOOL };
@@ -71,8 +72,13 @@ static int kernel_name(bl_sf_ctx *c, const yaml_node_t *v, char *dst,
     if (bl_sf_expect(c, v, YAML_SCALAR_NODE, key) < 0)
         return -1;
     t = bl_sf_text(v);
-    if (!*t || strlen(t) >= len || strspn(t, "abcdefghijklmnopqrstuvwxyz"
-                                             "0123456789_-.") != strlen(t))
+    if (!strcmp(key, "name")) { /* a known name fits dst */
+        if (!bl_kernel_name_known(t))
+            return bl_sf_fail_at(c, v, "kernel name '%s': no such kernel; "
+                                 "accepted: %s", t, BL_KERNEL_NAMES);
+    } else if (!*t || strlen(t) >= len ||
+               strspn(t, "abcdefghijklmnopqrstuvwxyz0123456789_-.") !=
+                   strlen(t))
         return bl_sf_fail_at(c, v, "kernel %s '%s': accepted: lower-case "
                              "letters, digits, '_', '-', '.', up to %zu "
                              "characters", key, t, len - 1);

@@ -4,20 +4,33 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "grow.h"
 
+/* The reason is formatted whole before bl_err_set fits it: a fixed buffer
+ * here would cut a long echoed value and the reason after it, before
+ * bl_err_set could cut the value alone. */
 int bl_sf_fail_at(bl_sf_ctx *c, const yaml_node_t *n, const char *fmt, ...)
 {
-    char msg[BL_ERR_MSG_MAX - 128];
+    size_t line = n ? n->start_mark.line + 1 : 1;
+    size_t col = n ? n->start_mark.column + 1 : 1;
+    char small[BL_ERR_MSG_MAX], *msg = small;
     va_list ap;
+    int len;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    len = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    return bl_err_set(c->err, "%s:%zu:%zu: %s", c->file,
-                      n ? n->start_mark.line + 1 : 1,
-                      n ? n->start_mark.column + 1 : 1, msg);
+    if (len >= (int)sizeof small && !(msg = malloc((size_t)len + 1)))
+        msg = small; /* out of memory: cut, the place still said */
+    va_start(ap, fmt);
+    vsnprintf(msg, msg == small ? sizeof small : (size_t)len + 1, fmt, ap);
+    va_end(ap);
+    bl_err_set(c->err, "%s:%zu:%zu: %s", c->file, line, col, msg);
+    if (msg != small)
+        free(msg);
+    return -1;
 }
 
 char *bl_sf_keep(bl_sf_ctx *c, const char *s)

@@ -62,6 +62,10 @@ sweep name.yaml "name: 'a/b'\n${KERNEL}layouts:\n  - {np: 1}\n"
 row "name a path" 2 "name.yaml:1:7: name 'a/b': accepted: 1 to 63 letters" -- sweep name.yaml --dry-run
 sweep line.yaml "name: s\n${KERNEL}layouts:\n  - {np: 1, map_by: %s%s}\n" "$LONG" "$LONG"
 row "a line over the limit" 2 "line.yaml:5:4097: line longer than 4096 characters" -- sweep line.yaml --dry-run
+sweep kern.yaml "name: s\nkernels:\n  - {name: triadd, size: 1MiB}\nlayouts:\n  - {np: 1}\n"
+row "an unknown kernel" 2 "kern.yaml:3:12: kernel name 'triadd': no such kernel; accepted: triad, stencil, lu, shared, latency, c2c" -- sweep kern.yaml --dry-run
+sweep longkern.yaml "name: s\nkernels:\n  - {name: %s}\nlayouts:\n  - {np: 1}\n" "$LONG"
+row "a 3000-character kernel name" 2 "longkern.yaml:3:12: kernel name '${LONG:0:60}... (3000 characters)': no such kernel; accepted: triad" -- sweep longkern.yaml --dry-run
 # app: sweeps
 sweep appkey.yaml "name: s\napp:\n  command: [./x]\n  colour: 1\nlayouts:\n  - {np: 1}\n"
 row "app: unknown key" 2 "appkey.yaml:4:3: app: unknown key 'colour'; accepted: command, env, rate" -- sweep appkey.yaml --dry-run

@@ -9,13 +9,27 @@
 #  - a record, once it exists, never changes;
 #  - a finished sweep's merged file holds every run exactly once, each one
 #    as its record holds it, and the same set of runs as a clean sweep.
-# The moments come from a seed printed first: BINDLAB_KILL_SEED=N replays.
+# The moments come from a seed and a span printed first:
+# BINDLAB_KILL_SEED=N BINDLAB_KILL_SPAN_MS=M replays them.
 source "$(dirname "$0")/common.sh"
 : "${BINDLAB:?run through ctest}"
 PY=/usr/bin/python3
 KILLS=${BINDLAB_KILLS:-20}
 SEED=${BINDLAB_KILL_SEED:-$(( $(od -An -N2 -tu2 /dev/urandom) % 32768 ))}
-echo "seed: $SEED (replay: BINDLAB_KILL_SEED=$SEED ctest -R test_kill_anywhere)"
+echo "seed: $SEED"
+
+# Every draw reads RANDOM in this shell: bash reseeds RANDOM in a subshell,
+# so a draw inside $(...) would not come back with the seed.
+# draw N: DRAW = a random whole number in [0, N).
+draw() { DRAW=$((RANDOM % $1)); }
+# ms N: DELAY = a random delay in [0, N) ms, as seconds for sleep.
+ms() { draw "$1"; printf -v DELAY '%d.%03d' $((DRAW / 1000)) $((DRAW % 1000)); }
+# The seed gives the same moments twice (no draw went through a subshell).
+moments() { local out= i; RANDOM=$SEED; for i in 1 2 3 4 5 6 7 8; do ms 32000; out+="$DELAY "; done; echo "$out" >"$1"; }
+moments "$WORK/moments1"
+moments "$WORK/moments2"
+cmp -s "$WORK/moments1" "$WORK/moments2" ||
+    fail "seed $SEED gave other moments the second time: $(cat "$WORK/moments1") / $(cat "$WORK/moments2")"
 RANDOM=$SEED
 
 # Layouts that run on 1 core as well as on 64 (the cores this process may
@@ -135,9 +149,6 @@ none_left() {
     done
     fail "processes of the sweep on $1 still run after 60 s: $(pgrep -af -- "$1/" || true)"
 }
-# ms N: a random delay in [0, N) ms, as seconds for sleep.
-ms() { local v=$((RANDOM % $1)); printf '%d.%03d' $((v / 1000)) $((v % 1000)); }
-
 # A clean sweep: the set of runs every killed sweep must end with. Its
 # length (on this machine, under this load) scales the kill moments: a
 # harness is killed within the first third of a whole sweep's time, so a
@@ -147,7 +158,9 @@ t0=$(date +%s%N)
     { cat "$WORK/clean.out"; fail "the clean sweep failed"; }
 span=$(( ($(date +%s%N) - t0) / 3000000 + 1 ))
 [ "$span" -lt 32000 ] || span=32000
+span=${BINDLAB_KILL_SPAN_MS:-$span}
 echo "clean sweep: $(grep -c '^\[' "$WORK/clean.out") runs; kills within the first $span ms of a harness"
+echo "replay: BINDLAB_KILL_SEED=$SEED BINDLAB_KILL_SPAN_MS=$span ctest -R test_kill_anywhere"
 
 cycle=1
 kills=0
@@ -156,17 +169,21 @@ while [ "$kills" -lt "$KILLS" ]; do
     "$BINDLAB" sweep --resume --results "$res" "$WORK/k.yaml" >>"$WORK/k$cycle.out" 2>&1 &
     harness=$!
     what="harness"
-    if [ $((RANDOM % 3)) = 0 ]; then
+    draw 3
+    if [ "$DRAW" = 0 ]; then
         # The app at a random moment of its run (start-up, kernel, write).
         for _ in $(seq 1 300); do
             pgrep -f -- "^[^ ]*bindlab-app --kernel .*$res/" >/dev/null && break
             kill -0 "$harness" 2>/dev/null || break
             sleep 0.02
         done
-        sleep "$(ms 400)"
-        pkill -9 -f -- "^[^ ]*bindlab-app --kernel .*$res/" && what="app, then harness"
+        ms 400
+        sleep "$DELAY"
+        pkill -9 -f -- "^[^ ]*bindlab-app --kernel .*$res/" && what="app after $DELAY s, then harness"
     fi
-    sleep "$(ms "$span")"
+    ms "$span"
+    sleep "$DELAY"
+    what+=" after $DELAY s"
     if kill -9 "$harness" 2>/dev/null; then
         wait "$harness" 2>/dev/null || true
         kills=$((kills + 1))

@@ -8,9 +8,13 @@ set +e +o pipefail
 : "${BINDLAB:?}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 cd "$WORK" || fail "no work dir"
-cat >g.yaml <<'YAML'
+# Two ranks where this process may use two cores, else one: the sweep
+# refuses a layout wider than the allowed CPUs, even in a dry run.
+allowed_cpus
+NP=$((ALLOWED_CORES < 2 ? ALLOWED_CORES : 2))
+cat >g.yaml <<YAML
 kernels: [triad]
-defaults: {np: 2}
+defaults: {np: $NP}
 sweep:
   gpu_bind: [none, closest, round-robin]
   gpus_per_rank: [1, 2]

@@ -2,8 +2,9 @@
 # The sweep key omp_runtime, run for real with mpirun under each runtime:
 # libgomp (the app as built), libomp (the clang-built app) and intel (the
 # app with Intel's libiomp5 preloaded). Three of the default sweep's
-# layouts at a small size (a rank with PE=2 and its threads close, a rank
-# left unbound by mpirun with OpenMP binding, two bound ranks): every run ok, no binding mismatch, the runtime the app
+# layouts at a small size (a rank with PE=2 (PE=1 on one allowed CPU) and
+# its threads close, a rank left unbound by mpirun with OpenMP binding, two
+# bound ranks): every run ok, no binding mismatch, the runtime the app
 # recorded is the one asked for, and the flag two-omp-runtimes is there
 # exactly where the dynamic linker loads two runtime files (ldd with the
 # environment the ranks got, read back from the record's launcher argv).
@@ -17,6 +18,10 @@ command -v mpirun >/dev/null || { echo "SKIP: no mpirun in PATH"; exit 77; }
 [ -f "${BINDLAB_LIBIOMP5:-}" ] || { echo "SKIP: no Intel libiomp5 at '${BINDLAB_LIBIOMP5:-}' (scripts/omp_runtimes.sh installs it)"; exit 77; }
 [ -x "${BINDLAB_APP_LIBOMP:-}" ] || { echo "SKIP: no clang-built bindlab-app at '${BINDLAB_APP_LIBOMP:-}' (scripts/test.sh builds build-omp-libomp)"; exit 77; }
 export BINDLAB_LIBIOMP5 BINDLAB_APP_LIBOMP
+# PE=2 where this process may use two cores, else PE=1: a sweep refuses a
+# rank wider than the allowed CPUs.
+allowed_cpus
+PE=$((ALLOWED_CORES < 2 ? ALLOWED_CORES : 2))
 
 {
     cat <<'YAML'
@@ -28,7 +33,7 @@ layouts:
 YAML
     for rt in libgomp libomp intel; do
         cat <<YAML
-  - {name: pe2-close-$rt, np: 1, map_by: "slot:PE=2", omp_runtime: $rt}
+  - {name: pe-close-$rt, np: 1, map_by: "slot:PE=$PE", omp_runtime: $rt}
   - {name: unbound-omp-close-$rt, np: 1, bind_to: none, threads: 2, omp_runtime: $rt}
   - {name: mpi-bound-$rt, np: 2, omp_runtime: $rt}
 YAML

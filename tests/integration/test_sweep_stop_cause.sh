@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # A cause in the harness's environment that fails every launch the same
 # way (a TMPDIR that cannot hold a directory, the working directory
-# removed) stops the sweep before its next run with that cause (exit 2),
-# instead of recording every remaining run as failed with the launcher's
-# first words; `bindlab run` refuses to start (exit 2). A cause that arises
-# during a run (a launcher's wrapper makes it) is the run's reason, in a
-# sweep and in `bindlab run`. Only the wrapper is launched, no rank.
+# removed, the app every run starts missing) stops the sweep before its
+# next run with that cause (exit 2), instead of recording every remaining
+# run as failed with the launcher's first words; `bindlab run` refuses to
+# start (exit 2). A cause that arises during a run (a launcher's wrapper
+# makes it) is the run's reason, in a sweep and in `bindlab run`. Only the
+# wrapper is launched, no rank.
 source "$(dirname "$0")/common.sh"
 : "${BINDLAB:?run through ctest}"
 cd "$WORK"
@@ -34,6 +35,16 @@ set +e
 rc=$?
 set -e
 stops cwd.out "a removed working directory" "the working directory was removed" "$WORK/r2"
+
+# The program every run starts is not there (a wrong --app, an install
+# without bindlab-app): no launch can get past that either.
+for app in "$WORK/no-such-app" "$WORK/notadir"; do
+    set +e
+    "$BINDLAB" sweep s.yaml --results "$WORK/r-app" --app "$app" >app.out 2>&1
+    rc=$?
+    set -e
+    stops app.out "--app $(basename "$app")" "the app '$app' is not an executable file (give --app the path of bindlab-app)" "$WORK/r-app"
+done
 
 # The cause arising during a run: a launcher's wrapper that takes the
 # working directory away (or turns TMPDIR into a file) and fails, as a

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "bl_test.h"
+#include "kernel.h"
+#include "kernel_names.h"
 #include "sweep/sweep_file.h"
 #include "sweep_file_expect.h"
 #include "topo.h"
@@ -247,6 +249,35 @@ static void config_rejects_wrong_shapes(void **state)
                  "t.yaml:2:7: name: expected a single value, found a list");
 }
 
+/* A kernel bindlab-app does not have is refused when the file is read, at
+ * the name, with the kernels there are; the list the harness holds is the
+ * app's registry's. */
+static void config_refuses_an_unknown_kernel_at_its_name(void **state)
+{
+    (void)state;
+    expect_error("name: s\nkernels:\n  - {name: triadd, size: 1MiB}\n"
+                 "layouts: [{np: 1}]\n",
+                 "t.yaml:3:12: kernel name 'triadd': no such kernel; "
+                 "accepted: triad, stencil, lu, shared, latency, c2c");
+    expect_error("kernels: [stencil, tirad]\nlayouts: [{np: 1}]\n",
+                 "t.yaml:1:20: kernel name 'tirad': no such kernel; "
+                 "accepted: " BL_KERNEL_NAMES);
+    expect_error("kernels:\n  - {name: Triad}\n",
+                 "t.yaml:2:12: kernel name 'Triad': no such kernel; "
+                 "accepted: " BL_KERNEL_NAMES);
+    assert_string_equal(BL_KERNEL_NAMES, bl_kernel_names());
+    for (const char *p = BL_KERNEL_NAMES; *p; p += strspn(p, ", ")) {
+        char one[32];
+        size_t n = strcspn(p, ", ");
+        snprintf(one, sizeof one, "%.*s", (int)n, p);
+        assert_true(bl_kernel_name_known(one));
+        assert_non_null(bl_kernel_find(one));
+        p += n;
+    }
+    assert_false(bl_kernel_name_known("tri"));
+    assert_false(bl_kernel_name_known(""));
+}
+
 static void config_rejects_bad_kernel_entries(void **state)
 {
     (void)state;
@@ -269,9 +300,9 @@ static void config_rejects_bad_kernel_entries(void **state)
                  "t.yaml:2:29: radius: 65 is out of range (1 to 64)");
     expect_error("kernels:\n  - {name: stencil, overlap: maybe}\n",
                  "t.yaml:2:30: overlap 'maybe': accepted: true or false");
-    expect_error("kernels:\n  - {name: Triad}\n",
-                 "t.yaml:2:12: kernel name 'Triad': accepted: lower-case "
-                 "letters, digits, '_', '-', '.', up to 31 characters");
+    expect_error("kernels:\n  - {name: triad, label: Big}\n",
+                 "t.yaml:2:26: kernel label 'Big': accepted: lower-case "
+                 "letters, digits, '_', '-', '.', up to 47 characters");
     expect_error("kernels: [triad, triad]\nlayouts: [{np: 1}]\n",
                  "t.yaml:1:18: kernels: 'triad' appears twice; give entries "
                  "of one kernel a label: each");
@@ -674,6 +705,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(config_rejects_wrong_shapes),
         cmocka_unit_test(config_reads_the_repetition_order),
         cmocka_unit_test(config_rejects_bad_kernel_entries),
+        cmocka_unit_test(config_refuses_an_unknown_kernel_at_its_name),
         cmocka_unit_test(align_shares_key_passes_the_app_flag),
         cmocka_unit_test(config_rejects_bad_values_where_written),
         cmocka_unit_test(config_reads_the_launcher_key),

@@ -113,23 +113,36 @@ static void limits_max_runs_key_moves_the_cap(void **state)
                    "m.yaml:2:11: max_runs");
 }
 
-/* A value of 3,000 characters (under the line limit): the message says
- * where, a bounded part of the value and its length, then why. */
+/* A value of 3,000 characters (under the line limit), in a layout or a
+ * kernels entry: the message says where, a bounded part of the value and
+ * its length, then why. */
 static void limits_long_value_keeps_its_place_and_reason(void **state)
 {
-    static const char *const keys[] = {"map_by", "np", "bind_to"};
+    static const struct {
+        const char *head, *tail, *word;
+    } cases[] = {
+        {"kernels: [triad]\nlayouts:\n  - {name: a, map_by: ", ", np: 1}\n",
+         "map_by"},
+        {"kernels: [triad]\nlayouts:\n  - {name: a, np: ", "}\n", "np"},
+        {"kernels: [triad]\nlayouts:\n  - {name: a, bind_to: ", ", np: 1}\n",
+         "bind_to"},
+        {"layouts: [{np: 1}]\nkernels:\n  - {name: triad, label: ", "}\n",
+         "kernel label"},
+        {"layouts: [{np: 1}]\nkernels:\n  - {name: stencil, overlap: ", "}\n",
+         "overlap"},
+    };
     (void)state;
-    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         char *text = malloc(4000), want[128];
+        const char *line = strrchr(cases[k].head, '\n') + 1;
         bl_sweep s;
         bl_err err = {{0}};
-        int n = snprintf(text, 4000, "kernels: [triad]\nlayouts:\n"
-                         "  - {name: a, %s: ", keys[k]);
+        int n = snprintf(text, 4000, "%s", cases[k].head);
         memset(text + n, 'x', 3000);
-        strcpy(text + n + 3000, k == 1 ? "}\n" : ", np: 1}\n");
-        /* the value's column: after "  - {name: a, KEY: " */
+        strcpy(text + n + 3000, cases[k].tail);
+        /* the value's column: right after the head's last line */
         snprintf(want, sizeof want, "long.yaml:3:%d: %s",
-                 17 + (int)strlen(keys[k]), keys[k]);
+                 (int)strlen(line) + 1, cases[k].word);
         assert_int_equal(bl_sweep_file_load_string(text, "long.yaml", &s,
                                                    &err), -1);
         free(text);
