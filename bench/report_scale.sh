@@ -53,7 +53,7 @@ done
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-5s %8s %8s %8s %9s %11s %10s %12s\n' kind nodes wall_s cpu_s peak_MiB ratio_wall ratio_cpu output
 for kind in text html; do
-    prev_n="" prev_t="" prev_c=""
+    prev_n="" prev_t="" prev_c="" worst=0
     for n in $sizes; do
         t=$(awk -v k="$kind" -v n="$n" '$1 == k && $2 == n { print $3 }' "$work/rows" | median)
         kb=$(awk -v k="$kind" -v n="$n" '$1 == k && $2 == n { print $4 }' "$work/rows" | median)
@@ -62,6 +62,7 @@ for kind in text html; do
         if [ -n "$prev_n" ] && [ "$n" = $((2 * prev_n)) ]; then
             ratio=$(awk -v a="$prev_t" -v b="$t" 'BEGIN { printf "%.2f", (a > 0 ? b / a : 0) }')
             ratio_cpu=$(awk -v a="$prev_c" -v b="$cpu" 'BEGIN { printf "%.2f", (a > 0 ? b / a : 0) }')
+            worst=$(awk -v a="$worst" -v b="$ratio_cpu" 'BEGIN { print (b > a ? b : a) }')
         fi
         if [ "$kind" = html ]; then out="$(stat -c %s "$work/n$n.html") B"
         else out="$(wc -l <"$work/out.text.$n") lines"; fi
@@ -69,4 +70,7 @@ for kind in text html; do
             "$(awk -v k="$kb" 'BEGIN { print k / 1024 }')" "$ratio" "$ratio_cpu" "$out"
         prev_n=$n prev_t=$t prev_c=$cpu
     done
+    echo "bench-result report.nodes$n.${kind}_wall_s $t"
+    [ "$kind" = text ] || echo "bench-result report.nodes$n.html_bytes $(stat -c %s "$work/n$n.html")"
+    echo "bench-result report.${kind}_worst_cpu_ratio $worst"
 done
