@@ -133,3 +133,22 @@ hosts_of r0000 "$WORK/big.out" | tr ',' '\n' >"$WORK/big.hosts"
 seq -f 'bl%g:128' 1 1000 | diff - "$WORK/big.hosts" >/dev/null ||
     fail "1,000 nodes: the --host list is not bl1:128 ... bl1000:128"
 echo "ok: 1,000 nodes named in full, their one topology file parsed once"
+
+# 10,000 nodes, each this machine (no --node-topologies): the dry run is
+# one run's two lines, the --host list whole
+printf 'ClusterName=plan\nSlurmctldHost=localhost\nNodeName=bl[1-10000] CPUs=%s\nPartitionName=p Nodes=bl[1-10000]\n' \
+    "$NC" >"$WORK/slurm.conf"
+cat >"$WORK/huge.yaml" <<'YAML'
+name: huge
+kernels: [{name: triad, size: 4MiB, iters: 2, warmup: 0}]
+layouts: [{name: one, np: 10000, nodes: 10000, map_by: "ppr:1:node", bind_to: core, threads: 1}]
+YAML
+rc=0
+SLURM_JOB_NODELIST='bl[1-10000]' "$BINDLAB" sweep --dry-run --app "$BINDLAB_APP" \
+    --results "$WORK/res" "$WORK/huge.yaml" >"$WORK/huge.out" 2>"$WORK/huge.err" || rc=$?
+[ "$rc" = 0 ] || { cat "$WORK/huge.err"; fail "10,000 nodes: exit $rc"; }
+[ "$(wc -l <"$WORK/huge.out")" = 2 ] || fail "10,000 nodes: $(wc -l <"$WORK/huge.out") lines, not 2"
+hosts_of r0000 "$WORK/huge.out" | tr ',' '\n' >"$WORK/huge.hosts"
+seq -f "bl%g:$NC" 1 10000 | diff - "$WORK/huge.hosts" >/dev/null ||
+    fail "10,000 nodes: the --host list is not bl1:$NC ... bl10000:$NC"
+echo "ok: 10,000 nodes in a dry run of two lines, every node named"
