@@ -60,11 +60,7 @@ one() {
     local kind=$1 n=$2 out=$3; shift 3
     /usr/bin/time -v -o "$work/time" "$@" >"$out" 2>"$work/err" ||
         { echo "$kind $n failed:" >&2; cat "$work/err" >&2; exit 1; }
-    awk -v k="$kind" -v n="$n" '/Elapsed \(wall clock\)/ { split($NF, t, ":"); s = t[1] * 60 + t[2];
-                    if (length(t) == 3) s = t[1] * 3600 + t[2] * 60 + t[3] }
-                   /Maximum resident/ { kb = $NF }
-                   /User time|System time/ { cpu += $NF }
-                   END { print k, n, s, kb, cpu }' "$work/time" >>"$work/rows"
+    time_v_row "$kind" "$n" "$work/time" >>"$work/rows"
 }
 for _ in $(seq 1 "$rounds"); do
     for n in $sizes; do
@@ -81,30 +77,20 @@ done
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-7s %8s %8s %8s %9s %11s %10s %12s\n' verb nodes wall_s cpu_s peak_MiB ratio_wall ratio_cpu output
 for kind in merge dryrun slurm; do
-    prev_n="" prev_t="" prev_c="" worst=0
-    for n in $sizes; do
-        t=$(awk -v k="$kind" -v n="$n" '$1 == k && $2 == n { print $3 }' "$work/rows" | median)
-        kb=$(awk -v k="$kind" -v n="$n" '$1 == k && $2 == n { print $4 }' "$work/rows" | median)
-        cpu=$(awk -v k="$kind" -v n="$n" '$1 == k && $2 == n { print $5 }' "$work/rows" | median)
-        ratio=- ratio_cpu=-
-        if [ -n "$prev_n" ] && [ "$n" = $((2 * prev_n)) ]; then
-            ratio=$(awk -v a="$prev_t" -v b="$t" 'BEGIN { printf "%.2f", (a > 0 ? b / a : 0) }')
-            ratio_cpu=$(awk -v a="$prev_c" -v b="$cpu" 'BEGIN { printf "%.2f", (a > 0 ? b / a : 0) }')
-            worst=$(awk -v a="$worst" -v b="$ratio_cpu" 'BEGIN { print (b > a ? b : a) }')
-        fi
+    scale_rows "$work/rows" "$kind" $sizes >"$work/table" # sets SCALE_*
+    while read -r n t cpu mib ratio ratio_cpu; do
         case $kind in
             merge) out="$(stat -c %s "$work/m$n.h5") B" ;;
             dryrun) out="$(stat -c %s "$work/dry$n.out") B" ;;
             slurm) out="$(wc -l <"$work/s$n.sbatch") lines" ;;
         esac
         printf '%-7s %8d %8.2f %8.2f %9.1f %11s %10s %12s\n' "$kind" "$n" "$t" "$cpu" \
-            "$(awk -v k="$kb" 'BEGIN { print k / 1024 }')" "$ratio" "$ratio_cpu" "$out"
-        prev_n=$n prev_t=$t prev_c=$cpu
-    done
-    echo "bench-result nodes.$kind.n$max.wall_s $t"
-    echo "bench-result nodes.$kind.n$max.cpu_s $cpu"
-    echo "bench-result nodes.$kind.n$max.peak_mib $(awk -v k="$kb" 'BEGIN { printf "%.1f", k / 1024 }')"
-    echo "bench-result nodes.$kind.worst_cpu_ratio $worst"
+            "$mib" "$ratio" "$ratio_cpu" "$out"
+    done <"$work/table"
+    echo "bench-result nodes.$kind.n$max.wall_s $SCALE_WALL"
+    echo "bench-result nodes.$kind.n$max.cpu_s $SCALE_CPU"
+    echo "bench-result nodes.$kind.n$max.peak_mib $SCALE_MIB"
+    echo "bench-result nodes.$kind.worst_cpu_ratio $SCALE_WORST"
 done
 "$bindlab" plan --topology "$topo" --nodes "$max" -np $((8 * max)) --map-by ppr:8:node:PE=16 \
     --bind-to core --threads 16 >"$work/text" 2>&1 || { cat "$work/text" >&2; exit 1; }

@@ -9,9 +9,7 @@
 # paths crash when an allocation fails inside them), and the output that
 # was there is left as it was, with no temporary beside it.
 . "$(dirname "$0")/common.sh"
-GEN=$BINDLAB_BUILD_DIR/bench/bindlab-gen-record
-XML=$(dirname "$0")/../../configs/topologies/AMD-19h-Zen3-2xEpyc-7763.xml
-[ -x "$GEN" ] || fail "$GEN not built (bench/, part of every build)"
+need_gen_record
 T=$WORK
 
 "$GEN" "$T/rec.h5" "$XML" 64 8 4 --odd || fail "gen-record"
