@@ -1,6 +1,6 @@
-/* `bindlab merge` (results_file.h): a new file built from its inputs, read
- * one at a time through the sink (results_merge_priv.h), written
- * atomically, in a child process (results_merge_child.c). */
+/* The work of `bindlab merge` (bl_h5_merge, results_merge_child.c, runs
+ * it in a child process): a new file built from its inputs, read one at a
+ * time through the sink (results_merge_priv.h), written atomically. */
 #include "results/results_merge_priv.h"
 
 #include <stdlib.h>
@@ -21,21 +21,6 @@ int bl_merge_create_runs(hid_t file, bl_err *err)
         return bl_err_set(err, "HDF5: cannot create /runs");
     H5Gclose(g);
     return 0;
-}
-
-int bl_h5_merge(const char *out, const char *command,
-                   const char *const *inputs, size_t ninputs,
-                   bl_h5_merge_conflict_fn *conflict,
-                   bl_h5_merge_unreadable_fn *bad, void *ctx,
-                   int *duplicates, int *unreadable, bl_err *err)
-{
-    bl_merge_job job = {out, command, inputs, ninputs, conflict, bad, ctx};
-    *duplicates = 0;
-    *unreadable = 0;
-    /* a bad target is refused here, before any child starts */
-    if (bl_atomic_check_target(out, err) < 0)
-        return -1;
-    return bl_merge_in_child(&job, duplicates, unreadable, err);
 }
 
 int bl_merge_here(const bl_merge_job *job, bl_h5_merge_conflict_fn *conflict,

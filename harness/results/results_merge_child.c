@@ -1,4 +1,4 @@
-/* `bindlab merge` in a child process (results_merge_priv.h). The merge
+/* `bindlab merge` (results_file.h) in a child process. The merge
  * builds its output in memory; when memory runs out (a 10,000-node record,
  * a login node's limit), HDF5 1.10 does not always fail cleanly: its own
  * error paths (H5Ocopy, H5Tclose after a failed allocation) crash. The
@@ -159,8 +159,10 @@ static int child_ended(pid_t pid, int got_result, int result,
                       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
 
-int bl_merge_in_child(const bl_merge_job *job, int *duplicates,
-                      int *unreadable, bl_err *err)
+/* bl_merge_here in a child, job's callbacks called here as the child
+ * reports them. */
+static int merge_in_child(const bl_merge_job *job, int *duplicates,
+                          int *unreadable, bl_err *err)
 {
     int fds[2], result = -1, got = 0, r;
     pid_t pid;
@@ -196,4 +198,19 @@ int bl_merge_in_child(const bl_merge_job *job, int *duplicates,
     }
     close(fds[0]);
     return child_ended(pid, got, result, job->out, err);
+}
+
+int bl_h5_merge(const char *out, const char *command,
+                   const char *const *inputs, size_t ninputs,
+                   bl_h5_merge_conflict_fn *conflict,
+                   bl_h5_merge_unreadable_fn *bad, void *ctx,
+                   int *duplicates, int *unreadable, bl_err *err)
+{
+    bl_merge_job job = {out, command, inputs, ninputs, conflict, bad, ctx};
+    *duplicates = 0;
+    *unreadable = 0;
+    /* a bad target is refused here, before any child starts */
+    if (bl_atomic_check_target(out, err) < 0)
+        return -1;
+    return merge_in_child(&job, duplicates, unreadable, err);
 }

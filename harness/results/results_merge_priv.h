@@ -49,17 +49,12 @@ typedef struct bl_merge_job {
     void *ctx;
 } bl_merge_job;
 
-/* The merge itself, in this process (results_merge.c), its callbacks
- * conflict and bad called with ctx (job's own are not used). */
+/* The merge itself, in this process (results_merge.c; bl_h5_merge runs
+ * it in a child, results_merge_child.c), its callbacks conflict and bad
+ * called with ctx (job's own are not used). */
 int bl_merge_here(const bl_merge_job *job, bl_h5_merge_conflict_fn *conflict,
                   bl_h5_merge_unreadable_fn *bad, void *ctx, int *duplicates,
                   int *unreadable, bl_err *err);
-
-/* bl_merge_here in a child process, job's callbacks called here as the
- * child reports (results_merge_child.c): a crash of HDF5 in the child is
- * an error naming the signal, out left as it was. */
-int bl_merge_in_child(const bl_merge_job *job, int *duplicates,
-                      int *unreadable, bl_err *err);
 
 /* Starts a sink on the open file out: its machines read (their keys);
  * collect 1 keeps the summary rows in memory (merge: written sorted at
