@@ -49,3 +49,11 @@ scale_rows() {
         prev_n=$n prev_t=$t prev_c=$cpu
     done
 }
+
+# scale_args [ROUNDS [N ...]]: the arguments of the scale benchmarks into
+# rounds (default 3) and sizes (default 256 512 1024 2048 4096 8192 10000).
+scale_args() {
+    rounds=${1:-3}
+    shift $(( $# > 0 ? 1 : 0 ))
+    sizes=${*:-"256 512 1024 2048 4096 8192 10000"}
+}

@@ -18,8 +18,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/bench_lib.sh
-rounds=${1:-3}
-shift $(( $# > 0 ? 1 : 0 )); sizes=${*:-"256 512 1024 2048 4096 8192 10000"}
+scale_args "$@"
 build=${BUILD:-build}
 bindlab=$build/bindlab
 app=$build/bindlab-app

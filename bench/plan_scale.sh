@@ -14,8 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/bench_lib.sh
-rounds=${1:-3}
-shift $(( $# > 0 ? 1 : 0 )); sizes=${*:-"256 512 1024 2048 4096 8192 10000"}
+scale_args "$@"
 bindlab=${BINDLAB:-build/bindlab}
 topo=configs/topologies/AMD-19h-Zen3-2xEpyc-7763.xml
 [ -x "$bindlab" ] || { echo "build first: scripts/build.sh" >&2; exit 1; }
