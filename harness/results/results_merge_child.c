@@ -134,6 +134,21 @@ static void relay(const bl_merge_job *job, char kind, int n, char **s,
         snprintf(err->msg, sizeof err->msg, "%s", s[1]);
 }
 
+/* What a signal that ended the child most likely means. */
+static const char *signal_hint(int sig)
+{
+    if (sig == SIGSEGV || sig == SIGBUS || sig == SIGABRT)
+        return "; HDF5 crashes so when memory runs out, and the output is "
+               "built in memory, about the size of the inputs together: "
+               "raise the memory limit (ulimit -v) or merge fewer inputs "
+               "at once";
+    if (sig == SIGKILL)
+        return "; killed, by the kernel when memory runs out (the output "
+               "is built in memory, about the size of the inputs together) "
+               "or by a kill";
+    return "";
+}
+
 /* The child's end: its result, or an error naming how it died. */
 static int child_ended(pid_t pid, int got_result, int result,
                        const char *out, bl_err *err)
@@ -149,11 +164,9 @@ static int child_ended(pid_t pid, int got_result, int result,
         unlink(tmp);
     if (WIFSIGNALED(status))
         return bl_err_set(err, "%s not written: the merge ended on signal "
-                          "%d (%s); HDF5 crashes so when memory runs out, "
-                          "and the output is built in memory, about the "
-                          "size of the inputs together: raise the memory "
-                          "limit (ulimit -v) or merge fewer inputs at once",
-                          out, WTERMSIG(status), strsignal(WTERMSIG(status)));
+                          "%d (%s)%s", out, WTERMSIG(status),
+                          strsignal(WTERMSIG(status)),
+                          signal_hint(WTERMSIG(status)));
     return bl_err_set(err, "%s not written: the merge ended without a "
                       "result (exit status %d)", out,
                       WIFEXITED(status) ? WEXITSTATUS(status) : -1);
