@@ -62,6 +62,7 @@ if [ "$quick" = 1 ]; then
     counters_args="3 64MiB 2"
     scale_sweep_args="1 10 100"
     scale_merge_args="1 100 1000"
+    scale_nodes_args="1 256 512 1024" scale_nodes_max=1024
     plan_args="1"
     latency_args="--rounds 5 --levels l1,l2 --chase l1"
 else
@@ -71,6 +72,7 @@ else
     counters_args="7 64MiB 2"
     scale_sweep_args="1"
     scale_merge_args="3"
+    scale_nodes_args="3" scale_nodes_max=10000
     plan_args="3"
     latency_args="--rounds 15"
 fi
@@ -82,6 +84,9 @@ BENCH_GROUPS=(
     "sweep-scale|env BINDLAB=$build/bindlab bench/sweep_scale.sh $scale_sweep_args"
     "merge-scale|env BUILD=$build bench/merge_scale.sh $scale_merge_args"
     "plan|env BINDLAB=$build/bindlab bench/plan.sh $plan_args"
+    "plan-scale|env BINDLAB=$build/bindlab bench/plan_scale.sh $scale_nodes_args"
+    "report-scale|env BUILD=$build bench/report_scale.sh $scale_nodes_args"
+    "nodes-scale|env BUILD=$build bench/nodes_scale.sh $scale_nodes_args"
     "latency|env BINDLAB_APP=$build/bindlab-app bench/latency.sh $latency_args"
 )
 
@@ -112,6 +117,28 @@ BENCH_ROWS+=("sweep.n1000.overhead_s|sweep of 1,000 tiny runs: harness s per run
        "merge.per_file_ratio|merge: CPU per file at the largest size|CPU per file at 100 files|<= 1.20"
        "report.n10000.wall_s|bindlab report of 10,000 runs, s|-|<= 2"
        "plan.layouts100_s|bindlab plan, 100 layouts on 2x EPYC 9654, s|-|<= 5")
+# a job of N nodes x 8 ranks x 16 threads (N: 10,000, or 1,024 with --quick;
+# the goals are for 10,000): ratios are the worst CPU time(2N)/time(N)
+for n in $scale_nodes_max; do
+    BENCH_ROWS+=("plan.nodes$n.wall_s|plan --nodes $n, TSV of every thread, s|-|<= 10"
+        "plan.nodes$n.peak_mib|same: peak RSS, MiB|-|<= 1024"
+        "plan.nodes$n.text_lines|same: the default text's lines|-|<= 99"
+        "report.nodes$n.html_wall_s|report --html of a run over $n nodes, s|-|<= 10"
+        "report.nodes$n.html_cpu_s|same: CPU time (user + system), s|-|<= 10"
+        "report.nodes$n.html_bytes|same: the page's size, bytes|-|<= 20000000"
+        "report.nodes$n.text_wall_s|report (text) of the same run, s|-|-"
+        "nodes.merge.n$n.wall_s|merge of a run record of $n nodes, s|-|<= 10"
+        "nodes.merge.n$n.cpu_s|same: CPU time (user + system), s|-|<= 10"
+        "nodes.merge.n$n.peak_mib|same: peak RSS, MiB|-|<= 1024"
+        "nodes.dryrun.n$n.wall_s|sweep --dry-run, a layout of nodes: $n, s|-|-"
+        "nodes.slurm.n$n.wall_s|bindlab slurm --nodes $n, s|-|-"
+        "nodes.plan.n$n.text_lines|plan --nodes $n: the default text's lines|-|<= 99")
+done
+BENCH_ROWS+=("plan.worst_cpu_ratio|plan: CPU time(2N)/time(N), worst doubling|-|<= 2.2"
+    "report.html_worst_cpu_ratio|report --html: the same|-|<= 2.2"
+    "nodes.merge.worst_cpu_ratio|merge of a record: the same|-|<= 2.2"
+    "nodes.dryrun.worst_cpu_ratio|sweep --dry-run: the same|-|<= 2.2"
+    "nodes.slurm.worst_cpu_ratio|bindlab slurm: the same|-|<= 2.2")
 # The issue asks the app to agree with likwid-bench within 10% on the same
 # core and size. likwid-bench has no dependent-load test, so the app's
 # --access lines (clload's pattern: one independent load per line, in order)

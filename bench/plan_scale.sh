@@ -14,8 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/bench_lib.sh
-rounds=${1:-3}
-shift $(( $# > 0 ? 1 : 0 )); sizes=${*:-"256 512 1024 2048 4096 8192 10000"}
+scale_args "$@"
 bindlab=${BINDLAB:-build/bindlab}
 topo=configs/topologies/AMD-19h-Zen3-2xEpyc-7763.xml
 [ -x "$bindlab" ] || { echo "build first: scripts/build.sh" >&2; exit 1; }
@@ -47,7 +46,7 @@ for r in $(seq 1 "$rounds"); do
 done
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%8s %10s %8s %8s %10s %11s %10s\n' nodes rows wall_s cpu_s peak_MiB ratio_wall ratio_cpu
-prev_n="" prev_t="" prev_c=""
+prev_n="" prev_t="" prev_c="" worst=0
 for n in $sizes; do
     t=$(awk -v n="$n" '$1 == n { print $2 }' "$work/rows" | median)
     kb=$(awk -v n="$n" '$1 == n { print $3 }' "$work/rows" | median)
@@ -56,12 +55,17 @@ for n in $sizes; do
     if [ -n "$prev_n" ] && [ "$n" = $((2 * prev_n)) ]; then
         ratio=$(awk -v a="$prev_t" -v b="$t" 'BEGIN { printf "%.2f", (a > 0 ? b / a : 0) }')
         ratio_cpu=$(awk -v a="$prev_c" -v b="$cpu" 'BEGIN { printf "%.2f", (a > 0 ? b / a : 0) }')
+        worst=$(awk -v a="$worst" -v b="$ratio_cpu" 'BEGIN { print (b > a ? b : a) }')
     fi
     printf '%8d %10d %8.2f %8.2f %10.1f %11s %10s\n' "$n" $((128 * n)) "$t" "$cpu" \
         "$(awk -v k="$kb" 'BEGIN { print k / 1024 }')" "$ratio" "$ratio_cpu"
     prev_n=$n prev_t=$t prev_c=$cpu
 done
+echo "bench-result plan.nodes$n.wall_s $t"
+echo "bench-result plan.nodes$n.peak_mib $(awk -v k="$kb" 'BEGIN { printf "%.1f", k / 1024 }')"
+echo "bench-result plan.worst_cpu_ratio $worst"
 last=${sizes##* }
 mapfile -t a < <(args "$last")
 "$bindlab" "${a[@]}" >"$work/text" 2>&1 || { cat "$work/text" >&2; exit 1; }
 echo "default text output of $last nodes: $(wc -l <"$work/text") lines"
+echo "bench-result plan.nodes$last.text_lines $(wc -l <"$work/text")"

@@ -15,8 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/bench_lib.sh
-rounds=${1:-3}
-shift $(( $# > 0 ? 1 : 0 )); sizes=${*:-"256 512 1024 2048 4096 8192 10000"}
+scale_args "$@"
 build=${BUILD:-build}
 bindlab=$build/bindlab
 gen=$build/bench/bindlab-gen-record
@@ -38,11 +37,7 @@ one() {
     local kind=$1 n=$2; shift 2
     /usr/bin/time -v -o "$work/time" "$@" >"$work/out.$kind.$n" 2>"$work/err" ||
         { cat "$work/err" >&2; exit 1; }
-    awk -v k="$kind" -v n="$n" '/Elapsed \(wall clock\)/ { split($NF, t, ":"); s = t[1] * 60 + t[2];
-                    if (length(t) == 3) s = t[1] * 3600 + t[2] * 60 + t[3] }
-                   /Maximum resident/ { kb = $NF }
-                   /User time|System time/ { cpu += $NF }
-                   END { print k, n, s, kb, cpu }' "$work/time" >>"$work/rows"
+    time_v_row "$kind" "$n" "$work/time" >>"$work/rows"
 }
 for _ in $(seq 1 "$rounds"); do
     for n in $sizes; do
@@ -53,20 +48,16 @@ done
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-5s %8s %8s %8s %9s %11s %10s %12s\n' kind nodes wall_s cpu_s peak_MiB ratio_wall ratio_cpu output
 for kind in text html; do
-    prev_n="" prev_t="" prev_c=""
-    for n in $sizes; do
-        t=$(awk -v k="$kind" -v n="$n" '$1 == k && $2 == n { print $3 }' "$work/rows" | median)
-        kb=$(awk -v k="$kind" -v n="$n" '$1 == k && $2 == n { print $4 }' "$work/rows" | median)
-        cpu=$(awk -v k="$kind" -v n="$n" '$1 == k && $2 == n { print $5 }' "$work/rows" | median)
-        ratio=- ratio_cpu=-
-        if [ -n "$prev_n" ] && [ "$n" = $((2 * prev_n)) ]; then
-            ratio=$(awk -v a="$prev_t" -v b="$t" 'BEGIN { printf "%.2f", (a > 0 ? b / a : 0) }')
-            ratio_cpu=$(awk -v a="$prev_c" -v b="$cpu" 'BEGIN { printf "%.2f", (a > 0 ? b / a : 0) }')
-        fi
+    scale_rows "$work/rows" "$kind" $sizes >"$work/table" # sets SCALE_*
+    while read -r n t cpu mib ratio ratio_cpu; do
         if [ "$kind" = html ]; then out="$(stat -c %s "$work/n$n.html") B"
         else out="$(wc -l <"$work/out.text.$n") lines"; fi
         printf '%-5s %8d %8.2f %8.2f %9.1f %11s %10s %12s\n' "$kind" "$n" "$t" "$cpu" \
-            "$(awk -v k="$kb" 'BEGIN { print k / 1024 }')" "$ratio" "$ratio_cpu" "$out"
-        prev_n=$n prev_t=$t prev_c=$cpu
-    done
+            "$mib" "$ratio" "$ratio_cpu" "$out"
+    done <"$work/table"
+    echo "bench-result report.nodes${sizes##* }.${kind}_wall_s $SCALE_WALL"
+    echo "bench-result report.nodes${sizes##* }.${kind}_cpu_s $SCALE_CPU"
+    [ "$kind" = text ] ||
+        echo "bench-result report.nodes${sizes##* }.html_bytes $(stat -c %s "$work/n${sizes##* }.html")"
+    echo "bench-result report.${kind}_worst_cpu_ratio $SCALE_WORST"
 done

@@ -261,8 +261,11 @@ int bl_h5_read_nodes_shared(hid_t file, bl_h5_machine **m, size_t *n,
     free(where);
     free(digest);
     /* HDF5 keeps what it freed for reuse (free lists): 10,000 nodes'
-     * attributes would stay in the process as tens of MB */
-    H5garbage_collect();
+     * attributes would stay in the process as tens of MB; a few nodes'
+     * are not worth the collection (a merge of 10,000 one-node files
+     * reads them once a file) */
+    if (count > 64)
+        H5garbage_collect();
     *n = count;
     return 0;
 }

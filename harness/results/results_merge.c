@@ -1,6 +1,6 @@
-/* `bindlab merge` (results_file.h): a new file built from its inputs, read
- * one at a time through the sink (results_merge_priv.h), written
- * atomically. */
+/* The work of `bindlab merge` (bl_h5_merge, results_merge_child.c, runs
+ * it in a child process): a new file built from its inputs, read one at a
+ * time through the sink (results_merge_priv.h), written atomically. */
 #include "results/results_merge_priv.h"
 
 #include <stdlib.h>
@@ -23,12 +23,12 @@ int bl_merge_create_runs(hid_t file, bl_err *err)
     return 0;
 }
 
-int bl_h5_merge(const char *out, const char *command,
-                   const char *const *inputs, size_t ninputs,
-                   bl_h5_merge_conflict_fn *conflict,
-                   bl_h5_merge_unreadable_fn *bad, void *ctx,
-                   int *duplicates, int *unreadable, bl_err *err)
+int bl_merge_here(const bl_merge_job *job, bl_h5_merge_conflict_fn *conflict,
+                  bl_h5_merge_unreadable_fn *bad, void *ctx, int *duplicates,
+                  int *unreadable, bl_err *err)
 {
+    const char *out = job->out;
+    size_t ninputs = job->ninputs;
     bl_merge_sink st;
     int rc = 0;
     size_t readable = 0;
@@ -43,14 +43,14 @@ int bl_h5_merge(const char *out, const char *command,
     if (bl_atomic_check_target(out, err) < 0 ||
         (file = bl_h5_mem_create(out, err)) < 0)
         return -1;
-    rc = bl_h5_write_root(file, "sweep", command, err);
+    rc = bl_h5_write_root(file, "sweep", job->command, err);
     if (rc == 0)
         rc = bl_merge_create_runs(file, err);
     if (rc == 0)
         rc = bl_merge_sink_init(&st, file, 1, err);
     else
         memset(&st, 0, sizeof st);
-    st.names = inputs;
+    st.names = job->inputs;
     st.out_name = out;
     st.conflict = conflict;
     st.ctx = ctx;

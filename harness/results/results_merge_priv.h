@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 
+#include "keymap.h"
 #include "results/results_file.h"
 
 typedef struct bl_merge_sink {
@@ -20,6 +21,8 @@ typedef struct bl_merge_sink {
                                * 0: appended to out's /summary at once */
     bl_h5_node_key *keys;     /* of out's /nodes/<k> */
     size_t nkeys, capkeys;
+    bl_keymap key_index;      /* a key's text (bl_merge_key_text) -> k */
+    bl_keymap topo_index;     /* a topology digest -> its first k */
     /* runs added in this session */
     bl_h5_summary *rows;
     char **where;             /* its nodes, or for a run without nodes "@"
@@ -35,6 +38,23 @@ typedef struct bl_merge_sink {
     void *ctx;
     int duplicates;
 } bl_merge_sink;
+
+/* One `bindlab merge`: bl_h5_merge's arguments. */
+typedef struct bl_merge_job {
+    const char *out, *command;
+    const char *const *inputs;
+    size_t ninputs;
+    bl_h5_merge_conflict_fn *conflict;
+    bl_h5_merge_unreadable_fn *bad;
+    void *ctx;
+} bl_merge_job;
+
+/* The merge itself, in this process (results_merge.c; bl_h5_merge runs
+ * it in a child, results_merge_child.c), its callbacks conflict and bad
+ * called with ctx (job's own are not used). */
+int bl_merge_here(const bl_merge_job *job, bl_h5_merge_conflict_fn *conflict,
+                  bl_h5_merge_unreadable_fn *bad, void *ctx, int *duplicates,
+                  int *unreadable, bl_err *err);
 
 /* Starts a sink on the open file out: its machines read (their keys);
  * collect 1 keeps the summary rows in memory (merge: written sorted at
@@ -53,6 +73,17 @@ size_t bl_merge_sink_add_files(bl_merge_sink *st, size_t n,
 
 /* Creates the empty /runs group of a new output file. */
 int bl_merge_create_runs(hid_t file, bl_err *err);
+
+/* The machines of file: every node's key, each distinct topology read
+ * and digested once (a run over 10,000 alike nodes reads one XML), in
+ * *keys (*n of them, free each with bl_h5_node_key_free, then the array);
+ * their records, without the XML of a node whose topology an earlier one
+ * has, in *m when m is not NULL (free with bl_h5_nodes_free). */
+int bl_merge_read_keys(hid_t file, bl_h5_node_key **keys, bl_h5_machine **m,
+                       size_t *n, bl_err *err);
+
+/* Adds out node k (st->keys[k]) to st's indexes; -1 out of memory. */
+int bl_merge_index_key(bl_merge_sink *st, size_t k);
 
 /* The out node index of each of in's nodes into *map (malloc'ed, *n
  * entries), the machines out does not have yet copied to it. */

@@ -49,21 +49,16 @@ static long find_row(const bl_merge_sink *s, const char *id)
 int bl_merge_sink_init(bl_merge_sink *s, hid_t out, int collect,
                        bl_err *err)
 {
-    bl_h5_machine *m = NULL;
-    size_t n = 0;
     memset(s, 0, sizeof *s);
     s->out = out;
     s->collect = collect;
-    if (bl_h5_read_nodes(out, &m, &n, err) < 0)
+    if (bl_merge_read_keys(out, &s->keys, NULL, &s->nkeys, err) < 0)
         return -1;
-    s->keys = calloc(n + 1, sizeof *s->keys);
-    for (size_t k = 0; s->keys && k < n; k++)
-        if (bl_h5_node_key_of(&m[k], &s->keys[s->nkeys]) == 0)
-            s->nkeys++;
-    s->capkeys = n + 1;
-    bl_h5_nodes_free(m, n);
-    if (!s->keys || s->nkeys != n)
-        return bl_err_set(err, "out of memory reading the machine records");
+    s->capkeys = s->nkeys;
+    for (size_t k = 0; k < s->nkeys; k++)
+        if (bl_merge_index_key(s, k) < 0)
+            return bl_err_set(err, "out of memory reading the machine "
+                              "records");
     return 0;
 }
 
@@ -78,6 +73,8 @@ void bl_merge_sink_free(bl_merge_sink *s)
     for (size_t k = 0; k < s->nkeys; k++)
         bl_h5_node_key_free(&s->keys[k]);
     free(s->keys);
+    bl_keymap_free(&s->key_index);
+    bl_keymap_free(&s->topo_index);
     memset(s, 0, sizeof *s);
 }
 

@@ -133,3 +133,12 @@ golden_review() {
     fail "the golden files changed (diff above): review it, then commit them" \
          "with the change that caused it; until then this run fails"
 }
+
+# need_gen_record: GEN, bindlab-gen-record (bench/, part of every build:
+# made-up run records of many nodes), and XML, the shipped 2x EPYC 7763
+# topology it is given.
+need_gen_record() {
+    GEN=$BINDLAB_BUILD_DIR/bench/bindlab-gen-record
+    XML=$(dirname "$0")/../../configs/topologies/AMD-19h-Zen3-2xEpyc-7763.xml
+    [ -x "$GEN" ] || fail "$GEN not built (bench/, part of every build)"
+}

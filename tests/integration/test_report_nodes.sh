@@ -7,9 +7,7 @@
 # Alike nodes fold into one line and one map, the odd ones stay apart,
 # --all-nodes lists every node, and the topology is stored once.
 . "$(dirname "$0")/common.sh"
-GEN=$BINDLAB_BUILD_DIR/bench/bindlab-gen-record
-XML=$(dirname "$0")/../../configs/topologies/AMD-19h-Zen3-2xEpyc-7763.xml
-[ -x "$GEN" ] || fail "$GEN not built (bench/, part of every build)"
+need_gen_record
 T=$WORK
 
 "$GEN" "$T/odd.h5" "$XML" 200 8 4 --odd || fail "gen-record --odd"

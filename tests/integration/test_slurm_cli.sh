@@ -75,3 +75,22 @@ refuse "--array=3: the sweep has 2 runs" evil.yaml --array=3
 refuse "--results (it is part of #SBATCH --output)" evil.yaml --results "$WORK/my results"
 refuse "layout r0001 (two-cores triad np2 map=core bind=core places=cores proc_bind=close t=1 init=parallel): np 2 needs 2 slots, but this node has 1" "$BINDLAB_FIXTURES/slurm/small.yaml" --topology "pack:1 core:1 pu:1"
 echo "ok: refusals"
+
+# A job of 10,000 nodes x 8 ranks x 16 threads: one script of the usual
+# size, its #SBATCH lines from the layout.
+cat >"$WORK/big.yaml" <<'YAML'
+name: big
+kernels: [{name: triad, size: 4MiB, iters: 2, warmup: 0}]
+layouts: [{name: full, np: 80000, nodes: 10000, map_by: "ppr:8:node:PE=16", bind_to: core, threads: 16}]
+YAML
+"$BINDLAB" slurm big.yaml --nodes 10000 \
+    --topology "$BINDLAB_SOURCE_DIR/configs/topologies/AMD-19h-Zen3-2xEpyc-7763.xml" \
+    -o big.sbatch >out.txt 2>err.txt || { cat out.txt err.txt; fail "10,000 nodes: slurm failed"; }
+grep -q "^wrote big.sbatch: 1 run, 10000 nodes x 8 tasks x 16 CPUs" out.txt ||
+    { cat out.txt; fail "10,000 nodes: not 1 run of 10000 nodes x 8 tasks x 16 CPUs"; }
+for l in "#SBATCH --nodes=10000" "#SBATCH --ntasks-per-node=8" "#SBATCH --cpus-per-task=16"; do
+    expect_line big.sbatch "$l"
+done
+bash -n big.sbatch || fail "10,000 nodes: not a shell script"
+[ "$(wc -l <big.sbatch)" -lt 60 ] || fail "10,000 nodes: a script of $(wc -l <big.sbatch) lines"
+echo "ok: a job of 10,000 nodes"

@@ -111,25 +111,38 @@ if [ "$NC" -lt 32 ]; then
 fi
 echo "ok: without --node-topologies every node is checked as this machine"
 
+# one_per_node N NAME [OPTIONS]: a dry run of N ranks, one a node, over a
+# made-up allocation of N nodes (bl[1-N]) into $WORK/NAME.out; fails
+# unless it exits 0
+one_per_node() {
+    local n=$1 name=$2 rc=0
+    shift 2
+    printf 'ClusterName=plan\nSlurmctldHost=localhost\nNodeName=bl[1-%d] CPUs=%s\nPartitionName=p Nodes=bl[1-%d]\n' \
+        "$n" "$NC" "$n" >"$WORK/slurm.conf"
+    printf '%s\n' "name: $name" "kernels: [{name: triad, size: 4MiB, iters: 2, warmup: 0}]" \
+        "layouts: [{name: one, np: $n, nodes: $n, map_by: \"ppr:1:node\", bind_to: core, threads: 1}]" \
+        >"$WORK/$name.yaml"
+    SLURM_JOB_NODELIST="bl[1-$n]" "$BINDLAB" sweep --dry-run --app "$BINDLAB_APP" \
+        --results "$WORK/res" "$@" "$WORK/$name.yaml" >"$WORK/$name.out" 2>"$WORK/$name.err" || rc=$?
+    [ "$rc" = 0 ] || { cat "$WORK/$name.err"; fail "$n nodes: exit $rc"; }
+    hosts_of r0000 "$WORK/$name.out" | tr ',' '\n' >"$WORK/$name.hosts"
+}
+
 # a big allocation: 1,000 nodes, all one file (linked), one rank each: the
 # host list (some 9,000 characters, once cut at 4,095) is whole in the
 # dry run's command, every node named once with its cores
-printf 'ClusterName=plan\nSlurmctldHost=localhost\nNodeName=bl[1-1000] CPUs=%s\nPartitionName=p Nodes=bl[1-1000]\n' \
-    "$NC" >"$WORK/slurm.conf"
 mkdir -p "$WORK/big"
 cp "$EPYC" "$WORK/big/bl1.xml"
 for k in $(seq 2 1000); do ln -s bl1.xml "$WORK/big/bl$k.xml"; done
-cat >"$WORK/big.yaml" <<'YAML'
-name: big
-kernels: [{name: triad, size: 4MiB, iters: 2, warmup: 0}]
-layouts: [{name: one, np: 1000, nodes: 1000, map_by: "ppr:1:node", bind_to: core, threads: 1}]
-YAML
-rc=0
-SLURM_JOB_NODELIST='bl[1-1000]' "$BINDLAB" sweep --dry-run --app "$BINDLAB_APP" \
-    --results "$WORK/res" --node-topologies "$WORK/big" "$WORK/big.yaml" \
-    >"$WORK/big.out" 2>"$WORK/big.err" || rc=$?
-[ "$rc" = 0 ] || { cat "$WORK/big.err"; fail "1,000 nodes: exit $rc"; }
-hosts_of r0000 "$WORK/big.out" | tr ',' '\n' >"$WORK/big.hosts"
+one_per_node 1000 big --node-topologies "$WORK/big"
 seq -f 'bl%g:128' 1 1000 | diff - "$WORK/big.hosts" >/dev/null ||
     fail "1,000 nodes: the --host list is not bl1:128 ... bl1000:128"
 echo "ok: 1,000 nodes named in full, their one topology file parsed once"
+
+# 10,000 nodes, each this machine (no --node-topologies): the dry run is
+# one run's two lines, the --host list whole
+one_per_node 10000 huge
+[ "$(wc -l <"$WORK/huge.out")" = 2 ] || fail "10,000 nodes: $(wc -l <"$WORK/huge.out") lines, not 2"
+seq -f "bl%g:$NC" 1 10000 | diff - "$WORK/huge.hosts" >/dev/null ||
+    fail "10,000 nodes: the --host list is not bl1:$NC ... bl10000:$NC"
+echo "ok: 10,000 nodes in a dry run of two lines, every node named"
