@@ -22,7 +22,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 shape=snc2
 build=$root/build/numa-suite
 jobs=2
-include='^unit\.|^integration\.test_(plan_cli|plan_openmpi|plan_offline_pus|check|sweep|sweep_identity|run_cli|run_flags|report_cli|report_ties|bindings_live|app_threads)$'
+include='^unit\.|^integration\.test_(plan_(cli|openmpi|offline_pus|golden)|check|compare|'
+include+='sweep|sweep_(identity|mempolicy)|run_(cli|flags)|report_(cli|ties)|bindings_(cli|live)|'
+include+='app_(threads|check|mpirun))$'
 # Other MPIs, third-party programs, OpenMP runtimes built apart, Slurm, the
 # compiler's link graph: not what this run is for.
 exclude='^integration\.test_(apps_|mpis|slurm|gpu|omp_runtimes|sweep_omp_runtimes|install|symbol_graph|.*hydra|.*ompi5)'
