@@ -170,11 +170,16 @@ int bl_layout_validate_node(const bl_layout *l, hwloc_topology_t topo,
     if (check_present(&n, rank, "rank_by", l->rank_by, err) < 0 ||
         check_ppr(l, &n, over, err) < 0 || check_pe(l, &n, over, err) < 0)
         return -1;
-    if (!over && !l->map.pe && l->np > n.c.cores)
+    /* Open MPI counts one slot per core, or per hwthread when it maps by
+     * hwthread (it then takes hwthreads as its CPUs). */
+    int by_pu = l->map.res == BL_RES_HWTHREAD && !l->map.ppr;
+    int slots = by_pu ? n.c.pus : n.c.cores;
+    if (!over && !l->map.pe && l->np > slots)
         return bl_err_set(err,
                           "np %d needs %d slots, but this node has %d (one "
-                          "per core; add oversubscribe to share cores)",
-                          l->np, l->np, n.c.cores);
+                          "per %s; add oversubscribe to share %ss)",
+                          l->np, l->np, slots, by_pu ? "hwthread" : "core",
+                          by_pu ? "hwthread" : "core");
     pus = pus_per_rank(l, &n);
     threads = l->threads == BL_THREADS_FILL ? pus : l->threads;
     if (l->bind == BL_RES_NONE && !over &&

@@ -304,7 +304,7 @@ static bl_layout_check expect_valid(const char *spec, bl_layout l, int over)
     return c;
 }
 
-static void validate_counts_slots_per_core(void **state)
+static void validate_counts_slots_per_core_or_hwthread(void **state)
 {
     (void)state;
     expect_invalid(VM_TOPO, make(3, "core", "core", "1"), 0,
@@ -312,6 +312,25 @@ static void validate_counts_slots_per_core(void **state)
                    "add oversubscribe to share cores)");
     expect_valid(VM_TOPO, make(3, "core", "core", "1"), 1);
     expect_valid(VM_TOPO, make(3, "core:oversubscribe", "none", "1"), 0);
+    /* Mapping by hwthread, Open MPI takes each hwthread as a slot (32
+     * cores, 64 hwthreads); msg NULL: valid. */
+    static const struct {
+        int np;
+        const char *map, *msg;
+    } smt[] = {
+        {64, "hwthread", NULL},
+        {65, "hwthread", "np 65 needs 65 slots, but this node has 64 (one per "
+                         "hwthread; add oversubscribe to share hwthreads)"},
+        {33, "core", "np 33 needs 33 slots, but this node has 32 (one per "
+                     "core; add oversubscribe to share cores)"},
+    };
+    for (size_t i = 0; i < sizeof smt / sizeof smt[0]; i++) {
+        bl_layout l = make(smt[i].np, smt[i].map, "hwthread", "1");
+        if (smt[i].msg)
+            expect_invalid(SMT_TOPO, l, 0, smt[i].msg);
+        else
+            expect_valid(SMT_TOPO, l, 0);
+    }
 }
 
 static void validate_states_pe_arithmetic(void **state)
@@ -673,7 +692,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(expand_rejects_exclude_that_matches_nothing),
         cmocka_unit_test(expand_appends_explicit_layouts_and_rejects_duplicates),
         cmocka_unit_test(expand_requires_np),
-        cmocka_unit_test(validate_counts_slots_per_core),
+        cmocka_unit_test(validate_counts_slots_per_core_or_hwthread),
         cmocka_unit_test(validate_states_pe_arithmetic),
         cmocka_unit_test(validate_states_ppr_arithmetic),
         cmocka_unit_test(validate_checks_threads_against_the_binding),
