@@ -97,6 +97,24 @@ static int shape_build(hwloc_topology_t t, shape *s)
     return 0;
 }
 
+static void shape_free(shape *s)
+{
+    for (int i = 0; s->pu_set && i < s->npu; i++)
+        free(s->pu_set[i]);
+    for (int r = 0; s->rank_set && r < s->ranks; r++)
+        free(s->rank_set[r]);
+    for (int k = 0; s->host && k < s->nodes; k++)
+        free(s->host[k]);
+    free(s->os);
+    free(s->core);
+    free(s->numa);
+    free(s->package);
+    free(s->l3);
+    free(s->pu_set);
+    free(s->rank_set);
+    free(s->host);
+}
+
 /* The placement, memory and rank rows of node k into app (rows from
  * index k * ranks (* threads) on). */
 static void node_rows(const shape *s, int k, bl_h5_run *app)
@@ -220,11 +238,13 @@ int main(int argc, char **argv)
     }
     if (shape_build(t, &s) < 0 ||
         hwloc_topology_export_xmlbuffer(t, &xml, &len, 0) < 0) {
+        shape_free(&s);
         hwloc_topology_destroy(t);
         return 1;
     }
     rc = write_record(argv[1], &s, xml, t);
     hwloc_free_xmlbuffer(t, xml);
     hwloc_topology_destroy(t);
-    return rc < 0 ? 1 : 0;   /* the shape's strings end with the process */
+    shape_free(&s);
+    return rc < 0 ? 1 : 0;
 }

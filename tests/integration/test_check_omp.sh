@@ -20,10 +20,10 @@ LIBIOMP5=${BINDLAB_LIBIOMP5:-$SRC/build-omp/intel-openmp/lib/libiomp5.so}
 PROBE="$BINDLAB_BUILD_DIR/tests/omp_places_probe"
 [ -x "$PROBE" ] || fail "$PROBE not built"
 [ -x "$APP_LIBOMP" ] || { echo "SKIP: no clang+libomp app at $APP_LIBOMP (set BINDLAB_APP_LIBOMP, or build it: cmake -S . -B build-omp-libomp -DCMAKE_C_COMPILER=clang)"; exit 77; }
-LIBOMP=$(ldd "$APP_LIBOMP" | awk '/libomp\.so/ { print $3; exit }')
+LIBOMP=$(ldd "$APP_LIBOMP" | awk '/libomp\.so/ && !n { print $3; n = 1 }')
 [ -f "$LIBOMP" ] || { echo "SKIP: $APP_LIBOMP loads no libomp.so"; exit 77; }
 [ -f "$LIBIOMP5" ] || { echo "SKIP: no Intel libiomp5.so at $LIBIOMP5 (set BINDLAB_LIBIOMP5: pip install intel-openmp gives lib/libiomp5.so)"; exit 77; }
-LIBGOMP=$(ldd "$PROBE" | awk '/libgomp\.so/ { print $3; exit }')
+LIBGOMP=$(ldd "$PROBE" | awk '/libgomp\.so/ && !n { print $3; n = 1 }')
 [ -f "$LIBGOMP" ] || fail "$PROBE loads no libgomp.so"
 # A sanitized build wants its runtime first; these preloads come first.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
