@@ -107,6 +107,10 @@ static void child_conflict(void *ctx, const char *run_id,
     send_msg(*(int *)ctx, MSG_CONFLICT, 5, s);
 }
 
+#ifdef BINDLAB_COVERAGE_COUNTERS
+void __gcov_dump(void);     /* libgcov: write the counters now */
+#endif
+
 static _Noreturn void run_child(int fd, const bl_merge_job *job)
 {
     bl_err err = {""};
@@ -118,6 +122,9 @@ static _Noreturn void run_child(int fd, const bl_merge_job *job)
     snprintf(nums, sizeof nums, "%d %d %d", rc, dup, unreadable);
     send_msg(fd, MSG_RESULT, 2, s);
     close(fd);
+#ifdef BINDLAB_COVERAGE_COUNTERS
+    __gcov_dump();          /* _exit() skips gcov's exit handler */
+#endif
     _exit(0);
 }
 
