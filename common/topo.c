@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "cpuset.h"
+#include "xml_topo_sets.h"
 #include "xml_where.h"
 
 int bl_topo_load(const char *spec, hwloc_topology_t *out, bl_err *err)
@@ -18,6 +19,10 @@ int bl_topo_load(const char *spec, hwloc_topology_t *out, bl_err *err)
     hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
     if (spec && *spec) {
         if (stat(spec, &st) == 0) {
+            if (bl_topo_check_xml_file(spec, err) < 0) {
+                hwloc_topology_destroy(topo);
+                return -1;
+            }
             if (hwloc_topology_set_xml(topo, spec) < 0) {
                 hwloc_topology_destroy(topo);
                 return bl_topo_refused_xml(spec, err);
@@ -53,11 +58,28 @@ int bl_topo_refused_xml(const char *path, bl_err *err)
                       "why); make one with lstopo --of xml FILE", path);
 }
 
+int bl_topo_check_xml_file(const char *path, bl_err *err)
+{
+    char why[160], where[512];
+    if (!bl_xml_topo_sets_check_file(path, why, sizeof why))
+        return 0;
+    /* not well-formed XML: its line and column say more */
+    if (bl_xml_where(path, where, sizeof where))
+        return bl_topo_refused_xml(path, err);
+    return bl_err_set(err, "topology '%s': %s, which hwloc cannot read "
+                      "(a damaged or hand-edited file); make one with "
+                      "lstopo --of xml FILE", path, why);
+}
+
 int bl_topo_load_xml(const char *xml, hwloc_topology_t *out, bl_err *err)
 {
     hwloc_topology_t topo;
+    char why[160];
     if (!xml || !strstr(xml, "<object"))
         return bl_err_set(err, "no hwloc topology in the XML text");
+    if (bl_xml_topo_sets_check(xml, why, sizeof why))
+        return bl_err_set(err, "the recorded topology XML is damaged: %s",
+                          why);
     if (hwloc_topology_init(&topo) < 0)
         return bl_err_set(err, "hwloc: cannot initialise a topology");
     if (hwloc_topology_set_xmlbuffer(topo, xml, (int)strlen(xml) + 1) < 0 ||

@@ -25,6 +25,12 @@ int bl_topo_load_xml(const char *xml, hwloc_topology_t *out, bl_err *err);
  * as a topology; and the fix. */
 int bl_topo_refused_xml(const char *path, bl_err *err);
 
+/* 0 when the XML file path may go to hwloc; -1 with err naming the file,
+ * the object whose complete_cpuset or complete_nodeset is missing (hwloc
+ * would crash on it, xml_topo_sets.h) or where it is not well-formed, and
+ * the fix. */
+int bl_topo_check_xml_file(const char *path, bl_err *err);
+
 /* Where one PU sits. -1 for a level the machine does not have (e.g. no L3
  * object) or does not know. */
 typedef struct bl_pu_where {

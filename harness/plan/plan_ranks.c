@@ -56,6 +56,8 @@ int bl_plan_topology_load(const char *spec, hwloc_topology_t *out,
                                "or a synthetic description)", spec);
     if (is_file && !S_ISREG(st.st_mode))
         return bl_err_set(err, "topology '%s': not a regular file", spec);
+    if (is_file && bl_topo_check_xml_file(spec, err) < 0)
+        return -1;
     if (hwloc_topology_init(&t) < 0)
         return bl_err_set(err, "topology '%s': hwloc_topology_init failed",
                           spec);
