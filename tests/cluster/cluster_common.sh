@@ -92,9 +92,16 @@ launcher_hosts() {
 # ompi_mpi_init; upstream: open-mpi/ompi pull 13559). The signature: a
 # segfault "at address (nil)" and no rank got as far as its result. Such a
 # launch is run again (at most twice, and said); any other failure is one.
+# In the ASan pass the app's sanitizer keeps its own SIGSEGV handler (Open
+# MPI does not replace a handler already there), so the same crash reads
+# "AddressSanitizer: SEGV on unknown address 0x000000000000 (pc
+# 0x000000000000" (a call through a null pointer), and its unwinder, which
+# cannot walk on from pc 0, names one caller: Open MPI's code.
 init_race() {
-    grep -q "Signal: Segmentation fault" "$1" && grep -q "Failing at address: (nil)" "$1" &&
-        ! grep -q "^bindlab-app: result" "$1"
+    ! grep -q "^bindlab-app: result" "$1" || return 1
+    { grep -q "Signal: Segmentation fault" "$1" && grep -q "Failing at address: (nil)" "$1"; } ||
+        { grep -q "AddressSanitizer: SEGV on unknown address 0x000000000000 (pc 0x000000000000 " "$1" &&
+            grep -qE "#1 0x[0-9a-f]+ in [^ ]+ \(.*(libmpi\.so|libopen-pal|libopen-rte|/openmpi/)" "$1"; }
 }
 
 # Slots per node: the CPUs each node declares (node_cpus, the fixture's own
@@ -218,7 +225,7 @@ retried_launches() {
         if init_race "$log"; then
             echo "note: $log hit Open MPI 4.1's MPI_Init race (cluster_common.sh), the sweep launched it again"
         else
-            tail -n 5 "$log"
+            cat "$log" # the whole of it: what it died of is rarely in its last lines
             bad "$log: a launch that died before the app started, for another cause than Open MPI 4.1's MPI_Init race (the sweep launched it again)"
         fi
     done
