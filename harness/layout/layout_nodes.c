@@ -21,11 +21,14 @@ static int objs(const bl_topo_counts *c, bl_res r)
 }
 
 /* The ranks a node with counts c takes before the next node is used: its
- * slots (one per core, PE cores per rank), at most K per object with
+ * slots (one per core, PE cores per rank; one per hwthread when mapping by
+ * hwthread, as on one node: layout_check.c), at most K per object with
  * ppr:K:obj. */
 static int node_capacity(const bl_layout *l, const bl_topo_counts *c)
 {
-    int slots = objs(c, BL_RES_CORE) / (l->map.pe > 1 ? l->map.pe : 1);
+    int by_pu = l->map.res == BL_RES_HWTHREAD && !l->map.ppr;
+    int slots = objs(c, by_pu ? BL_RES_HWTHREAD : BL_RES_CORE) /
+                (l->map.pe > 1 ? l->map.pe : 1);
     if (l->map.ppr) {
         long k = (long)l->map.ppr * objs(c, l->map.res);
         if (k < slots)

@@ -357,6 +357,9 @@ static const struct {
     {20, 3, "ppr:4:package", {8, 8, 4}},
     /* more than 128 + 24: the 8 left dealt round robin (oversubscribed) */
     {160, 2, "core", {132, 28}},
+    /* by hwthread: a slot per hwthread, 256 on node 0, then node 1's 48 */
+    {300, 2, "hwthread", {256, 44}},
+    {260, 3, "hwthread", {256, 4, 0}},
 };
 
 static void node_ranks_follow_each_nodes_shape(void **state)
