@@ -511,8 +511,9 @@ static void overlong_line_is_rejected_unread(void **state)
     (void)state;
     assert_non_null(text);
     strcpy(text, "[vm:1] MCW rank 0 bound to socket 0[core 0[hwt 0]]: [B/.]\n");
-    memset(text + strlen(text), ' ', n);
-    strcpy(text + strlen(text) - 1, "x\n");
+    size_t head = strlen(text);
+    memset(text + head, ' ', n);
+    strcpy(text + head + n - 1, "x\n"); /* also ends the spaces' string */
     parse(text, "pack:1 core:2 pu:1", BL_REPORT_AUTO, &r, &t);
     assert_int_equal(r.count, 1);
     assert_int_equal(r.nrejected, 1);
