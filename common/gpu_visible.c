@@ -2,8 +2,11 @@
 #include "gpu_visible.h"
 
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "cpuset.h"
 
 int bl_gpu_local_rank(const char **from, bl_err *err)
 {
@@ -111,8 +114,8 @@ static int names_index(const char *list, int index)
     return found;
 }
 
-int bl_gpu_visible_filter(bl_pci_list *gpus,
-                          const char *(*get)(const char *name), int *hidden)
+int bl_gpu_visible_filter(bl_pci_list *gpus, bl_gpu_env_get get, void *ctx,
+                          int *hidden)
 {
     int kept = 0, seen[3] = {0, 0, 0};  /* GPUs so far per variable */
     int given = 1;
@@ -123,7 +126,7 @@ int bl_gpu_visible_filter(bl_pci_list *gpus,
     for (int g = 0; g < gpus->n; g++) {
         bl_pci_fn f = gpus->fn[g];
         const char *var = bl_gpu_visible_var(f.vendor);
-        const char *list = var ? get(var) : NULL;
+        const char *list = var ? get(ctx, var) : NULL;
         int keep = 1, named = 0;
         for (int v = 0; var && v < 3; v++)
             if (!strcmp(var, vars[v])) {
@@ -156,29 +159,102 @@ hwloc_bitmap_t bl_gpu_own_cpus(void)
     return b;
 }
 
-static const char *env_of(const char *name)
+static const char *env_of(void *ctx, const char *name)
 {
+    (void)ctx;
     return getenv(name);
+}
+
+int bl_gpu_is_far(const bl_pci_fn *d, hwloc_const_bitmap_t cpus)
+{
+    return cpus && !hwloc_bitmap_iszero(cpus) &&
+           !hwloc_bitmap_iszero(d->local_cpus) &&
+           !hwloc_bitmap_intersects(d->local_cpus, cpus);
+}
+
+/* set as a CPU list, cut with '+' when it does not fit in len bytes. */
+static void list_text(hwloc_const_bitmap_t set, char *buf, size_t len)
+{
+    int need = bl_cpuset_format_list(set, buf, len);
+    if (need < 0 || (size_t)need >= len)
+        snprintf(buf + len - 2, 2, "+");
+}
+
+int bl_gpu_not_local(const bl_pci_list *gpus, hwloc_const_bitmap_t cpus,
+                     char *text, size_t len)
+{
+    char local[160], mine[160];
+    if (len)
+        text[0] = '\0';
+    for (int g = 0; g < gpus->n; g++) {
+        const bl_pci_fn *d = &gpus->fn[g];
+        if (!bl_gpu_is_far(d, cpus))
+            continue;
+        list_text(d->local_cpus, local, sizeof local);
+        list_text(cpus, mine, sizeof mine);
+        snprintf(text, len,
+            "GPU %s (NUMA node %d, local CPUs %s) is not local to this "
+            "process's CPUs %s: every transfer to it crosses to another "
+            "NUMA node or package (give each rank a GPU near its cores: "
+            "bindlab sweep's gpu_bind: closest)",
+            d->busid, d->numa_node, local, mine);
+        return 1;   /* one finding names the first; the others alike */
+    }
+    return 0;
+}
+
+/* from's functions into to, their local CPUs copied. -1 out of memory. */
+static int list_copy(const bl_pci_list *from, bl_pci_list *to)
+{
+    to->n = 0;
+    if (!(to->fn = calloc((size_t)from->n + 1, sizeof *to->fn)))
+        return -1;
+    for (; to->n < from->n; to->n++) {
+        to->fn[to->n] = from->fn[to->n];
+        if (!(to->fn[to->n].local_cpus =
+                  hwloc_bitmap_dup(from->fn[to->n].local_cpus))) {
+            bl_pci_list_free(to);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int bl_gpu_seen_of(const bl_pci_list *node, hwloc_const_bitmap_t cpus,
+                   bl_gpu_env_get get, void *ctx, bl_gpu_seen *out,
+                   char *not_local, size_t len, bl_err *err)
+{
+    bl_pci_list gpus;
+    int hidden;
+    memset(out, 0, sizeof *out);
+    if (not_local && len)
+        not_local[0] = '\0';
+    if (list_copy(node, &gpus) < 0)
+        return bl_err_set(err, "out of memory");
+    for (int g = 0; g < gpus.n; g++)
+        append(out->node, sizeof out->node, gpus.fn[g].busid);
+    out->given = gpus.n > 0 && bl_gpu_visible_filter(&gpus, get, ctx, &hidden);
+    for (int g = 0; g < gpus.n; g++) {
+        const bl_pci_fn *f = &gpus.fn[g];
+        append(out->seen, sizeof out->seen, f->busid);
+        if (bl_gpu_is_far(f, cpus))
+            append(out->far, sizeof out->far, f->busid);
+    }
+    if (not_local && out->given)
+        bl_gpu_not_local(&gpus, cpus, not_local, len);
+    bl_pci_list_free(&gpus);
+    return 0;
 }
 
 int bl_gpu_seen_read(hwloc_const_bitmap_t cpus, bl_gpu_seen *out,
                      bl_err *err)
 {
-    bl_pci_list gpus;
-    int hidden;
+    bl_pci_list node;
+    int rc;
     memset(out, 0, sizeof *out);
-    if (bl_pci_gpus_read(bl_sysfs_root(), &gpus, err) < 0)
+    if (bl_pci_gpus_read(bl_sysfs_root(), &node, err) < 0)
         return -1;
-    for (int g = 0; g < gpus.n; g++)
-        append(out->node, sizeof out->node, gpus.fn[g].busid);
-    out->given = gpus.n > 0 && bl_gpu_visible_filter(&gpus, env_of, &hidden);
-    for (int g = 0; g < gpus.n; g++) {
-        const bl_pci_fn *f = &gpus.fn[g];
-        append(out->seen, sizeof out->seen, f->busid);
-        if (cpus && !hwloc_bitmap_iszero(f->local_cpus) &&
-            !hwloc_bitmap_intersects(f->local_cpus, cpus))
-            append(out->far, sizeof out->far, f->busid);
-    }
-    bl_pci_list_free(&gpus);
-    return 0;
+    rc = bl_gpu_seen_of(&node, cpus, env_of, NULL, out, NULL, 0, err);
+    bl_pci_list_free(&node);
+    return rc;
 }

@@ -37,18 +37,33 @@ void bl_gpu_visible_make(bl_gpu_bind how, int per_rank, int lr,
                          hwloc_const_bitmap_t cpus, const bl_pci_list *gpus,
                          bl_gpu_visible *out);
 
+/* Reads a visible-device variable: its value, NULL when it is unset. */
+typedef const char *(*bl_gpu_env_get)(void *ctx, const char *name);
+
 /* Keeps in gpus only those this process may see: by vendor,
  * CUDA_VISIBLE_DEVICES (NVIDIA), ROCR_VISIBLE_DEVICES (AMD),
  * ZE_AFFINITY_MASK (Intel; "1.0" names device 1), each a list of numbers
  * among that vendor's GPUs in bus order; unset: all of that vendor. A list
  * holding anything but numbers (a UUID such as "GPU-8f2c...") cannot be
  * resolved without the GPU runtime: that vendor's GPUs are all kept.
- * get: getenv, or a test's stand-in. Sets *hidden to the GPUs dropped.
+ * get(ctx, name): getenv, the variables a probe recorded (bindlab run),
+ * or a test's stand-in. Sets *hidden to the GPUs dropped.
  * Returns 1 when every GPU kept was named by a resolved list (the process
  * was given its GPUs), 0 when some are kept only because nothing chose
  * among them. */
-int bl_gpu_visible_filter(bl_pci_list *gpus,
-                          const char *(*get)(const char *name), int *hidden);
+int bl_gpu_visible_filter(bl_pci_list *gpus, bl_gpu_env_get get, void *ctx,
+                          int *hidden);
+
+/* Is GPU d far from cpus: its local CPUs known and holding none of them
+ * (an empty or NULL cpus is near everything: nothing is known). */
+int bl_gpu_is_far(const bl_pci_fn *d, hwloc_const_bitmap_t cpus);
+
+/* The gpu-not-local finding: the first GPU of gpus (those a process was
+ * given, cut by bl_gpu_visible_filter) far from cpus, its text in text
+ * (naming it, its NUMA node and local CPUs, the process's CPUs and the
+ * fix). 1 when one is, 0 when none is (text ""). */
+int bl_gpu_not_local(const bl_pci_list *gpus, hwloc_const_bitmap_t cpus,
+                     char *text, size_t len);
 
 /* This process's own affinity as an hwloc bitmap (OS indexes), NULL when
  * it cannot be read (hwloc_bitmap_free it). */
@@ -71,5 +86,14 @@ typedef struct bl_gpu_seen {
  * they cannot be read (out of memory). */
 int bl_gpu_seen_read(hwloc_const_bitmap_t cpus, bl_gpu_seen *out,
                      bl_err *err);
+
+/* The view of a process whose CPUs are cpus and whose visible-device
+ * variables get(ctx, name) gives, among node (every GPU of its node, left
+ * as it is). When not_local is not NULL, the gpu-not-local text of a
+ * process given its GPUs (bl_gpu_not_local) goes there ("" none). -1 with
+ * err when out of memory. */
+int bl_gpu_seen_of(const bl_pci_list *node, hwloc_const_bitmap_t cpus,
+                   bl_gpu_env_get get, void *ctx, bl_gpu_seen *out,
+                   char *not_local, size_t len, bl_err *err);
 
 #endif

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "cpuset.h"
+#include "gpu_visible.h"
 
 int bl_pcheck_state_init(bl_pcheck_state *s, int node_slots, bl_err *err)
 {
@@ -295,22 +296,13 @@ static void check_kernel(const bl_pcheck_state *s, bl_pcheck_findings *f)
 
 /* A GPU this process was given (by CUDA_VISIBLE_DEVICES and the like)
  * whose locality holds none of its CPUs. A process that sees every GPU
- * was given none: which it uses is its own choice, not judged here. */
+ * was given none: which it uses is its own choice, not judged here. The
+ * judgement is gpu_visible.h's, which bindlab run's records share. */
 static void check_gpus(const bl_pcheck_state *s, bl_pcheck_findings *f)
 {
-    for (int g = 0; s->gpus_given && g < s->gpus.n; g++) {
-        const bl_pci_fn *d = &s->gpus.fn[g];
-        if (hwloc_bitmap_iszero(d->local_cpus) || hwloc_bitmap_iszero(s->cpus) ||
-            hwloc_bitmap_intersects(d->local_cpus, s->cpus))
-            continue;
-        bl_pcheck_add(f, "gpu-not-local", BL_PCHECK_WARNING,
-            "GPU %s (NUMA node %d, local CPUs %s) is not local to this "
-            "process's CPUs %s: every transfer to it crosses to another "
-            "NUMA node or package (give each rank a GPU near its cores: "
-            "bindlab sweep's gpu_bind: closest)",
-            d->busid, d->numa_node, lt(d->local_cpus).s, lt(s->cpus).s);
-        return;     /* one finding names the first; the others alike */
-    }
+    char text[600];
+    if (s->gpus_given && bl_gpu_not_local(&s->gpus, s->cpus, text, sizeof text))
+        bl_pcheck_add(f, "gpu-not-local", BL_PCHECK_WARNING, "%s", text);
 }
 
 void bl_pcheck_eval(const bl_pcheck_state *s, bl_pcheck_findings *f)

@@ -229,8 +229,9 @@ static const char *env_or_null(const char *name)
     return getenv(name);
 }
 
-static const char *getenv_const(const char *name)
+static const char *getenv_const(void *ctx, const char *name)
 {
+    (void)ctx;
     return getenv(name);
 }
 
@@ -240,7 +241,7 @@ static int gather_gpus(bl_pcheck_state *s, bl_err *err)
 {
     if (bl_pci_gpus_read(bl_sysfs_root(), &s->gpus, err) < 0)
         return -1;
-    s->gpus_given = bl_gpu_visible_filter(&s->gpus, getenv_const,
+    s->gpus_given = bl_gpu_visible_filter(&s->gpus, getenv_const, NULL,
                                           &s->gpus_hidden);
     return 0;
 }

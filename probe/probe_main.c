@@ -176,6 +176,7 @@ static void start(void)
         bp.period_ms = BP_DEFAULT_PERIOD_MS;
     }
     process_line(host, argv0, exe);
+    bp_visible_record();
     bp_label_init();
     bp_threads_init();
     bp_record_moment("start");

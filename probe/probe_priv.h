@@ -111,6 +111,9 @@ void bp_out_finish(void);              /* "end" line, fsync, rename */
 void bp_out_forget(void);              /* in a forked child: close, write nothing */
 void bp_escape(const char *in, char *out, size_t len);
 
+/* probe_visible.c: the "visible" line (visible-device variables) */
+void bp_visible_record(void);
+
 /* probe_omp.c: one "omp" line per OpenMP runtime loaded in the process */
 void bp_omp_record(void);
 void bp_mask_text(const unsigned char *mask, size_t bytes, char *out, size_t len);

@@ -49,6 +49,11 @@ static const struct {
                    "GPU of that node was given to none (the run's findings "
                    "name them): deal GPUs with gpu_bind closest or "
                    "round-robin and gpus_per_rank (docs/devices.md)."},
+    {"gpu-not-local", "A process was given a GPU (a visible-device variable "
+                      "named it) whose local CPUs hold none of its own: "
+                      "every transfer crosses to another NUMA node or "
+                      "package (the run's findings name it; "
+                      "docs/devices.md)."},
 };
 
 const char *bl_report_flag_why(const char *flag)

@@ -372,6 +372,33 @@ static int rec_omp(pf_ctx *c, const pf_line *l)
     return 0;
 }
 
+const char *const bl_probe_visible_names[BL_PROBE_VISIBLE_VARS] = {
+    "CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "ZE_AFFINITY_MASK",
+    "BINDLAB_GPUS"};
+
+const char *bl_probe_visible_get(const bl_probe_file *f, const char *name)
+{
+    for (int i = 0; i < BL_PROBE_VISIBLE_VARS; i++)
+        if (strcmp(name, bl_probe_visible_names[i]) == 0)
+            return f->visible[i];
+    return NULL;
+}
+
+/* "visible NAME=VALUE...": the variables set; an empty value is kept. */
+static int rec_visible(pf_ctx *c, const pf_line *l)
+{
+    bl_probe_file *f = c->f;
+    f->visible_recorded = 1;
+    for (int i = 0; i < BL_PROBE_VISIBLE_VARS; i++) {
+        const char *v = field(l, bl_probe_visible_names[i]);
+        free(f->visible[i]);
+        f->visible[i] = NULL;
+        if (v && !(f->visible[i] = strdup(v)))
+            return bad(c, "out of memory", NULL);
+    }
+    return 0;
+}
+
 static int rec_end(pf_ctx *c, const pf_line *l)
 {
     (void)l;
@@ -395,7 +422,7 @@ static const struct {
     {"thread_end", rec_thread_end}, {"affinity", rec_affinity},
     {"pages", rec_pages},       {"mpi", rec_mpi},       {"note", rec_note},
     {"omp", rec_omp},           {"end", rec_end},
-    {"exec", rec_exec},
+    {"exec", rec_exec},         {"visible", rec_visible},
 };
 
 /* The first line: "bindlab-probe VERSION". */
@@ -513,6 +540,8 @@ void bl_probe_file_free(bl_probe_file *f)
     free(f->omp_gomp), free(f->omp_other);
     for (int i = 0; i < BL_PROBE_MOMENTS; i++)
         free(f->cpus[i]);
+    for (int i = 0; i < BL_PROBE_VISIBLE_VARS; i++)
+        free(f->visible[i]);
     for (size_t i = 0; i < f->nthreads; i++) {
         bl_probe_thread *t = &f->threads[i];
         free(t->label), free(t->object), free(t->phase);

@@ -24,6 +24,10 @@ enum bl_probe_moment {
     BL_PROBE_MOMENTS
 };
 
+/* The visible-device variables of a "visible" line, in this order. */
+#define BL_PROBE_VISIBLE_VARS 4
+extern const char *const bl_probe_visible_names[BL_PROBE_VISIBLE_VARS];
+
 typedef struct bl_probe_thread {
     long tid;
     char *label;            /* main, openmp, blas, mpi, program, unknown, or an object's name */
@@ -86,7 +90,16 @@ typedef struct bl_probe_file {
     int earlier_image;      /* an image the process left by exec (execed, or
                              * a file of the same pid and pstart started
                              * before another): not a process of its own */
+    /* "visible": the visible-device variables it started with
+     * (bl_probe_visible_names): NULL unset, "" set empty (hides every GPU
+     * of its vendor). visible_recorded 0: no such line (an older probe). */
+    int visible_recorded;
+    char *visible[BL_PROBE_VISIBLE_VARS];
 } bl_probe_file;
+
+/* The recorded value of visible-device variable name: NULL when it was
+ * unset, or is not one of bl_probe_visible_names. */
+const char *bl_probe_visible_get(const bl_probe_file *f, const char *name);
 
 /* Reads path into *out (released with bl_probe_file_free, also after a
  * failure). Malformed input fails with err naming path:line. */

@@ -28,7 +28,11 @@
  *                         initial thread at load, named; the launcher's
  *                         report is checked against the set given before
  *   thread-outside-rank   a thread allowed CPUs outside its rank's set
- *   not-probed            no probe file at all */
+ *   not-probed            no probe file at all
+ *   gpu-not-local         a process given a GPU (a visible-device variable
+ *                         named it) far from its CPUs (run_gpus.c)
+ *   gpu-shared            a GPU given to two processes of this host while
+ *                         another of its GPUs is given to none */
 
 typedef struct bl_run_opts {
     bl_layout layout;           /* np, map_by, bind_to, threads, OpenMP */

@@ -257,6 +257,13 @@ void bl_run_flags(const bl_h5_run *r, char *flags, size_t len,
              (long long)p->pid, p->omp_runtime ? p->omp_runtime : "-",
              p->omp_runtimes_other);
     }
+    for (size_t i = 0; i < r->nfindings; i++) { /* run_gpus.c's */
+        const bl_h5_finding *f = &r->findings[i];
+        if (strcmp(f->id, "gpu-shared") && strcmp(f->id, "gpu-not-local"))
+            continue;
+        add_flag(flags, len, f->id);
+        note(out, "%s: rank %d (%s): %s", f->id, f->rank, f->host, f->text);
+    }
     for (size_t i = 0; i < r->nprocesses; i++)
         if (!r->processes[i].complete)
             note(out, "incomplete: rank %d (pid %lld) left no end line "

@@ -4,6 +4,7 @@
  * hwloc), pages per NUMA node and per rank, and the probe's own tables
  * (processes, threads, affinity changes). */
 #include "run/run.h"
+#include "run/run_priv.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -272,13 +273,15 @@ int bl_run_record_read(const char *dir, hwloc_topology_t topo, bl_h5_run *r,
         if (s.files[i].rank >= next)
             next = (int)s.files[i].rank + 1;
     r->processes = calloc(s.n + 1, sizeof *r->processes);
-    for (size_t i = 0; r->processes && i < s.n && !w.failed; i++) {
+    bl_run_gpu_proc *procs = calloc(s.n + 1, sizeof *procs);
+    for (size_t i = 0; r->processes && procs && i < s.n && !w.failed; i++) {
         const bl_probe_file *f = &s.files[i];
         if (f->earlier_image) /* the process is its last image */
             continue;
         int rank = f->rank >= 0 ? (int)f->rank : next++;
         if (is_child(&s, f))
             continue;
+        procs[r->nprocesses] = (bl_run_gpu_proc){f, given_cpus(f)};
         add_process(&r->processes[r->nprocesses++], f, rank);
         add_threads(&w, f, rank);
         add_changes(&w, f, rank);
@@ -286,11 +289,14 @@ int bl_run_record_read(const char *dir, hwloc_topology_t topo, bl_h5_run *r,
         if (rank + 1 > r->ranks)
             r->ranks = rank + 1;
     }
-    if (r->processes)
+    if (r->processes && procs) {
         rank_rows(&w);
+        bl_run_gpus(r, procs);
+    }
     run_runtime(r, &s);
+    free(procs);
     bl_probe_set_free(&s);
-    if (!r->processes || w.failed)
+    if (!r->processes || !procs || w.failed)
         return bl_err_set(err, "out of memory reading %s", dir);
     return 0;
 }

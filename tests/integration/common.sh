@@ -48,6 +48,18 @@ fake_gpu() {
     echo "$2" >"$d/numa_node"; echo "$3" >"$d/local_cpulist"
 }
 
+# fake_gpu_node: a fake GPU node, BINDLAB_SYSFS_ROOT=$WORK/sys exported:
+# GPUs A and B local to every CPU this process may use (ALLOWED), C far
+# away (NUMA node 1, local to CPU 1000 only).
+fake_gpu_node() {
+    allowed_cpus
+    A=0000:01:00.0 B=0000:02:00.0 C=0000:81:00.0
+    fake_gpu $A 0 "$ALLOWED"
+    fake_gpu $B 0 "$ALLOWED"
+    fake_gpu $C 1 1000
+    export BINDLAB_SYSFS_ROOT=$WORK/sys
+}
+
 # need_allowed_cores N WHY: skip (77) unless this process may use N cores
 # (ranks bound one per core need that many), saying so in the words
 # tests/skip-allow.txt matches: "needs N allowed CPUs (this process may

@@ -8,7 +8,9 @@
  *   affinity R phase P changed C call K target T old O new N caller OBJECT
  *   process R pid P complete C mpi_init M
  *   memory R numa N pages P
- *   check R claimed C seen S matches M */
+ *   check R claimed C seen S matches M
+ *   gpus R seen BUSES far BUSES (the GPUs it could see; "-" none)
+ *   finding R SEVERITY ID TEXT */
 #include <stdio.h>
 
 #include "h5/h5schema.h"
@@ -45,6 +47,16 @@ static void dump(const bl_h5_run *r, const bl_h5_harness *h)
     for (size_t i = 0; i < r->nmemory; i++)
         printf("memory %d numa %d pages %lld\n", r->memory[i].rank,
                r->memory[i].numa_node, (long long)r->memory[i].pages);
+    for (size_t i = 0; i < r->nrank_rows; i++) {
+        const bl_h5_rank *k = &r->rank_rows[i];
+        printf("gpus %d seen %s far %s\n", k->rank,
+               k->gpus && *k->gpus ? k->gpus : "-",
+               k->gpus_far && *k->gpus_far ? k->gpus_far : "-");
+    }
+    for (size_t i = 0; i < r->nfindings; i++)
+        printf("finding %d %s %s %s\n", r->findings[i].rank,
+               r->findings[i].severity, r->findings[i].id,
+               r->findings[i].text);
     for (size_t i = 0; i < h->nchecks; i++)
         printf("check %d claimed %s seen %s matches %d\n", h->checks[i].rank,
                h->checks[i].claimed, h->checks[i].seen, h->checks[i].matches);

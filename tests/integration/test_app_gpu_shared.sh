@@ -10,12 +10,7 @@ source "$(dirname "$0")/common.sh"
 set +e +o pipefail
 command -v mpirun >/dev/null || { echo "SKIP: no mpirun"; exit 77; }
 cd "$WORK" || fail "no work dir"
-allowed_cpus
-A=0000:01:00.0 B=0000:02:00.0 C=0000:81:00.0
-fake_gpu $A 0 "$ALLOWED"
-fake_gpu $B 0 "$ALLOWED"
-fake_gpu $C 1 1000
-export BINDLAB_SYSFS_ROOT=$WORK/sys
+fake_gpu_node
 APP=(--kernel triad --size 1MiB --iters 1 --warmup 0)
 
 # run NAME MPIRUN-ARGS...: the app's run file dumped into NAME.dump

@@ -200,8 +200,9 @@ static void devices_of_real_topologies(void **state)
 static const char *cuda_value, *rocr_value, *ze_value;
 static int last_given;
 
-static const char *fake_env(const char *name)
+static const char *fake_env(void *ctx, const char *name)
 {
+    (void)ctx;
     return !strcmp(name, "CUDA_VISIBLE_DEVICES")   ? cuda_value
            : !strcmp(name, "ROCR_VISIBLE_DEVICES") ? rocr_value
            : !strcmp(name, "ZE_AFFINITY_MASK")     ? ze_value
@@ -225,7 +226,7 @@ static const char *kept(const char *cuda, const char *rocr, const char *ze,
         l.fn[i].local_cpus = hwloc_bitmap_alloc();
     }
     cuda_value = cuda, rocr_value = rocr, ze_value = ze;
-    last_given = bl_gpu_visible_filter(&l, fake_env, hidden);
+    last_given = bl_gpu_visible_filter(&l, fake_env, NULL, hidden);
     buf[0] = '\0';
     for (int i = 0; i < l.n; i++)
         snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%c",

@@ -160,6 +160,29 @@ static void malformed_records_are_refused_at_their_line(void **state)
     bl_probe_file_free(&f);
 }
 
+/* The visible-device variables a process started with: set empty ("",
+ * not unset), set, unset (NULL). */
+static void visible_devices_are_read(void **state)
+{
+    bl_probe_file f;
+    (void)state;
+    read_ok("visible.probe", &f);
+    assert_true(f.visible_recorded);
+    assert_non_null(bl_probe_visible_get(&f, "CUDA_VISIBLE_DEVICES"));
+    assert_string_equal(bl_probe_visible_get(&f, "CUDA_VISIBLE_DEVICES"), "");
+    assert_null(bl_probe_visible_get(&f, "ROCR_VISIBLE_DEVICES"));
+    assert_string_equal(bl_probe_visible_get(&f, "ZE_AFFINITY_MASK"), "0.1");
+    assert_string_equal(bl_probe_visible_get(&f, "BINDLAB_GPUS"),
+                        "0000:01:00.0");
+    assert_null(bl_probe_visible_get(&f, "HIP_VISIBLE_DEVICES"));
+    assert_true(f.complete);
+    bl_probe_file_free(&f);
+    read_ok("complete-rank0.probe", &f); /* an older probe: not recorded */
+    assert_false(f.visible_recorded);
+    assert_null(bl_probe_visible_get(&f, "CUDA_VISIBLE_DEVICES"));
+    bl_probe_file_free(&f);
+}
+
 /* Copies fixture name into dir. */
 /* "-" for a set the kernel would not give (a thread already gone) is
  * read as unknown, not refused. */
@@ -245,6 +268,7 @@ int main(void)
         cmocka_unit_test(cut_last_line_of_part_file_is_dropped),
         cmocka_unit_test(malformed_records_are_refused_at_their_line),
         cmocka_unit_test(unknown_sets_are_read),
+        cmocka_unit_test(visible_devices_are_read),
         cmocka_unit_test(run_directory_is_read_in_rank_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
