@@ -194,6 +194,12 @@ static int explicit_list(const bl_kmp_affinity *k, hwloc_topology_t topo,
         long a = strtol(p, &end, 10);
         if (end != p && *end == '-') {
             long b = strtol(end + 1, &end, 10);
+            /* strtol saturates: a range to LONG_MAX would never end */
+            if (a < 0 || b > BL_CPUSET_MAX_INDEX)
+                return bl_err_set(err, "KMP_AFFINITY proclist '%s': the "
+                                  "range %ld-%ld goes past CPU %d, the "
+                                  "highest bindlab reads",
+                                  k->proclist, a, b, BL_CPUSET_MAX_INDEX);
             for (long c = a; c <= b && j < (int)sizeof places - 16; c++)
                 j += snprintf(places + j, sizeof places - (size_t)j, "%s%ld",
                               c == a ? "" : ",", c);

@@ -120,6 +120,31 @@ static void kmp_affinity_placement(void **state)
     assert_string_equal(kmp("libgomp", "{9}", "close", NULL, 2), "0 1");
 }
 
+/* A proclist range past any CPU (the fuzzer's 45555...-5555...: strtol
+ * saturates at LONG_MAX, and the range's counter overflowed) is refused
+ * with its text, not expanded. */
+static void kmp_affinity_huge_range_refused(void **state)
+{
+    hwloc_topology_t t;
+    hwloc_bitmap_t all = hwloc_bitmap_alloc();
+    bl_plan p;
+    bl_err err;
+    bl_omp_env env = {BL_OMP_RT_LIBOMP, NULL, NULL,
+                      "explicit,proclist=[4555555555555555555555-5555555555555555555555,5]",
+                      NULL};
+    (void)state;
+    assert_int_equal(hwloc_topology_init(&t), 0);
+    assert_int_equal(hwloc_topology_set_synthetic(t, "pack:2 core:2 pu:2"), 0);
+    assert_int_equal(hwloc_topology_load(t), 0);
+    hwloc_bitmap_set_range(all, 0, 7);
+    memset(&p, 0, sizeof p);
+    assert_int_equal(bl_omp_assign_env(t, 0, all, &env, 2, &p, &err), -1);
+    assert_non_null(strstr(err.msg, "goes past CPU 65535"));
+    bl_plan_free(&p);
+    hwloc_bitmap_free(all);
+    hwloc_topology_destroy(t);
+}
+
 static void kmp_affinity_parse(void **state)
 {
     bl_kmp_affinity k;
@@ -154,6 +179,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(llvm_team_rules),
         cmocka_unit_test(kmp_affinity_placement),
+        cmocka_unit_test(kmp_affinity_huge_range_refused),
         cmocka_unit_test(kmp_affinity_parse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
