@@ -29,7 +29,7 @@ seed_arg=()
 targets=("$@")
 if [ ${#targets[@]} = 0 ]; then
     targets=(fuzz_sweep_file fuzz_values fuzz_slurm_hosts fuzz_plan_nodes fuzz_fail_reason fuzz_probe_file
-             fuzz_h5_readers fuzz_bindreport_ompi4 fuzz_bindreport_ompi5 fuzz_bindreport_slurm
+             fuzz_kstat fuzz_omp_env fuzz_kmp_hw_subset fuzz_h5_readers fuzz_bindreport_ompi4 fuzz_bindreport_ompi5 fuzz_bindreport_slurm
              fuzz_bindreport_hydra fuzz_bindreport_impi fuzz_bindreport_prrte_map
              fuzz_bindreport_omp_affinity fuzz_bindreport_auto)
 fi
@@ -41,9 +41,12 @@ for t in "${targets[@]}"; do
     fuzz_slurm_hosts) seeds=("$PWD/fuzz/seeds/slurm_hosts") ;;
     fuzz_plan_nodes) seeds=("$PWD/fuzz/seeds/plan_nodes") ;;
     fuzz_kmp_hw_subset) seeds=("$PWD/fuzz/seeds/kmp_hw_subset") ;;
+    fuzz_kstat) seeds=("$PWD/fuzz/seeds/kstat") ;;
+    fuzz_omp_env) seeds=("$PWD/fuzz/seeds/omp_env") ;;
     fuzz_fail_reason) seeds=("$fx/failures") ;;
     fuzz_probe_file) seeds=("$fx/probe") ;;
     fuzz_h5_readers) seeds=("$build/fuzz/seeds/h5") ;;
+    fuzz_bindreport_omp_affinity) seeds=("$fx/bindreport" "$fx/omp") ;;
     fuzz_bindreport_*) seeds=("$fx/bindreport") ;;
     *) echo "fuzz.sh: no target '$t'" >&2; exit 2 ;;
     esac
