@@ -8,7 +8,6 @@
 
 #include "gpu_shared.h"
 #include "gpu_visible.h"
-#include "grow.h"
 
 typedef struct shared_ctx {
     bl_h5_run *run;
@@ -31,16 +30,9 @@ static void add_shared(void *p, int rank, const char *text)
     shared_ctx *c = p;
     bl_h5_run *run = c->run;
     const char *host = host_of(run, rank);
-    if (bl_grow(&run->findings, sizeof *run->findings, run->nfindings,
-                &c->cap, 4) < 0)
+    if (bl_h5_run_add_finding(run, &c->cap, rank, host, "gpu-shared",
+                              "warning", text) < 0)
         return;
-    bl_h5_finding *f = &run->findings[run->nfindings];
-    f->rank = rank;
-    f->host = strdup(host);
-    f->id = strdup("gpu-shared");
-    f->severity = strdup("warning");
-    f->text = strdup(text);
-    run->nfindings++;
     fprintf(stderr, "bindlab-app: rank %d (%s): warning gpu-shared: %s\n",
             rank, host, text);
 }

@@ -530,6 +530,13 @@ int bl_h5_write_run(hid_t loc, const char *name, const bl_h5_run *r,
 int bl_h5_read_run(hid_t loc, const char *name, bl_h5_run *r, bl_err *err);
 void bl_h5_run_free(bl_h5_run *r);
 
+/* Appends a finding to r's findings (*cap: their capacity, kept by the
+ * caller across calls; start it at r->nfindings). -1 when out of memory
+ * (nothing appended). */
+int bl_h5_run_add_finding(bl_h5_run *r, size_t *cap, int rank,
+                          const char *host, const char *id,
+                          const char *severity, const char *text);
+
 /* Root attributes: schema_version, bindlab_version, created, command and
  * file_kind ("run" or "sweep"). */
 int bl_h5_write_root(hid_t file, const char *kind, const char *command,

@@ -16,22 +16,18 @@
 #include "cpuset.h"
 #include "gpu_shared.h"
 #include "gpu_visible.h"
-#include "grow.h"
 
 typedef struct finding_ctx {
     bl_h5_run *r;
     size_t cap;
 } finding_ctx;
 
+/* dropped when out of memory, as the app drops its own */
 static void add_finding(finding_ctx *c, int rank, const char *host,
                         const char *id, const char *text)
 {
-    bl_h5_run *r = c->r;
-    if (bl_grow(&r->findings, sizeof *r->findings, r->nfindings, &c->cap,
-                4) < 0)
-        return;
-    r->findings[r->nfindings++] = (bl_h5_finding){
-        rank, strdup(host), strdup(id), strdup("warning"), strdup(text)};
+    (void)bl_h5_run_add_finding(c->r, &c->cap, rank, host, id, "warning",
+                                text);
 }
 
 static const char *host_of(const bl_h5_run *r, int rank)
