@@ -484,23 +484,29 @@ static void launch_logs_streams_to_files(void **state)
 
 struct watcher {
     const char *part;
+    int (*ready)(const char *log); /* the log's text says: interrupt now */
     int seen;
 };
 
-/* Plays the harness's signal handler: once the hung run's first line is on
- * disk, interrupt it. No bound on the wait (a loaded machine may take
+/* Plays the harness's signal handler: once the hung run's log on disk is
+ * ready, interrupt it. No bound on the wait (a loaded machine may take
  * seconds to start sh): CTest's timeout ends a run that never writes. */
 static void *watch_then_interrupt(void *arg)
 {
     struct watcher *w = arg;
     while (!w->seen) {
         char *s = slurp(w->part);
-        w->seen = s && strcmp(s, "started\n") == 0;
+        w->seen = s && w->ready(s);
         struct timespec ts = {0, 10 * 1000 * 1000};
         nanosleep(&ts, NULL);
     }
     bl_launch_interrupt();
     return NULL;
+}
+
+static int started(const char *log)
+{
+    return strcmp(log, "started\n") == 0;
 }
 
 static void launch_interrupt_ends_run_whose_log_is_on_disk(void **state)
@@ -510,7 +516,7 @@ static void launch_interrupt_ends_run_whose_log_is_on_disk(void **state)
     assert_non_null(mkdtemp(dir));
     snprintf(po, sizeof po, "%s/out.log", dir);
     snprintf(part, sizeof part, "%s.part", po);
-    struct watcher w = {.part = part};
+    struct watcher w = {.part = part, .ready = started};
     pthread_t t;
     bl_launch_result r;
     bl_launch_opts o = {.argv = ARGV("/bin/sh", "-c", "echo started; sleep 1000"),
@@ -549,24 +555,9 @@ static int rank_lines(const char *text)
     return n;
 }
 
-struct rank_watcher {
-    const char *part;
-    int seen;
-};
-
-/* Once both ranks' lines are in the run's log, interrupt it (no bound on
- * the wait: CTest's timeout ends a run whose ranks never start). */
-static void *watch_ranks_then_interrupt(void *arg)
+static int both_ranks(const char *log)
 {
-    struct rank_watcher *w = arg;
-    while (!w->seen) {
-        char *s = slurp(w->part);
-        w->seen = s && rank_lines(s) == 2;
-        struct timespec ts = {0, 10 * 1000 * 1000};
-        nanosleep(&ts, NULL);
-    }
-    bl_launch_interrupt();
-    return NULL;
+    return rank_lines(log) == 2;
 }
 
 /* mpirun whose two ranks both run, ended from outside (the harness's
@@ -585,11 +576,10 @@ static void launch_interrupt_ends_mpirun_after_its_ranks_started(void **state)
     bl_launch_opts o = hung_mpirun();
     o.stdout_path = po;
     o.timeout_s = NOT_TO_THE_END_S;
-    struct rank_watcher w = {.part = part};
+    struct watcher w = {.part = part, .ready = both_ranks};
     pthread_t t;
     bl_launch_result r;
-    assert_int_equal(pthread_create(&t, NULL, watch_ranks_then_interrupt, &w),
-                     0);
+    assert_int_equal(pthread_create(&t, NULL, watch_then_interrupt, &w), 0);
     run_ok(&o, &r);
     pthread_join(t, NULL);
     bl_launch_clear_interrupt();
