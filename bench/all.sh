@@ -106,7 +106,9 @@ for n in $lu_sizes; do
     BENCH_ROWS+=("lu.n$n.1x2|LU n=$n, 1 rank x 2 threads|OpenBLAS DGEMM on the same threads|>= 0.88"
            "lu.n$n.2x1|LU n=$n, 2 ranks x 1 thread (grid 1x2)|OpenBLAS DGEMM on the same ranks|>= 0.88"
            "lu_hpl.n$n.1x2|LU n=$n, 1 rank x 2 threads|HPC Challenge's HPL (same N, NB, threads)|>= 1.0"
-           "lu_hpl.n$n.2x1|LU n=$n, 2 ranks x 1 thread (grid 1x2)|HPC Challenge's HPL (same N, NB, grid)|>= 1.0")
+           "lu_hpl.n$n.2x1|LU n=$n, 2 ranks x 1 thread (grid 1x2)|HPC Challenge's HPL (same N, NB, grid)|>= 1.0"
+           "lu_getrf.n$n.1x2|LU n=$n, 1 rank x 2 threads|OpenBLAS's own dgetrf (LAPACK LU, same N and threads)|-"
+           "lu_getrf.n$n.2x1|LU n=$n, 2 ranks x 1 thread (grid 1x2)|OpenBLAS's dgetrf of N on each rank (no communication)|-")
 done
 BENCH_ROWS+=("counters.on_vs_off|triad iteration time with counters|the same with BINDLAB_COUNTERS=off|<= 1.01")
 # the harness at scale (seconds, not ratios, unless the key says ratio)
@@ -209,8 +211,10 @@ printf '\n%-34s %-44s %-10s %-9s %s\n' key work figure goal met
 rows=()
 for row in "${BENCH_ROWS[@]}"; do
     key=${row%%.*}
-    # the LU group's second peer prints lu_hpl.* keys
-    if [[ $ISA_GROUPS == *" ${key%_hpl} "* ]]; then
+    # the LU group's other peers print lu_hpl.* and lu_getrf.* keys
+    group=${key%_hpl}
+    group=${group%_getrf}
+    if [[ $ISA_GROUPS == *" $group "* ]]; then
         for l in "${levels[@]}"; do rows+=("${row%%|*}@$l|${row#*|}"); done
     else
         rows+=("$row")

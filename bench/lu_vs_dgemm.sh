@@ -8,9 +8,13 @@
 # ratio of the medians, LU / DGEMM. When HPC Challenge is installed
 # (Debian's `hpcc`), each round also runs its HPL on the same N, NB, ranks
 # (grid), threads and binding: a real HPL as the second peer, LU / HPL.
+# A third peer, the BLAS library's own LU: each round also runs
+# `bindlab-dgemm --getrf` (OpenBLAS's LAPACK dgetrf of N on every rank, its
+# threads, no communication between ranks), LU / getrf.
 # The goals (>= 0.88 of DGEMM, >= 1.0 of HPL) live in bench/all.sh; the
-# last lines per layout and N are "bench-result lu.nN.RxT RATIO" and
-# "bench-result lu_hpl.nN.RxT RATIO" for them.
+# last lines per layout and N are "bench-result lu.nN.RxT RATIO",
+# "bench-result lu_hpl.nN.RxT RATIO" and "bench-result lu_getrf.nN.RxT
+# RATIO" for them.
 #
 #   bench/lu_vs_dgemm.sh BUILD_DIR [N ...]      (default N: 10000)
 #   env: NB        block size (default: the kernel's own choice for N)
@@ -21,6 +25,8 @@
 #                  same rounds right after the first: A/B with one DGEMM
 #        LAYOUTS_ONLY  e.g. "1x2" to run one layout
 #        HPL=0     leave HPC Challenge's HPL out
+#        GETRF=0   leave the library's dgetrf out (left out by itself when
+#                  bindlab-dgemm was built without OpenBLAS)
 #
 # Layouts: "1r x 2t" = 1 rank x 2 threads (OMP_PLACES=cores,
 # OMP_PROC_BIND=close, rank bound to the socket), "2r x 1t" = 2 ranks x 1
@@ -59,6 +65,8 @@ source "$(dirname "$0")/bench_lib.sh"   # median
 hpl_input=$(dirname "$0")/../tests/apps/hpcc/hpccinf.txt
 use_hpl=0
 [ "${HPL:-1}" = 0 ] || ! command -v hpcc > /dev/null || use_hpl=1
+use_getrf=1
+[ "${GETRF:-1}" != 0 ] || use_getrf=0
 
 # HPL GFLOP/s of one hpcc run: N NB P Q NP THREADS MAPPING...; hpcc reads
 # hpccinf.txt from its working directory and appends to hpccoutf.txt
@@ -106,8 +114,9 @@ for spec in "${LAYOUTS[@]}"; do
         printf '%-8s %6s %4s %5s %10s' layout N NB round dgemm_GFLOPs
         for a in "${!apps[@]}"; do printf ' %9s %6s' "lu$a" ratio; done
         [ "$use_hpl" = 0 ] || printf ' %9s %6s' hpl lu/hpl
+        [ "$use_getrf" = 0 ] || printf ' %9s %6s' getrf lu/getrf
         printf '  split (lu0)\n'
-        dg_rates=() lu_rates=() lu2_rates=() hpl_rates=() nb=-
+        dg_rates=() lu_rates=() lu2_rates=() hpl_rates=() getrf_rates=() nb=-
         for ((r = 1; r <= rounds; r++)); do
             out=$(OMP_NUM_THREADS=$th OMP_PLACES=cores OMP_PROC_BIND=close \
                   mpirun -np "$np" "${mapping[@]}" "$dgemm" "$dn" 1)
@@ -138,6 +147,18 @@ for spec in "${LAYOUTS[@]}"; do
                 line+=$(printf ' %9.2f %6.3f' "$hpl" "$(awk -v a="${lu_rates[-1]}" \
                         -v b="$hpl" 'BEGIN { print a / b }')")
             fi
+            if [ "$use_getrf" = 1 ]; then
+                # exit 2: built without OpenBLAS's LAPACK (says so itself)
+                if out=$(OMP_NUM_THREADS=$th OMP_PLACES=cores OMP_PROC_BIND=close \
+                         mpirun -np "$np" "${mapping[@]}" "$dgemm" --getrf "$n" 1); then
+                    gf=$(sed -n 's/.* gflops=\([^ ]*\).*/\1/p' <<< "$out")
+                    getrf_rates+=("$gf")
+                    line+=$(printf ' %9.2f %6.3f' "$gf" "$(awk -v a="${lu_rates[-1]}" \
+                            -v b="$gf" 'BEGIN { print a / b }')")
+                else
+                    use_getrf=0
+                fi
+            fi
             printf '%-8s %6d %4s %5d %10.2f%s  %s\n' "$name" "$n" "$nb" "$r" "$dg" \
                    "$line" "$split"
         done
@@ -157,8 +178,15 @@ for spec in "${LAYOUTS[@]}"; do
             hpl_ratio=$(awk -v a="$lu" -v b="$hpl" 'BEGIN { printf "%.4f", a / b }')
             printf ' %9.2f %6.3f' "$hpl" "$hpl_ratio"
         fi
+        if [ ${#getrf_rates[@]} -gt 0 ]; then
+            gf=$(printf '%s\n' "${getrf_rates[@]}" | median)
+            lu=$(printf '%s\n' "${lu_rates[@]}" | median)
+            getrf_ratio=$(awk -v a="$lu" -v b="$gf" 'BEGIN { printf "%.4f", a / b }')
+            printf ' %9.2f %6.3f' "$gf" "$getrf_ratio"
+        fi
         printf '   (ratio of medians)\n'
         echo "bench-result lu.n$n.$key $ratio"
         [ ${#hpl_rates[@]} = 0 ] || echo "bench-result lu_hpl.n$n.$key $hpl_ratio"
+        [ ${#getrf_rates[@]} = 0 ] || echo "bench-result lu_getrf.n$n.$key $getrf_ratio"
     done
 done
