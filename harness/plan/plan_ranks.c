@@ -29,6 +29,25 @@ static int looks_like_path(const char *s)
     return strchr(s, '/') || (n >= 4 && strcmp(s + n - 4, ".xml") == 0);
 }
 
+/* This machine, with its GPUs and network cards (plan_devices.h): the
+ * PCI functions hwloc calls important, as for a file. */
+static int load_this_machine(hwloc_topology_t *out, bl_err *err)
+{
+    hwloc_topology_t t;
+    if (hwloc_topology_init(&t) < 0)
+        return bl_err_set(err, "hwloc: cannot initialise a topology");
+    if (hwloc_topology_set_io_types_filter(
+            t, HWLOC_TYPE_FILTER_KEEP_IMPORTANT) < 0 ||
+        hwloc_topology_load(t) < 0) {
+        hwloc_topology_destroy(t);
+        return bl_err_set(err, "hwloc could not load this machine's "
+                               "topology (lstopo shows what it sees); "
+                               "give one with --topology FILE");
+    }
+    *out = t;
+    return 0;
+}
+
 int bl_plan_topology_load(const char *spec, hwloc_topology_t *out,
                           bl_err *err)
 {
@@ -40,7 +59,7 @@ int bl_plan_topology_load(const char *spec, hwloc_topology_t *out,
     *out = NULL;
     /* No topology: this machine (as --help says). */
     if (!spec || !*spec)
-        return bl_topo_load(NULL, out, err);
+        return load_this_machine(out, err);
     /* "qemu-2s": configs/topologies/qemu-2s.xml, shipped with bindlab. */
     if (!strchr(spec, ':'))
         spec = bl_data_resolve("topologies", ".xml", spec, shipped,

@@ -149,6 +149,29 @@ got=$(awk -F'\t' 'NR > 1 { printf "%s%s.%s=%s", n++ ? " " : "", $1, $2, $9 }' "$
 [ "$(awk -F'\t' 'NR > 1 && $8 == 1 { print $10 }' "$T/n2.tsv" | sort -u)" = "000a:01:00.0,000b:01:00.0" ] ||
     fail "two nodes: package 1's near GPUs: $(cat "$T/n2.tsv")"
 
+# This machine (no --topology): its devices as sysfs lists them, by the
+# PCI classes docs/devices.md counts (GPU: 0302, 0380, 1200, NVIDIA's
+# 0300; NIC: 02xx, 0c06). None in sysfs: no device section either.
+want=
+for d in /sys/bus/pci/devices/*; do
+    [ -r "$d/class" ] || continue
+    class=$(cat "$d/class") vendor=$(cat "$d/vendor" 2>/dev/null)
+    case $class in
+        0x0302*|0x0380*|0x1200*) want+="gpu ${d##*/}"$'\n' ;;
+        0x0300*) [ "$vendor" = 0x10de ] && want+="gpu ${d##*/}"$'\n' ;;
+        0x02*|0x0c06*) want+="nic ${d##*/}"$'\n' ;;
+    esac
+done
+want=$(printf '%s' "$want" | sort)
+"$BINDLAB" plan -np 1 >"$T/here.txt" 2>"$T/here.err" ||
+    fail "this machine: $(cat "$T/here.err")"
+got=$(awk '/^devices / { on = 1; next } on && /^$/ { on = 0 }
+           on && ($1 == "gpu" || $1 == "nic") { print $1, $3 }' "$T/here.txt" | sort)
+[ "$got" = "$want" ] ||
+    fail "this machine: sysfs has devices [$want], the plan shows [$got]: $(cat "$T/here.txt")"
+[ -n "$want" ] || ! grep -q '^devices ' "$T/here.txt" ||
+    fail "this machine: no device in sysfs, but a device section: $(cat "$T/here.txt")"
+
 one_line_exit2 bad-gpu-bind "closest, round-robin, none" --topology "$P8" \
     -np 2 --gpu-bind nearest
 one_line_exit2 bad-gpus-per-rank "1 to 1024" --topology "$P8" -np 2 \
