@@ -5,6 +5,8 @@
  * bindlab's kernels. */
 #include "sweep/sweep_file_priv.h"
 
+#include "sweep/ere_size.h"
+
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,8 +100,27 @@ static int rate_regex(bl_sf_ctx *c, bl_app_spec *a, const yaml_node_t *v)
     regex_t re;
     char msg[256];
     int rc;
+    bl_ere_size size;
     if (bl_sf_expect(c, v, YAML_SCALAR_NODE, "app: rate: regex") < 0)
         return -1;
+    /* Measured first: regcomp can take a gigabyte, minutes or its stack
+     * on a few characters (sweep/ere_size.h). */
+    if (bl_ere_measure(bl_sf_text(v), &size) < 0)
+        return bl_sf_fail_at(c, v, "app: rate: regex '%s': groups nested "
+                             "more than %d deep; a rate needs one group "
+                             "around the number, e.g. 'Performance: "
+                             "([0-9.]+) tau/day'", bl_sf_text(v),
+                             BL_ERE_MAX_DEPTH);
+    if (size.parts > BL_ERE_MAX_PARTS || size.optional > BL_ERE_MAX_OPTIONAL)
+        return bl_sf_fail_at(c, v, "app: rate: regex '%s' is too large for "
+                             "regcomp once its repeats are written out: "
+                             "%.0f parts (at most %.0f), %.0f of them "
+                             "optional (at most %.0f: each '?', '*', '+', "
+                             "'|' and each copy a {m,n} may skip); use fewer "
+                             "or smaller repeats, e.g. '([0-9.]+)' for the "
+                             "number", bl_sf_text(v), size.parts,
+                             BL_ERE_MAX_PARTS, size.optional,
+                             BL_ERE_MAX_OPTIONAL);
     if ((rc = regcomp(&re, bl_sf_text(v), REG_EXTENDED)) != 0) {
         regerror(rc, &re, msg, sizeof msg);
         return bl_sf_fail_at(c, v, "app: rate: regex '%s': %s (POSIX "

@@ -115,6 +115,22 @@ static void app_errors_are_named_where_written(void **state)
                  "t.yaml:1:35: app: rate: regex 'Perf: [0-9.]+' has no "
                  "group; put the number in one, e.g. 'Performance: "
                  "([0-9.]+) tau/day'");
+    /* fuzz_sweep_file: regcomp took 2 GB on a hundred '+' after a letter */
+    expect_error("app: {command: [x], rate: {regex: 'P(a++++++++++++++++++"
+                 "++++++++++++)'}}\nlayouts: [{np: 1}]\n",
+                 "t.yaml:1:35: app: rate: regex 'P(a++++++++++++++++++"
+                 "++++++++++++)' is too large for regcomp once its repeats "
+                 "are written out: 2147483649 parts (at most 100000), "
+                 "1073741823 of them optional (at most 500: each '?', '*', "
+                 "'+', '|' and each copy a {m,n} may skip); use fewer or "
+                 "smaller repeats, e.g. '([0-9.]+)' for the number");
+    expect_error("app: {command: [x], rate: {regex: '((((((((((((((((((((("
+                 "((((((((((((((((((((((((((((((((((((((((((((a)'}}\n"
+                 "layouts: [{np: 1}]\n",
+                 "t.yaml:1:35: app: rate: regex '((((((((((((((((((((("
+                 "((((((((((((((((((((((((((((((((((((((((((((a)': groups "
+                 "nested more than 64 deep; a rate needs one group around "
+                 "the number, e.g. 'Performance: ([0-9.]+) tau/day'");
     expect_error("app: {command: [x], rate: {unit: s}}\nlayouts: [{np: 1}]\n",
                  "t.yaml:1:27: app: rate: no regex; accepted: {regex: "
                  "'Performance: ([0-9.]+) tau/day', unit: tau/day}");
