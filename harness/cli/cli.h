@@ -2,7 +2,8 @@
  * "bindlab" (argv[0] is the verb's name), prints its own output and
  * messages, and returns the process exit status: 0 success, 1 a failure at
  * run time (or, for a checking verb, something found wrong), 2 bad usage
- * or unreadable input. Adding a verb: one cli_<verb>.c with its options in
+ * or unreadable input, 128 + the signal for a verb stopped by SIGINT or
+ * SIGTERM (sweep, run). Adding a verb: one cli_<verb>.c with its options in
  * one table read by bl_cli_parse (cli_options.h), one prototype here, one
  * line in main.c's table. */
 #ifndef BL_CLI_H

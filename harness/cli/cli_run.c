@@ -81,11 +81,17 @@ static const char help_more[] =
     "Environment: BINDLAB_PROBE overrides the path of libbindlab-probe.so\n"
     "(found beside the bindlab executable or in ../lib/bindlab/ from it).\n"
     "\n"
+    "Interrupted: SIGINT (Ctrl-C) or SIGTERM (a batch system's time limit)\n"
+    "while the program runs ends the launch as --timeout does; the record is\n"
+    "still written with what the probe saw, status failed, reason\n"
+    "'interrupted by SIGINT' (or SIGTERM).\n"
+    "\n"
     "Exit status: 0 the program exited 0 (flags are warnings); 1 it failed\n"
     "or timed out (the record is written and says so), or the launch or\n"
     "the record failed; 2 bad usage: an unknown value, a layout that cannot\n"
     "run here, a launcher not found or of another family, a missing or\n"
-    "static program, an existing --out.\n";
+    "static program, an existing --out; 128 + the signal when interrupted\n"
+    "(130 SIGINT, 143 SIGTERM).\n";
 
 /* The layout's options in the order of layout_fields. */
 enum { NP, MAP_BY, BIND_TO, THREADS, OMP_PLACES, OMP_PROC_BIND, NLAYOUT };
@@ -302,7 +308,12 @@ int bl_cli_run(int argc, char **argv)
         print_checks(&res);
         printf("record: %s (output: %s)\n", out, res.log);
         rc = strcmp(res.h.status, "ok") == 0 ? BL_EXIT_OK : BL_EXIT_FAILED;
+        if (res.interrupted_by)
+            fprintf(stderr, "bindlab run: %s; what the probe recorded is "
+                    "kept in %s\n", res.h.reason, out);
     }
+    if (res.interrupted_by)
+        rc = BL_EXIT_SIGNAL + res.interrupted_by;
     bl_run_outcome_free(&res);
     free(words);
     free(command);

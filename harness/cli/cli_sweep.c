@@ -1,5 +1,6 @@
 /* bindlab sweep: the command line of the product's main job. */
 #include <limits.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,7 +236,7 @@ int bl_cli_sweep(int argc, char **argv)
     if (rc == -2) {
         fprintf(stderr, "bindlab sweep: interrupted; finished runs are kept, "
                 "continue with --resume\n");
-        return 130;
+        return BL_EXIT_SIGNAL + SIGINT;
     }
     return (t.failed || t.timeout) ? BL_EXIT_FAILED : BL_EXIT_OK;
 }

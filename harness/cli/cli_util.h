@@ -10,6 +10,8 @@ enum bl_exit {
     BL_EXIT_OK = 0,
     BL_EXIT_FAILED = 1,     /* a failure at run time, or something found wrong */
     BL_EXIT_USAGE = 2,      /* bad usage or unreadable/invalid input */
+    BL_EXIT_SIGNAL = 128,   /* + the signal that stopped it, as a shell
+                             * says: 130 SIGINT, 143 SIGTERM */
 };
 
 /* Prints "bindlab VERB: MESSAGE" and, on the next line, "(see 'bindlab

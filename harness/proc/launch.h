@@ -21,6 +21,7 @@
 #ifndef BL_LAUNCH_H
 #define BL_LAUNCH_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -121,6 +122,18 @@ char *bl_launch_output_text(const bl_launch_output *out);
 void bl_launch_interrupt(void);
 int bl_launch_interrupted(void);
 void bl_launch_clear_interrupt(void);
+
+/* That handler, for a verb while it waits for its launches
+ * (launch_interrupt.c): SIGINT and SIGTERM each call bl_launch_interrupt(),
+ * the first one caught is kept for bl_launch_caught_signal(). The handlers
+ * in place go to old_int and old_term, for bl_launch_restore_interrupts(). */
+void bl_launch_catch_interrupts(struct sigaction *old_int,
+                                struct sigaction *old_term);
+void bl_launch_restore_interrupts(const struct sigaction *old_int,
+                                  const struct sigaction *old_term);
+/* SIGINT or SIGTERM: the first caught since bl_launch_catch_interrupts(),
+ * or 0. */
+int bl_launch_caught_signal(void);
 
 /* Makes this process the reaper of its orphaned descendants
  * (PR_SET_CHILD_SUBREAPER), so that processes of a run whose parent died

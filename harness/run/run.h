@@ -54,6 +54,8 @@ typedef struct bl_run_outcome {
     size_t nnotes, notes_cap;
     char log[4096];             /* the launcher's output, beside the record */
     char probe_dir[4096];       /* the probe files (kept) */
+    int interrupted_by;         /* SIGINT or SIGTERM that ended the
+                                 * launch (status failed), or 0 */
 } bl_run_outcome;
 
 /* One launch under the probe, as `bindlab run` and a sweep's app: runs
@@ -76,7 +78,8 @@ typedef struct bl_run_launch {
 int bl_run_command(const bl_run_launch *rl, bl_command *cmd, bl_err *err);
 
 /* After the launch: out->h's status (ok, failed, timeout) and reason
- * from how it ended, the probe files of rl->probe_dir into out->run (a
+ * from how it ended (out->interrupted_by set: failed, "interrupted by
+ * SIGINT ..."), the probe files of rl->probe_dir into out->run (a
  * failure to read them added to the reason), the OpenMP variables, *m
  * this machine (free with bl_h5_machine_free), and the cross-check and
  * probe flags into out->h. out->h's layout fields are the caller's. */
@@ -108,7 +111,9 @@ int bl_run_probe_path(char *buf, size_t len, bl_err *err);
 /* Launches, reads, checks and writes. 0 when a record was written
  * (whatever the program's fate: out->h.status), -1 with err when the
  * launch could not be made or the record could not be written, -2 with
- * err when the launcher or the layout is refused (bad input). Free out
+ * err when the launcher or the layout is refused (bad input). SIGINT or
+ * SIGTERM during the launch ends it and is kept in out->interrupted_by;
+ * the record is still written with what the probe files hold. Free out
  * with bl_run_outcome_free in both cases. */
 int bl_run(const bl_run_opts *o, bl_run_outcome *out, bl_err *err);
 void bl_run_outcome_free(bl_run_outcome *out);

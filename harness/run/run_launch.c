@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <libgen.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,18 +131,30 @@ int bl_run_command(const bl_run_launch *rl, bl_command *cmd, bl_err *err)
     return rc;
 }
 
-/* ok / failed / timeout, with the reason of anything but ok. */
+static const char *signal_name(int sig)
+{
+    return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal";
+}
+
+/* ok / failed / timeout, with the reason of anything but ok; a launch
+ * bindlab ended for a signal it was sent failed, the reason naming it. */
 static void judge(const bl_launch_result *res, const bl_launch_opts *lo,
-                  bl_h5_harness *h)
+                  int sig, bl_h5_harness *h)
 {
     char how[256], cause[300], msg[600];
     bl_h5_harness_launched(h, res, lo, how, sizeof how);
     h->attempts = 1;
-    h->status = strdup(res->timed_out ? "timeout"
-                       : res->exited && res->exit_status == 0 ? "ok"
-                                                               : "failed");
-    if (strcmp(h->status, "failed") == 0 &&
-        bl_launch_env_blocked(cause, sizeof cause))
+    h->status = strdup(res->timed_out && !sig ? "timeout"
+                       : res->exited && res->exit_status == 0 && !sig
+                           ? "ok"
+                           : "failed");
+    if (sig)
+        snprintf(msg, sizeof msg, "interrupted by %s (the launcher %s)",
+                 signal_name(sig),
+                 res->killed ? "killed with SIGKILL after the grace period"
+                             : "ended by SIGTERM");
+    else if (strcmp(h->status, "failed") == 0 &&
+             bl_launch_env_blocked(cause, sizeof cause))
         snprintf(msg, sizeof msg, "%s; %s", cause, how);
     else
         snprintf(msg, sizeof msg, "%s", strcmp(h->status, "ok") ? how : "");
@@ -287,7 +300,7 @@ void bl_run_collect(const bl_run_launch *rl, const bl_launch_result *res,
                     bl_h5_machine *m)
 {
     bl_err e;
-    judge(res, lo, &out->h);
+    judge(res, lo, out->interrupted_by, &out->h);
     if (bl_run_record_read(rl->probe_dir, rl->topo, &out->run, &e) < 0) {
         char msg[1200];
         snprintf(msg, sizeof msg, "%s%sprobe files: %s", out->h.reason,
@@ -344,6 +357,7 @@ int bl_run(const bl_run_opts *o, bl_run_outcome *out, bl_err *err)
     bl_command cmd = {0};
     bl_launch_opts lo = {0};
     bl_launch_result res;
+    struct sigaction old_int, old_term;
     char msg[300];
     int rc = -1;
     memset(out, 0, sizeof *out);
@@ -378,10 +392,17 @@ int bl_run(const bl_run_opts *o, bl_run_outcome *out, bl_err *err)
     lo.stdout_path = out->log;
     lo.stderr_path = out->log;
     out->h.start_time = (double)time(NULL);
-    if (bl_launch_run(&lo, &res, err) == 0)
+    /* caught until the record is written: a second Ctrl-C while it is
+     * must not lose what the first one kept */
+    bl_launch_catch_interrupts(&old_int, &old_term);
+    if (bl_launch_run(&lo, &res, err) == 0) {
+        out->interrupted_by = bl_launch_caught_signal();
         rc = record(o, &rl, &res, &lo, out, err);
-    else
+    } else {
+        out->interrupted_by = bl_launch_caught_signal();
         rmdir(out->probe_dir); /* nothing ran: nothing in it */
+    }
+    bl_launch_restore_interrupts(&old_int, &old_term);
     bl_launch_result_free(&res);
 done:
     bl_command_free(&cmd);

@@ -68,25 +68,6 @@ static void drop_inherited_openmp_env(void)
     }
 }
 
-static volatile sig_atomic_t stop_requested;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    stop_requested = 1;
-    bl_launch_interrupt();
-}
-
-static void catch_signals(struct sigaction *old_int, struct sigaction *old_term)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, old_int);
-    sigaction(SIGTERM, &sa, old_term);
-}
-
 /* A layout that names its nodes: can this launcher, in this allocation,
  * put its ranks on that many nodes. srun outside an allocation makes its
  * own; mpirun needs one to reach other nodes. */
@@ -309,7 +290,7 @@ static int execute(bl_sweep_ctx *c, bl_sweep_totals *t, bl_err *err)
     int todo = 0, done = 0;
     for (int i = 0; i < c->nitems; i++)
         todo += !bl_sweep_item_done(c, &c->items[i], err);
-    for (int i = 0; i < c->nitems && !stop_requested; i++) {
+    for (int i = 0; i < c->nitems && !bl_launch_caught_signal(); i++) {
         bl_sweep_item *it = &c->items[i];
         bl_h5_harness h;
         double rate = 0.0;
@@ -346,7 +327,7 @@ static int execute(bl_sweep_ctx *c, bl_sweep_totals *t, bl_err *err)
         if (bl_sweep_append(c, it, err) < 0)
             return -1;
     }
-    return stop_requested ? -2 : 0;
+    return bl_launch_caught_signal() ? -2 : 0;
 }
 
 /* --noisy: the same neighbour beside every layout. Two layouts that then
@@ -439,7 +420,6 @@ int bl_sweep_run(const bl_sweep_opts *o, bl_sweep_totals *t, bl_err *err)
     memset(&c, 0, sizeof c);
     c.dirfd = c.appfd = -1;
     c.o = o;
-    stop_requested = 0;
     bl_launch_clear_interrupt();
     if (bl_sweep_file_load(o->file, &c.sweep, err) < 0)
         return -1;
@@ -488,10 +468,9 @@ int bl_sweep_run(const bl_sweep_opts *o, bl_sweep_totals *t, bl_err *err)
     if (rc == 0 && o->resume)
         rc = bl_sweep_merge(&c, err);
     if (rc == 0) {
-        catch_signals(&old_int, &old_term);
+        bl_launch_catch_interrupts(&old_int, &old_term);
         rc = execute(&c, t, err);
-        sigaction(SIGINT, &old_int, NULL);
-        sigaction(SIGTERM, &old_term, NULL);
+        bl_launch_restore_interrupts(&old_int, &old_term);
     }
     if (rc != -1 && bl_sweep_merge(&c, err) < 0)
         rc = -1;
