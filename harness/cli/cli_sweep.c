@@ -11,6 +11,7 @@
 #include "cli/cli_util.h"
 #include "cli/datadir.h"
 #include "launcher/launcher_choice.h"
+#include "proc/launch.h"
 #include "same_file.h"
 #include "sweep/noisy.h"
 #include "sweep/sweep.h"
@@ -83,8 +84,8 @@ static const char usage_options[] =
 "1) with the PID of the first. Killing the sweep kills its run in flight.\n"
 "\n"
 "exit status: 0 all runs ok, 1 some run failed or timed out (recorded) or\n"
-"another sweep holds the results, 2 bad input (nothing ran), 130\n"
-"interrupted (finished runs kept).\n";
+"another sweep holds the results, 2 bad input (nothing ran), 130 or 143\n"
+"interrupted by SIGINT or SIGTERM (finished runs kept).\n";
 
 /* The option hooks: each checks its value (and converts what is not kept
  * as text); 0 to go on, -1 with err. */
@@ -234,9 +235,11 @@ int bl_cli_sweep(int argc, char **argv)
                (t.wall_s - t.launch_s) / t.runs);
     printf("\n");
     if (rc == -2) {
-        fprintf(stderr, "bindlab sweep: interrupted; finished runs are kept, "
-                "continue with --resume\n");
-        return BL_EXIT_SIGNAL + SIGINT;
+        int sig = bl_launch_caught_signal();
+        fprintf(stderr, "bindlab sweep: interrupted by %s; finished runs are "
+                "kept, continue with --resume\n",
+                sig == SIGTERM ? "SIGTERM" : "SIGINT");
+        return BL_EXIT_SIGNAL + (sig ? sig : SIGINT);
     }
     return (t.failed || t.timeout) ? BL_EXIT_FAILED : BL_EXIT_OK;
 }

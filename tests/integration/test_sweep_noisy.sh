@@ -10,8 +10,9 @@
 #    may use, where mpirun puts rank 0 with map_by core, bind_to hwthread,
 #    on any core count, with SMT or without;
 #  - after the sweep no hog is left (its recorded pid is gone), and none is
-#    left after a run that timed out, after SIGINT of the harness (exit 130)
-#    or after SIGKILL of the harness (the hogs die with it);
+#    left after a run that timed out, after SIGINT of the harness (exit 130),
+#    after SIGTERM (exit 143, named) or after SIGKILL of the harness (the
+#    hogs die with it);
 #  - mem and cpu+mem hogs, free: two processes, each reaped;
 #  - bad specs are refused where written, a pinned CPU the node lacks makes
 #    the layout invalid with the arithmetic.
@@ -126,6 +127,20 @@ set -e
 for p in $(cat "$WORK/h4"); do [ ! -e "/proc/$p" ] || fail "hog $p left after SIGINT"; done
 [ -z "$(hogs_of "$h")" ] || fail "hogs left after SIGINT: $(hogs_of "$h")"
 echo "ok: SIGINT: exit 130, hogs $(tr '\n' ' ' <"$WORK/h4")gone"
+
+# SIGTERM of the harness (a batch system's time limit): exit 143, named.
+"$BINDLAB" sweep --results "$WORK/r6" --noisy cpu "$WORK/long.yaml" >"$WORK/r6.out" 2>&1 &
+h=$!
+one_hog() { [ "$(hogs_of "$h" | wc -l)" = 1 ]; }
+wait_until "the hog of harness $h runs" one_hog
+kill -TERM "$h"
+set +e
+wait "$h"; rc=$?
+set -e
+[ "$rc" = 143 ] && grep -q "interrupted by SIGTERM; finished runs are kept" "$WORK/r6.out" ||
+    { cat "$WORK/r6.out"; fail "SIGTERM: exit $rc, expected 143"; }
+[ -z "$(hogs_of "$h")" ] || fail "hogs left after SIGTERM: $(hogs_of "$h")"
+echo "ok: SIGTERM: exit 143, named"
 
 # SIGKILL of the harness: the hogs die with it (PR_SET_PDEATHSIG).
 "$BINDLAB" sweep --results "$WORK/r5" --noisy cpu "$WORK/long.yaml" >"$WORK/r5.out" 2>&1 &
