@@ -1,11 +1,13 @@
 /* bindlab run: one launch of any dynamically linked program under the
  * probe (harness/run/run.h), with a layout in the sweep's words; prints
  * where every rank and thread ran and the cross-check's flags. */
+#include <errno.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -191,6 +193,37 @@ static int default_out(char *buf, size_t len, bl_err *err)
     return 0;
 }
 
+/* --out: a new file in a directory that exists and can be written,
+ * refused before the launch rather than after the program has run. */
+static int check_out(const char *out)
+{
+    struct stat st;
+    char dir[PATH_MAX];
+    const char *slash = strrchr(out, '/');
+    if (lstat(out, &st) == 0)
+        return S_ISDIR(st.st_mode)
+                   ? bl_cli_usage_error(VERB, "--out %s: a directory; give "
+                                        "the record's file name, e.g. "
+                                        "%s/run.h5", out, out)
+                   : bl_cli_usage_error(VERB, "--out %s: the file exists; "
+                                        "bindlab never replaces an input "
+                                        "(give a new name)", out);
+    if (bl_textf(dir, sizeof dir, "%.*s", slash ? (int)(slash - out) : 1,
+                 slash ? out : ".") < 0)
+        return bl_cli_usage_error(VERB, "--out: the path is too long");
+    if (!dir[0]) /* "/x.h5" */
+        bl_textf(dir, sizeof dir, "/");
+    if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+        return bl_cli_usage_error(VERB, "--out %s: the directory %s does not "
+                                  "exist; make it first (mkdir -p %s)", out,
+                                  dir, dir);
+    if (access(dir, W_OK | X_OK) < 0)
+        return bl_cli_usage_error(VERB, "--out %s: the directory %s cannot "
+                                  "be written (%s)", out, dir,
+                                  strerror(errno));
+    return -1;
+}
+
 /* The options before "--", the program after it. -1 to go on, or an
  * exit status. */
 static int parse_args(int argc, char **argv, run_cli *o, char *out,
@@ -210,9 +243,8 @@ static int parse_args(int argc, char **argv, run_cli *o, char *out,
         return bl_cli_usage_error(VERB, "give the program after '--': "
                                   "bindlab run [options] -- PROGRAM [ARGS]");
     o->run.program = argv + dd + 1;
-    if (o->out && access(o->out, F_OK) == 0)
-        return bl_cli_usage_error(VERB, "--out %s: the file exists; bindlab "
-                                  "never replaces an input", o->out);
+    if (o->out && (rc = check_out(o->out)) >= 0)
+        return rc;
     if (bl_run_program_find(argv[dd + 1], program, prog_len, &err) < 0 ||
         bl_run_program_check(program, &err) < 0) {
         fprintf(stderr, "bindlab run: %s\n", err.msg);

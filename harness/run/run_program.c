@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "launcher/launcher_choice.h"
@@ -16,13 +17,30 @@
 
 #define PROBE_NAME "libbindlab-probe.so"
 
+/* Why a path is not a program: each case has its own fix. */
+static int not_a_program(const char *name, bl_err *err)
+{
+    struct stat st;
+    if (lstat(name, &st) < 0)
+        return bl_err_set(err, "%s: no such file", name);
+    if (stat(name, &st) < 0)
+        return bl_err_set(err, "%s: a symbolic link to a file that does not "
+                          "exist", name);
+    if (S_ISDIR(st.st_mode))
+        return bl_err_set(err, "%s: a directory, not a program", name);
+    if (!S_ISREG(st.st_mode))
+        return bl_err_set(err, "%s: not a regular file", name);
+    return bl_err_set(err, "%s: not executable (chmod +x it, or give its "
+                      "interpreter first, e.g. -- python3 %s)", name, name);
+}
+
 int bl_run_program_find(const char *name, char *buf, size_t len, bl_err *err)
 {
-    if (bl_find_program(name, buf, len) < 0)
-        return bl_err_set(err, "%s: %s", name,
-                          strchr(name, '/') ? "no such executable file"
-                                            : "not found in PATH");
-    return 0;
+    if (bl_find_program(name, buf, len) == 0)
+        return 0;
+    if (strchr(name, '/'))
+        return not_a_program(name, err);
+    return bl_err_set(err, "%s: not found in PATH", name);
 }
 
 /* 1 when the n bytes of dynamic entries at dyn hold a DT_NEEDED. */

@@ -96,6 +96,17 @@ row "slurm --partition" 2 "--partition: 'a b' cannot go into an #SBATCH line" "a
 
 row "run --timeout" 2 "--timeout 'abc': accepted: whole seconds, 1 to 1000000" -- run --timeout abc -- /bin/true
 row "a 3000-character run --timeout" 2 "--timeout '${LONG:0:60}... (3000 characters)': accepted: whole seconds" -- run --timeout "$LONG" -- /bin/true
+# bindlab run: where the record goes and what the program is, before any launch
+row "run --out in a missing directory" 2 "--out nodir/x.h5: the directory nodir does not exist; make it first (mkdir -p nodir)" -- run --out nodir/x.h5 -- /bin/true
+mkdir -p outdir
+row "run --out a directory" 2 "--out outdir: a directory; give the record's file name, e.g. outdir/run.h5" -- run --out outdir -- /bin/true
+: >kept.h5
+row "run --out an existing file" 2 "--out kept.h5: the file exists; bindlab never replaces an input (give a new name)" -- run --out kept.h5 -- /bin/true
+printf '#!/bin/sh\n' >noexec.sh
+row "run of a file that is not executable" 2 "./noexec.sh: not executable (chmod +x it" -- run --out n.h5 -- ./noexec.sh
+ln -s nowhere dangling
+row "run of a dangling link" 2 "./dangling: a symbolic link to a file that does not exist" -- run --out n.h5 -- ./dangling
+row "run of a directory" 2 "./outdir: a directory, not a program" -- run --out n.h5 -- ./outdir
 row "sweep --noisy" 2 "--noisy: noisy 'zz': unknown hog 'zz'; accepted: none, cpu, mem" -- sweep ok.yaml --noisy zz --dry-run
 row "sweep --shard" 2 "--shard: '3/2' is not I/K with 1 <= I <= K (e.g. 2/8)" -- sweep ok.yaml --shard 3/2 --dry-run
 
