@@ -24,6 +24,18 @@ expect_line() {
     grep -qxF -- "$2" "$1" || { echo "--- $1:" >&2; cat "$1" >&2; fail "expected line '$2' in $1"; }
 }
 
+# wait_until DESC CMD...: polls CMD every 0.1 s until it succeeds; fails
+# after 120 s (a deadline for a hung test, not a timing assertion).
+wait_until() {
+    local desc=$1 until=$(($(date +%s) + 120))
+    shift
+    while [ "$(date +%s)" -lt "$until" ]; do
+        if "$@"; then return 0; fi
+        sleep 0.1
+    done
+    fail "still not the case after 120 s: $desc"
+}
+
 # allowed_cpus: the CPUs this process may use (its affinity, as taskset or a
 # cgroup cpuset leave it): ALLOWED the list ("0-3,8"), ALLOWED_PUS and
 # ALLOWED_CORES how many PUs and cores it holds, ALLOWED_CORE_IDS (an array)

@@ -21,17 +21,6 @@ asan=$(ldd "$TARGET" | awk '$1 ~ /^libasan/ {print $3}')
 [ -z "$asan" ] || export ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0"
 cd "$WORK"
 
-# wait_until DESC CMD...: polls CMD; fails after 120 s (a deadline for a
-# hung test, not a timing assertion).
-wait_until() {
-    local desc=$1 until=$(($(date +%s) + 120))
-    shift
-    while [ "$(date +%s)" -lt "$until" ]; do
-        if "$@"; then return 0; fi
-        sleep 0.1
-    done
-    fail "still not the case after 120 s: $desc"
-}
 # ready DIR PID NAME: both ranks past MPI_Init and their parallel region
 # (probe_target --ready DIR); bindlab PID gone before that fails at once.
 ready() {

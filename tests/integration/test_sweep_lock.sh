@@ -35,17 +35,6 @@ DIR="$RES/lk.d"
 # results (the harness, its supervisor, mpirun, the ranks).
 sweep_procs() { pgrep -f -- "--results $RES|$DIR/" || true; }
 
-# wait_until DESC CMD...: polls CMD every 0.1 s; fails after 60 s (a
-# deadline for a hung test, not a timing assertion).
-wait_until() {
-    local desc=$1
-    shift
-    for _ in $(seq 1 600); do
-        if "$@"; then return 0; fi
-        sleep 0.1
-    done
-    fail "still not the case after 60 s: $desc"
-}
 app_running() { pgrep -f -- "bindlab-app.*$DIR/" >/dev/null; }
 none_left() { [ -z "$(sweep_procs)" ]; }
 

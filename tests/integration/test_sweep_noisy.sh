@@ -29,17 +29,6 @@ rank_pu=$(hwloc-calc --restrict "$(hwloc-bind --get)" --intersect pu --physical-
 
 # hogs_of PID: pids of `bindlab hog` processes started by harness PID.
 hogs_of() { pgrep -f -- " hog (cpu|mem) .*--parent $1\$" || true; }
-# wait_until DESC CMD...: polls CMD; fails after 60 s (a deadline for a hung
-# test, not a timing assertion).
-wait_until() {
-    local desc=$1 until=$(($(date +%s) + 60))
-    shift
-    while [ "$(date +%s)" -lt "$until" ]; do
-        if "$@"; then return 0; fi
-        sleep 0.1
-    done
-    fail "still not the case after 60 s: $desc"
-}
 
 cat >"$WORK/n.yaml" <<YAML
 name: nz
